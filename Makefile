@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+# ibtick: the kernel module (through Kbuild) and the userspace programs.
+#
+#   make              module + userspace
+#   make module       kmod/ibtick.ko against KDIR
+#   make user         CLI, library, tests' helpers
+#   make check        userspace unit tests, KUnit, the VM suite; ends with
+#                     "N passed, N failed"
+#   make install      modules_install + depmod, CLI, man pages
+#   make clean
+#
+# KDIR defaults to the running kernel's build dir; when it has none (a build
+# host, a container) to the newest installed linux-headers-*-amd64.
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
+ifeq ($(origin KDIR),undefined)
+  KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
+  ifeq ($(KDIR),)
+    KDIR := $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
+    ifneq ($(KDIR),)
+      $(info ibtick: running kernel $(shell uname -r) has no build dir; using $(KDIR))
+    endif
+  endif
+endif
+KVER ?= $(patsubst linux-headers-%,%,$(notdir $(KDIR)))
+
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+MANDIR   ?= $(PREFIX)/share/man
+DESTDIR  ?=
+
+CC       ?= cc
+WERROR   ?=
+CFLAGS   ?= -O2 -g
+UCFLAGS  := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 \
+	    -Wmissing-prototypes -Wstrict-prototypes $(if $(WERROR),-Werror) \
+	    -D_GNU_SOURCE -DIBTICK_VERSION='"$(VERSION)"' \
+	    -Iinclude/uapi -Iuser/common
+NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
+NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
+
+CLI_SRCS := user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c \
+	    user/common/out.c user/common/names.c
+CLI_HDRS := $(wildcard user/ibtick/*.h user/common/*.h include/uapi/linux/*.h)
+UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
+	     tests/unit/names_test.c user/common/out.c user/common/names.c
+
+.PHONY: all module user check unit kunit vmtest install clean
+
+all: module user
+
+module:
+	@test -n "$(KDIR)" || { echo "ibtick: no kernel headers (set KDIR=)"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(or $(W),1) modules
+
+user: user/ibtick/ibtick
+
+user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
+	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
+	$(CC) $(UCFLAGS) $(NL_CFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
+
+tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) tests/unit/unit.h
+	$(CC) $(UCFLAGS) -Itests/unit -o $@ $(UNIT_SRCS)
+
+unit: tests/unit/unit
+	tests/unit/unit
+
+kunit:
+	scripts/kunit.sh
+
+vmtest: all
+	scripts/vm-test.sh
+
+check:
+	WERROR=1 scripts/check.sh
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(KVER)
+	install -D -m 0755 user/ibtick/ibtick $(DESTDIR)$(BINDIR)/ibtick
+	install -D -m 0644 user/man/ibtick.8 $(DESTDIR)$(MANDIR)/man8/ibtick.8
+	install -D -m 0644 user/man/ibtick-dev.8 $(DESTDIR)$(MANDIR)/man8/ibtick-dev.8
+
+clean:
+	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f user/ibtick/ibtick tests/unit/unit

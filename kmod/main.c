@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibtick: market-data tick sockets over InfiniBand / RoCE UD multicast.
+ *
+ * Module init and exit.  Bring-up order: the ib_client (device table) first,
+ * then the netlink family that reports it; torn down in reverse.
+ */
+#include <linux/module.h>
+
+#include <linux/ibtick_netlink.h>
+
+#include "ibt.h"
+
+static int __init ibt_init(void)
+{
+	int err;
+
+	err = ibt_ib_init();
+	if (err) {
+		pr_err(IBT_DRV_NAME ": ib_client registration failed: %d\n", err);
+		goto out;
+	}
+	err = ibt_nl_init();
+	if (err) {
+		pr_err(IBT_DRV_NAME ": genl family " IBTICK_GENL_NAME
+		       " not registered: %d\n", err);
+		goto out_ib;
+	}
+	pr_info(IBT_DRV_NAME ": version " IBTICK_VERSION " loaded\n");
+	return 0;
+
+out_ib:
+	ibt_ib_exit();
+out:
+	return err;
+}
+
+static void __exit ibt_exit(void)
+{
+	ibt_nl_exit();
+	ibt_ib_exit();
+	pr_info(IBT_DRV_NAME ": unloaded\n");
+}
+
+module_init(ibt_init);
+module_exit(ibt_exit);
+
+MODULE_DESCRIPTION("ibtick: tick sockets over InfiniBand/RoCE UD multicast");
+MODULE_AUTHOR("The ibtick developers");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(IBTICK_VERSION);

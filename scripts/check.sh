@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# make check: every test ibtick has, in order of cost, then one summary line.
+#
+#   build   the module (W=1) and userspace (-Wall -Wextra), warning-free
+#   unit    userspace unit tests and the CLI argument table
+#   kunit   pure kernel logic on UML (scripts/kunit.sh)
+#   vm      the module in a QEMU guest with Soft-RoCE (scripts/vm-run.sh)
+#
+# STAGES="build unit" selects stages; TESTS= is passed to the VM suite.
+# Each stage prints a "NAME: N passed, N failed" line; the last line here is
+# the sum, "N passed, N failed".  Exit status 1 if anything failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd -P)
+cd "$top" || exit 1
+stages=${STAGES:-build unit kunit vm}
+logdir=${IBTICK_LOGDIR:-$top/.check}
+mkdir -p "$logdir"
+
+total_pass=0
+total_fail=0
+declare -a summary
+
+# Add the "N passed, N failed" counts found in file $2 to stage $1's result;
+# a stage that exited non-zero without counting a failure counts one.
+account() {
+	local name=$1 log=$2 rc=$3 line p f
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+		p=${BASH_REMATCH[1]}
+		f=${BASH_REMATCH[2]}
+	else
+		p=0
+		f=0
+	fi
+	if ((rc != 0 && f == 0)); then
+		f=1
+		echo "check: $name exited with status $rc"
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	summary+=("$(printf '%-6s %4d passed, %d failed' "$name" "$p" "$f")")
+}
+
+# Run a stage with its output shown live and kept in $logdir/NAME.log.
+stage() {
+	local name=$1 rc
+	shift
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$logdir/$name.log"
+	rc=${PIPESTATUS[0]}
+	account "$name" "$logdir/$name.log" "$rc"
+}
+
+build() {
+	local rc=0 warn
+	make -s WERROR=1 all >"$logdir/build.out" 2>&1 || rc=$?
+	cat "$logdir/build.out"
+	warn=$(grep -c 'warning:' "$logdir/build.out")
+	if ((rc == 0 && warn == 0)); then
+		echo "build: 1 passed, 0 failed"
+	else
+		echo "build: 0 passed, 1 failed ($warn warnings, status $rc)"
+		return 1
+	fi
+}
+
+unit() {
+	local rc=0
+	make -s WERROR=1 tests/unit/unit || return 1
+	tests/unit/unit || rc=1
+	tests/unit/cli_args.sh user/ibtick/ibtick || rc=1
+	return $rc
+}
+
+# The unit stage runs two programs; sum both of their count lines.
+account_unit() {
+	local log=$logdir/unit.log p=0 f=0 line
+	while read -r line; do
+		[[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]] || continue
+		p=$((p + BASH_REMATCH[1]))
+		f=$((f + BASH_REMATCH[2]))
+	done <"$log"
+	echo "unit: $p passed, $f failed" >>"$log"
+}
+
+vm() {
+	local out=$logdir/vm
+	rm -rf "$out"
+	scripts/vm-run.sh -o "$out" -- tests/vm/run.sh
+}
+
+for s in $stages; do
+	case $s in
+	build) stage build build ;;
+	unit)
+		echo "=== unit"
+		unit 2>&1 | tee "$logdir/unit.log"
+		rc=${PIPESTATUS[0]}
+		account_unit
+		account unit "$logdir/unit.log" "$rc"
+		;;
+	kunit) stage kunit scripts/kunit.sh ;;
+	vm) stage vm vm ;;
+	*) echo "check: unknown stage $s"; total_fail=$((total_fail + 1)) ;;
+	esac
+done
+
+echo "=== summary"
+printf '  %s\n' "${summary[@]}"
+echo "$total_pass passed, $total_fail failed"
+((total_fail == 0))

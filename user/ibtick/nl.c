@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink client for the CLI (see nl.h).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+
+#include <linux/ibtick_netlink.h>
+
+#include "nl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+#define DUMP_RETRIES 5
+
+int ibt_nl_open(struct ibt_nl *nl)
+{
+	int one = 1;
+	int err;
+
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		fprintf(stderr, "ibtick: out of memory\n");
+		return EXIT_FAIL;
+	}
+	err = genl_connect(nl->sk);
+	if (err) {
+		fprintf(stderr, "ibtick: generic netlink: %s\n", nl_geterror(err));
+		goto fail;
+	}
+	/* extended ACKs: the kernel's message and the offending attribute */
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_CAP_ACK,
+		   &one, sizeof(one));
+	nl->family = genl_ctrl_resolve(nl->sk, IBTICK_GENL_NAME);
+	if (nl->family < 0) {
+		fprintf(stderr, "ibtick module not loaded\n");
+		goto fail;
+	}
+	return EXIT_OK;
+fail:
+	nl_socket_free(nl->sk);
+	nl->sk = NULL;
+	return EXIT_FAIL;
+}
+
+void ibt_nl_close(struct ibt_nl *nl)
+{
+	if (nl->sk)
+		nl_socket_free(nl->sk);
+	nl->sk = NULL;
+}
+
+struct nl_msg *ibt_nl_msg(struct ibt_nl *nl, int cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags,
+			 cmd, IBTICK_GENL_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+struct transact {
+	int		maxattr;
+	struct nl_msg	**replies;
+	size_t		n, cap;
+	bool		intr;
+	int		error;		/* errno from an NLMSG_ERROR */
+	char		emsg[256];	/* extended ACK message */
+	uint32_t	eoffs;		/* offending attribute offset, 0: none */
+};
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct transact *t = arg;
+	struct nl_msg **r;
+
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 8;
+		r = realloc(t->replies, t->cap * sizeof(*r));
+		if (!r)
+			return NL_STOP;
+		t->replies = r;
+	}
+	nlmsg_get(msg);
+	t->replies[t->n++] = msg;
+	return NL_OK;
+}
+
+static int on_dump_intr(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	((struct transact *)arg)->intr = true;
+	return NL_OK;		/* read the dump to its end, then retry */
+}
+
+static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct transact *t = arg;
+	struct nlattr *a;
+	int len, rem;
+	size_t skip;
+
+	(void)nla;
+	t->error = -e->error;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	/* TLVs follow the error and the (capped) original request */
+	skip = sizeof(*e);
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		skip += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)NLMSG_ALIGN(skip);
+	if (len <= 0)
+		return NL_STOP;
+	a = (struct nlattr *)((char *)e + NLMSG_ALIGN(skip));
+	nla_for_each_attr(a, a, len, rem) {
+		switch (nla_type(a)) {
+		case NLMSGERR_ATTR_MSG:
+			snprintf(t->emsg, sizeof(t->emsg), "%.*s",
+				 nla_len(a), (char *)nla_data(a));
+			break;
+		case NLMSGERR_ATTR_OFFS:
+			if (nla_len(a) >= 4)
+				t->eoffs = nla_get_u32(a);
+			break;
+		}
+	}
+	return NL_STOP;
+}
+
+/* The request attribute that starts at byte @offs of the request. */
+static const char *attr_at(struct nl_msg *req, uint32_t offs,
+			   const char *const *names, int n_names)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(req);
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		if ((char *)a - (char *)nlh == (long)offs) {
+			int type = nla_type(a);
+
+			if (type < n_names && names[type])
+				return names[type];
+			return "unknown attribute";
+		}
+	}
+	return NULL;
+}
+
+static void free_replies(struct transact *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		nlmsg_free(t->replies[i]);
+	t->n = 0;
+}
+
+int ibt_nl_transact(struct ibt_nl *nl, struct nl_msg *msg, int maxattr,
+		    struct nla_policy *policy,
+		    const char *const *attr_names, int n_names,
+		    ibt_nl_reply_cb cb, void *arg)
+{
+	struct nlattr *tb[maxattr + 1];
+	struct transact t = { .maxattr = maxattr };
+	struct nl_cb *ncb;
+	int tries, err, ret = EXIT_FAIL;
+	size_t i;
+
+	ncb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!ncb) {
+		nlmsg_free(msg);
+		return EXIT_FAIL;
+	}
+	nl_cb_set(ncb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &t);
+	nl_cb_set(ncb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, on_dump_intr, &t);
+	nl_cb_err(ncb, NL_CB_CUSTOM, on_error, &t);
+
+	for (tries = 0; tries < DUMP_RETRIES; tries++) {
+		free_replies(&t);
+		t.intr = false;
+		t.error = 0;
+		err = nl_send_auto(nl->sk, msg);
+		if (err < 0) {
+			fprintf(stderr, "ibtick: send: %s\n", nl_geterror(err));
+			goto out;
+		}
+		err = nl_recvmsgs(nl->sk, ncb);
+		if (t.error) {
+			const char *what = t.eoffs ?
+				attr_at(msg, t.eoffs, attr_names, n_names) : NULL;
+
+			fprintf(stderr, "ibtick: %s",
+				t.emsg[0] ? t.emsg : strerror(t.error));
+			if (what)
+				fprintf(stderr, " (attribute %s)", what);
+			if (t.emsg[0])
+				fprintf(stderr, ": %s", strerror(t.error));
+			fputc('\n', stderr);
+			goto out;
+		}
+		if (err < 0) {
+			fprintf(stderr, "ibtick: receive: %s\n", nl_geterror(err));
+			goto out;
+		}
+		if (!t.intr)
+			break;
+	}
+	if (t.intr) {
+		fprintf(stderr, "ibtick: the device set kept changing during the dump; try again\n");
+		goto out;
+	}
+	ret = EXIT_OK;
+	for (i = 0; i < t.n; i++) {
+		struct nlmsghdr *nlh = nlmsg_hdr(t.replies[i]);
+
+		if (genlmsg_parse(nlh, 0, tb, maxattr, policy) < 0) {
+			fprintf(stderr, "ibtick: malformed reply from the kernel\n");
+			ret = EXIT_FAIL;
+			break;
+		}
+		if (cb(nlh, tb, arg)) {
+			ret = EXIT_FAIL;
+			break;
+		}
+	}
+out:
+	free_replies(&t);
+	free(t.replies);
+	nl_cb_put(ncb);
+	nlmsg_free(msg);
+	return ret;
+}
