@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ibtick: tick sockets over InfiniBand / RoCE UD multicast.
+ *
+ * This header is the contract between ibtick.ko and user space: the socket
+ * address, the socket options and control messages, the layout of a feed's
+ * receive ring with its memory-ordering rules, and the wire header every
+ * tick carries.  All fields are fixed-width; structures only grow at their
+ * end and the kernel accepts and returns them versioned by length.
+ */
+#ifndef _UAPI_LINUX_IBTICK_H
+#define _UAPI_LINUX_IBTICK_H
+
+#include <linux/types.h>
+
+/*
+ * Address family.  The number is the module parameter "family" (default
+ * IBTICK_AF_DEFAULT, the unused AF_WANPIPE slot); read the one in use from
+ * /sys/module/ibtick/parameters/family instead of hard-coding it.
+ */
+#define IBTICK_AF_DEFAULT	25
+
+/* Socket option level for the options below (any value is private to us). */
+#define SOL_IBTICK		300
+
+/*
+ * struct sockaddr_ibtick - a feed: multicast group, feed port, device port.
+ * @sibt_family:	the AF_IBTICK number in use.
+ * @sibt_port:		feed port, host byte order, 1..65535; several feeds
+ *			may share one group.
+ * @sibt_ifindex:	netdev that names the RDMA device and port: the IPoIB
+ *			interface (IB) or the Ethernet interface (RoCE).  0 lets
+ *			the kernel choose, which it does only when the host has
+ *			exactly one active IB/RoCE port (else EADDRNOTAVAIL).
+ * @sibt_flags:		IBTICK_ADDR_* flags; unknown bits are EINVAL.
+ * @sibt_group_family:	AF_INET (2).  AF_INET6 is reserved: EAFNOSUPPORT.
+ * @sibt_reserved:	must be 0.
+ * @sibt_group:		AF_INET: the IPv4 group in network byte order in the
+ *			first 4 bytes, the other 12 bytes zero.
+ */
+struct sockaddr_ibtick {
+	__u16	sibt_family;
+	__u16	sibt_port;
+	__u32	sibt_ifindex;
+	__u32	sibt_flags;
+	__u16	sibt_group_family;
+	__u16	sibt_reserved;
+	__u8	sibt_group[16];
+};
+
+/* ------------------------------------------------------------------------
+ * The receive ring.
+ *
+ * One ring per feed, shared by every socket bound to it and written once per
+ * tick by the feed's receive path.  It starts with struct ibtick_ring_hdr;
+ * nslots slots of slot_size bytes follow at slots_off.  Geometry never
+ * changes after creation.  Indices are u64 and never wrap in practice; slot
+ * i lives at slots_off + (i & (nslots - 1)) * slot_size.
+ *
+ *   producer (kernel, one at a time)      reader (any number)
+ *
+ *   STORE slot->seq = i - 1               p = LOAD.acq hdr->producer   (C)
+ *   smp_wmb()                     (A)     if i + nslots < p: lapped
+ *   STORE descriptor, payload             s = LOAD.acq slot->seq       (D)
+ *   STORE.rel slot->seq = i       (B)     if s != i: lapped
+ *   STORE.rel hdr->producer = i+1 (E)     LOAD descriptor, payload
+ *                                         smp_rmb()                    (F)
+ *                                         if LOAD slot->seq != i: lapped
+ *
+ * (E) pairs with (C): a reader that sees producer > i sees slot i written.
+ * (B) pairs with (D): a reader that sees seq == i sees tick i's contents.
+ * (A) pairs with (F): if the producer started to overwrite the slot while the
+ * reader copied it, the second load of seq sees i + nslots - 1 (the busy
+ * mark: an index that never maps to this slot) or a later index, and the
+ * copy is discarded.  A copy is intact only if both loads of seq read i.
+ * Comparisons are on differences of indices (u64 arithmetic), so index
+ * wrap-around at 2^64 is harmless.
+ *
+ * "Lapped" means tick i was overwritten before it was read: the reader counts
+ * it lost, reloads the producer index and resumes at
+ *	max(i + 1, producer - nslots)
+ * counting every index it skips as lost.  So each index is either delivered
+ * once, intact, or counted lost once: delivered + lost == produced.
+ * The producer never waits for a reader.
+ * ---------------------------------------------------------------------- */
+
+#define IBTICK_RING_MAGIC	0x4b544249	/* "IBTK" little-endian */
+#define IBTICK_RING_VERSION	1
+
+/* hdr->flags */
+#define IBTICK_RING_DEAD	(1U << 0)	/* the feed's device is gone */
+
+struct ibtick_ring_hdr {
+	__u32	magic;		/* IBTICK_RING_MAGIC */
+	__u32	version;	/* IBTICK_RING_VERSION */
+	__u32	nslots;		/* power of two */
+	__u32	slot_size;	/* power of two, bytes, descriptor included */
+	__u64	slots_off;	/* offset of slot 0 from the header */
+	__u8	pad0[40];
+	/* own cache line: written once per tick */
+	__u64	producer;	/* index of the next tick to be written */
+	__u8	pad1[56];
+	/* own cache line: rarely written */
+	__u32	flags;		/* IBTICK_RING_* */
+	__u32	pad2;
+	__u8	pad3[56];
+};
+
+/* slot->flags */
+#define IBTICK_TICK_GAP		(1U << 0)	/* ticks of this publisher missing before this one */
+#define IBTICK_TICK_TRUNCATED	(1U << 1)	/* payload longer than the slot: cut to fit */
+#define IBTICK_TICK_OLD		(1U << 2)	/* sequence not above the last seen: duplicate or reordered */
+
+/*
+ * struct ibtick_slot - the descriptor at the start of every slot; the payload
+ * follows it, up to slot_size - sizeof(struct ibtick_slot) bytes.
+ * @seq:	index of the tick in the ring (see the contract above)
+ * @pub_seq:	the publisher's sequence number (from the wire header)
+ * @rx_ns:	receive time, CLOCK_REALTIME ns, taken when the completion was
+ *		polled from the CQ
+ * @send_ns:	the publisher's send time (its CLOCK_REALTIME)
+ * @pub_id:	the publisher's id (from the wire header)
+ * @len:	payload bytes stored in the slot
+ * @orig_len:	payload bytes on the wire (> len when TRUNCATED)
+ * @flags:	IBTICK_TICK_*
+ * @gap:	with GAP: how many of this publisher's ticks were missing
+ */
+struct ibtick_slot {
+	__u64	seq;
+	__u64	pub_seq;
+	__u64	rx_ns;
+	__u64	send_ns;
+	__u32	pub_id;
+	__u16	len;
+	__u16	flags;
+	__u32	orig_len;
+	__u32	gap;
+};
+
+/* Ring geometry limits (create time; EINVAL outside). */
+#define IBTICK_SLOTS_MIN	64
+#define IBTICK_SLOTS_MAX	(1U << 20)
+#define IBTICK_SLOTS_DEFAULT	4096
+#define IBTICK_SLOT_SIZE_MIN	64
+#define IBTICK_SLOT_SIZE_MAX	8192
+#define IBTICK_SLOT_SIZE_DEFAULT 256
+#define IBTICK_RING_BYTES_MAX	(256ULL << 20)
+
+/* ------------------------------------------------------------------------
+ * The wire: every tick is one UD datagram, this header then the payload.
+ * All fields big-endian.
+ * ---------------------------------------------------------------------- */
+#define IBTICK_WIRE_MAGIC	0x4954	/* "IT" */
+#define IBTICK_WIRE_VERSION	1
+
+struct ibtick_wire_hdr {
+	__be16	magic;		/* IBTICK_WIRE_MAGIC */
+	__u8	version;	/* IBTICK_WIRE_VERSION */
+	__u8	hdr_len;	/* sizeof(struct ibtick_wire_hdr); receivers
+				 * skip longer headers of later versions */
+	__be16	feed_port;	/* sibt_port of the destination feed */
+	__be16	len;		/* payload bytes that follow */
+	__be32	pub_id;		/* publisher id, random per publishing socket */
+	__be32	reserved;	/* 0 */
+	__be64	pub_seq;	/* 1, 2, 3, ... per publisher */
+	__be64	send_ns;	/* CLOCK_REALTIME at sendmsg */
+};
+
+/* ------------------------------------------------------------------------
+ * Socket options, level SOL_IBTICK.
+ * ---------------------------------------------------------------------- */
+enum {
+	IBTICK_RING_GEOMETRY = 1, /* set, before bind: struct ibtick_ring_geometry
+				   * for a feed this bind creates */
+	IBTICK_RING_INFO,	/* get: struct ibtick_ring_info (bound socket) */
+	IBTICK_STATISTICS,	/* get: struct ibtick_stats */
+	IBTICK_LOOPBACK,	/* set/get int: receive ticks published by this
+				 * host (default 0) - see ibtick(7) */
+	IBTICK_LOST_CMSG,	/* set/get int: IBTICK_CMSG_LOST on recvmsg
+				 * (default 1) */
+};
+
+struct ibtick_ring_geometry {
+	__u32	nslots;
+	__u32	slot_size;
+};
+
+struct ibtick_ring_info {
+	__u32	version;	/* IBTICK_RING_VERSION */
+	__u32	nslots;
+	__u32	slot_size;
+	__u32	flags;		/* IBTICK_RING_* at the time of the call */
+	__u64	hdr_size;	/* sizeof(struct ibtick_ring_hdr) */
+	__u64	producer_off;	/* offsets from the start of the ring */
+	__u64	flags_off;
+	__u64	slots_off;
+	__u64	ring_size;	/* bytes: header + slots */
+};
+
+/*
+ * Statistics of the socket and of its feed.  Monotonic, never cleared.
+ * getsockopt copies min(optlen, sizeof) bytes and returns that length: old
+ * binaries keep working when fields are appended.
+ */
+struct ibtick_stats {
+	/* this socket */
+	__u64	rx_ticks;	/* delivered by recvmsg */
+	__u64	rx_bytes;
+	__u64	rx_lost;	/* lapped: overwritten before this socket read them */
+	__u64	rx_truncated;	/* MSG_TRUNC deliveries */
+	__u64	tx_ticks;
+	__u64	tx_bytes;
+	__u64	tx_eagain;	/* sendmsg found the send queue full */
+	__u64	tx_errors;
+	/* the feed (shared by every socket bound to it) */
+	__u64	feed_rx_ticks;	/* written into the ring */
+	__u64	feed_rx_bytes;
+	__u64	feed_gaps;	/* gap events (GAP flags set) */
+	__u64	feed_gap_ticks;	/* publisher ticks missing in those gaps */
+	__u64	feed_old;	/* duplicates / reordered (OLD flag) */
+	__u64	feed_bad_hdr;	/* dropped: bad magic, version, length */
+	__u64	feed_other_port;/* dropped: for another feed on the group */
+	__u64	feed_truncated;	/* payload cut to the slot */
+	__u64	feed_rq_empty;	/* receive queue ran dry (UD drops silently) */
+	__u64	feed_rx_errors;	/* completions with an error status */
+	__u64	feed_loopback;	/* own host's ticks dropped by the loopback policy */
+};
+
+/* Control messages on recvmsg, level SOL_IBTICK. */
+enum {
+	IBTICK_CMSG_LOST = 1,	/* __u64: ticks this socket lost (lapped) since
+				 * the previous recvmsg; sent only when > 0 */
+	IBTICK_CMSG_TICK,	/* struct ibtick_tick_info, every tick */
+};
+
+struct ibtick_tick_info {
+	__u64	pub_seq;
+	__u64	send_ns;
+	__u32	pub_id;
+	__u16	flags;		/* IBTICK_TICK_* */
+	__u16	reserved;
+	__u32	gap;
+	__u32	orig_len;
+};
+
+#endif /* _UAPI_LINUX_IBTICK_H */
