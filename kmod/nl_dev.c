@@ -124,6 +124,11 @@ static int ibt_fill_dev(struct sk_buff *skb, struct ibt_dev *d)
 	int err;
 
 	ib_get_device_fw_str(ibdev, fw);
+	if (!fw[0])	/* no driver string: the numeric one, as ibv_devinfo */
+		snprintf(fw, sizeof(fw), "%u.%u.%u",
+			 (u32)(ibdev->attrs.fw_ver >> 32) & 0xffff,
+			 (u32)(ibdev->attrs.fw_ver >> 16) & 0xffff,
+			 (u32)ibdev->attrs.fw_ver & 0xffff);
 	if (nla_put_u32(skb, IBTICK_A_DEV_INDEX, d->index) ||
 	    nla_put_string(skb, IBTICK_A_DEV_NAME, dev_name(&ibdev->dev)) ||
 	    nla_put_u64_64bit(skb, IBTICK_A_DEV_NODE_GUID,

@@ -85,9 +85,12 @@ account_unit() {
 }
 
 vm() {
-	local out=$logdir/vm
+	local out=$logdir/vm kver
 	rm -rf "$out"
-	scripts/vm-run.sh -o "$out" -- tests/vm/run.sh
+	mkdir -p "$out"
+	kver=$(scripts/vm-kernel.sh) || return 1
+	scripts/dkms-stage.sh "$out/dkms-stage" "$kver" || return 1
+	scripts/vm-run.sh -t "${VM_TIMEOUT:-2400}" -k "$kver" -o "$out" -- tests/vm/run.sh
 }
 
 for s in $stages; do

@@ -82,6 +82,7 @@ struct transact {
 	struct nl_msg	**replies;
 	size_t		n, cap;
 	bool		intr;
+	bool		done;		/* NLMSG_DONE or the final ACK seen */
 	int		error;		/* errno from an NLMSG_ERROR */
 	char		emsg[256];	/* extended ACK message */
 	uint32_t	eoffs;		/* offending attribute offset, 0: none */
@@ -102,6 +103,13 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	nlmsg_get(msg);
 	t->replies[t->n++] = msg;
 	return NL_OK;
+}
+
+static int on_done(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	((struct transact *)arg)->done = true;
+	return NL_STOP;
 }
 
 static int on_dump_intr(struct nl_msg *msg, void *arg)
@@ -194,18 +202,26 @@ int ibt_nl_transact(struct ibt_nl *nl, struct nl_msg *msg, int maxattr,
 	}
 	nl_cb_set(ncb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &t);
 	nl_cb_set(ncb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, on_dump_intr, &t);
+	nl_cb_set(ncb, NL_CB_FINISH, NL_CB_CUSTOM, on_done, &t);
+	nl_cb_set(ncb, NL_CB_ACK, NL_CB_CUSTOM, on_done, &t);
 	nl_cb_err(ncb, NL_CB_CUSTOM, on_error, &t);
 
 	for (tries = 0; tries < DUMP_RETRIES; tries++) {
 		free_replies(&t);
 		t.intr = false;
+		t.done = false;
 		t.error = 0;
+		/* a retry is a new request: it needs a new sequence number */
+		nlmsg_hdr(msg)->nlmsg_seq = NL_AUTO_SEQ;
 		err = nl_send_auto(nl->sk, msg);
 		if (err < 0) {
 			fprintf(stderr, "ibtick: send: %s\n", nl_geterror(err));
 			goto out;
 		}
-		err = nl_recvmsgs(nl->sk, ncb);
+		/* every request is acked (doit) or ends with DONE (dump) */
+		do {
+			err = nl_recvmsgs(nl->sk, ncb);
+		} while (err >= 0 && !t.done && !t.error);
 		if (t.error) {
 			const char *what = t.eoffs ?
 				attr_at(msg, t.eoffs, attr_names, n_names) : NULL;

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# VM topic: the device/port table as `ibtick dev show` reports it, against
+# the ground truth of rdma(8), ibv_devinfo(1) and rxe's own counters.
+# Runs in the bench guest (scripts/vm-run.sh) with rxe0/veth0 and rxe1/veth1.
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+IBTICK=user/ibtick/ibtick
+ALL_TESTS="dev_dump_matches_truth dev_doit_matches_dump dev_bad_requests
+	cli_args_module_loaded port_down_up_events"
+
+cleanup() {
+	ip link set veth0 up 2>/dev/null
+	rmmod ibtick 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+# $1: device, $2: jq-like python expression on the port object
+port_field() {
+	"$IBTICK" -j dev show "$1" |
+		python3 -c "import json,sys; p=json.load(sys.stdin)[0]['ports'][0]; print($2)"
+}
+
+# rxe's own count of link-down transitions (rdma statistic), ground truth
+link_downed() {
+	rdma -j statistic show link "$1/1" |
+		python3 -c "import json,sys; print(json.load(sys.stdin)[0].get('link_downed', 0))"
+}
+
+# Wait up to 10 s for $1's port state to read $2 in ibtick and in rdma.
+wait_state() {
+	local i s r
+	for i in $(seq 50); do
+		s=$(port_field "$1" "p['state']")
+		r=$(rdma -j link show "$1/1" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['state'])")
+		[[ $s == "$2" && $r == "$2" ]] && return 0
+		sleep 0.2
+	done
+	echo "  $1: ibtick says $s, rdma says $r, want $2"
+	return 1
+}
+
+dev_dump_matches_truth() {
+	python3 tests/vm/compare_dev.py "$IBTICK"
+	log_test "dev show equals rdma link + ibv_devinfo, field by field" $?
+}
+
+dev_doit_matches_dump() {
+	local d rc=0 one all
+	for d in rxe0 rxe1; do
+		one=$("$IBTICK" -j dev show "$d") || rc=1
+		all=$("$IBTICK" -j dev show | python3 -c "
+import json,sys; print(json.dumps([x for x in json.load(sys.stdin) if x['ifname']=='$d']))")
+		one=$(python3 -c "import json,sys; print(json.dumps(json.loads(sys.argv[1])))" "$one")
+		if [[ $one != "$all" ]]; then
+			echo "  $d: doit $one"
+			echo "  $d: dump $all"
+			rc=1
+		fi
+	done
+	log_test "dev show DEV (doit) equals its entry in the dump" $rc
+}
+
+# Expect exit status $1 and output containing every later argument.
+expect_err() {
+	local want=$1 out rc=0
+	shift
+	out=$("$IBTICK" "${ARGS[@]}" 2>&1) || rc=$?
+	if [[ $rc != "$want" ]]; then
+		echo "  ibtick ${ARGS[*]:0:3}: status $rc, want $want: $out"
+		return 1
+	fi
+	while (($#)); do
+		if [[ $out != *"$1"* ]]; then
+			echo "  ibtick ${ARGS[*]:0:3}: output lacks \"$1\": $out"
+			return 1
+		fi
+		shift
+	done
+}
+
+dev_bad_requests() {
+	local rc=0 n63 n64
+	n63=$(printf 'x%.0s' $(seq 63))
+	n64=$(printf 'x%.0s' $(seq 64))
+	ARGS=(dev show nosuch0)
+	expect_err 1 "no such RDMA device" "(attribute IBTICK_A_DEV_NAME)" "No such device" || rc=1
+	# 63 characters is the longest name the policy admits: not found, not invalid
+	ARGS=(dev show "$n63")
+	expect_err 1 "no such RDMA device" "(attribute IBTICK_A_DEV_NAME)" || rc=1
+	# 64 is refused by the policy itself, naming the attribute
+	ARGS=(dev show "$n64")
+	expect_err 1 "(attribute IBTICK_A_DEV_NAME)" "Invalid argument" || rc=1
+	log_test "bad device names: extack names the attribute, exit 1" $rc
+}
+
+cli_args_module_loaded() {
+	tests/unit/cli_args.sh "$IBTICK" >/dev/null
+	log_test "CLI argument table with the module loaded" $?
+}
+
+port_down_up_events() {
+	local rc=0 err0 act0 ld0 err1 act1 ld1
+	err0=$(port_field rxe0 "p['events']['port_err']")
+	act0=$(port_field rxe0 "p['events']['port_active']")
+	ld0=$(link_downed rxe0)
+
+	ip link set veth0 down
+	wait_state rxe0 DOWN || rc=1
+	ip link set veth0 up
+	wait_state rxe0 ACTIVE || rc=1
+	sleep 0.5
+
+	err1=$(port_field rxe0 "p['events']['port_err']")
+	act1=$(port_field rxe0 "p['events']['port_active']")
+	ld1=$(link_downed rxe0)
+	echo "  rxe0: port_err $err0 -> $err1, port_active $act0 -> $act1, rxe link_downed $ld0 -> $ld1"
+	# every down transition rxe counted reached ibtick as PORT_ERR
+	((err1 - err0 == ld1 - ld0 && err1 > err0)) || rc=1
+	((act1 > act0)) || rc=1
+	python3 tests/vm/compare_dev.py "$IBTICK" >/dev/null || rc=1
+	log_test "veth0 down/up: state follows, PORT_ERR/ACTIVE counted" $rc
+}
+
+insmod kmod/ibtick.ko || { echo "insmod failed"; exit 1; }
+run_tests
