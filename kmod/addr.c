@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * struct sockaddr_ibtick validation (see addr.h).  Pure logic.
+ */
+#include <linux/errno.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+#include <asm/byteorder.h>
+
+#include "addr.h"
+
+int ibt_addr_parse(const void *sa, int len, u16 family, struct ibt_addr *out)
+{
+	static const u8 zero[12];
+	struct sockaddr_ibtick a;
+	u32 group;
+
+	if (len < (int)sizeof(a))
+		return -EINVAL;
+	memcpy(&a, sa, sizeof(a));
+	if (a.sibt_family != family)
+		return -EAFNOSUPPORT;
+	if (a.sibt_group_family == AF_INET6)
+		return -EAFNOSUPPORT;
+	if (a.sibt_group_family != AF_INET || a.sibt_reserved || a.sibt_flags)
+		return -EINVAL;
+	if (memcmp(a.sibt_group + 4, zero, sizeof(zero)))
+		return -EINVAL;
+	if (!a.sibt_port)
+		return -EINVAL;
+	memcpy(&group, a.sibt_group, 4);
+	group = be32_to_cpu((__force __be32)group);
+	/* 224.0.0.0/4, minus the link-local control block 224.0.0.0/24 */
+	if ((group & 0xf0000000) != 0xe0000000 || (group & 0xffffff00) == 0xe0000000)
+		return -EINVAL;
+	out->group = cpu_to_be32(group);
+	out->port = a.sibt_port;
+	out->ifindex = a.sibt_ifindex;
+	return 0;
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: struct sockaddr_ibtick validation (kmod/addr.c), as a table.
+ */
+#include <kunit/test.h>
+#include <linux/socket.h>
+
+#include "addr.h"
+
+#define FAM 25
+
+static struct sockaddr_ibtick good(void)
+{
+	struct sockaddr_ibtick a = {
+		.sibt_family = FAM,
+		.sibt_port = 7001,
+		.sibt_ifindex = 3,
+		.sibt_group_family = AF_INET,
+		.sibt_group = { 239, 1, 2, 3 },
+	};
+	return a;
+}
+
+static void addr_good(struct kunit *test)
+{
+	struct sockaddr_ibtick a = good();
+	struct ibt_addr out;
+
+	KUNIT_ASSERT_EQ(test, ibt_addr_parse(&a, sizeof(a), FAM, &out), 0);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(out.group), 0xef010203U);
+	KUNIT_EXPECT_EQ(test, out.port, 7001);
+	KUNIT_EXPECT_EQ(test, out.ifindex, 3U);
+	/* a longer buffer is fine: only the known part is read */
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse(&a, sizeof(a) + 16, FAM, &out), 0);
+	/* 224.0.1.x is outside the link-local block: fine */
+	a.sibt_group[0] = 224;
+	a.sibt_group[1] = 0;
+	a.sibt_group[2] = 1;
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse(&a, sizeof(a), FAM, &out), 0);
+	/* 239.255.255.255, the top of the range */
+	memset(a.sibt_group, 0xff, 4);
+	a.sibt_group[0] = 239;
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse(&a, sizeof(a), FAM, &out), 0);
+}
+
+static void addr_bad(struct kunit *test)
+{
+	struct {
+		const char *what;
+		void (*mod)(struct sockaddr_ibtick *a);
+		int len_delta;
+		int err;
+	} *c, cases[] = {
+		{ "short", NULL, -1, -EINVAL },
+		{ "empty", NULL, -(int)sizeof(struct sockaddr_ibtick), -EINVAL },
+		{ "negative", NULL, -1000, -EINVAL },
+	};
+	struct sockaddr_ibtick a = good();
+	struct ibt_addr out;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = &cases[i];
+		KUNIT_EXPECT_EQ_MSG(test, ibt_addr_parse(&a, sizeof(a) + c->len_delta,
+							 FAM, &out), c->err,
+				    "%s", c->what);
+	}
+}
+
+/* One field wrong at a time, each with its errno. */
+static void addr_fields(struct kunit *test)
+{
+	struct sockaddr_ibtick a;
+	struct ibt_addr out;
+
+#define EXPECT_FIELD(stmt, err) do {					\
+	a = good();							\
+	stmt;								\
+	KUNIT_EXPECT_EQ_MSG(test, ibt_addr_parse(&a, sizeof(a), FAM, &out), \
+			    err, "%s", #stmt);				\
+} while (0)
+
+	EXPECT_FIELD(a.sibt_family = 2, -EAFNOSUPPORT);
+	EXPECT_FIELD(a.sibt_family = 0, -EAFNOSUPPORT);
+	EXPECT_FIELD(a.sibt_group_family = AF_INET6, -EAFNOSUPPORT);
+	EXPECT_FIELD(a.sibt_group_family = 0, -EINVAL);
+	EXPECT_FIELD(a.sibt_group_family = 0xffff, -EINVAL);
+	EXPECT_FIELD(a.sibt_reserved = 1, -EINVAL);
+	EXPECT_FIELD(a.sibt_flags = 1, -EINVAL);
+	EXPECT_FIELD(a.sibt_flags = 0x80000000, -EINVAL);
+	EXPECT_FIELD(a.sibt_port = 0, -EINVAL);
+	EXPECT_FIELD(a.sibt_group[15] = 1, -EINVAL);
+	EXPECT_FIELD(a.sibt_group[4] = 1, -EINVAL);
+	EXPECT_FIELD(a.sibt_group[0] = 10, -EINVAL);		/* unicast */
+	EXPECT_FIELD(a.sibt_group[0] = 240, -EINVAL);		/* class E */
+	EXPECT_FIELD(a.sibt_group[0] = 223, -EINVAL);
+	EXPECT_FIELD(memset(a.sibt_group, 0, 4), -EINVAL);
+	/* 224.0.0.0/24: all-hosts, IGMP, routers */
+	EXPECT_FIELD((a.sibt_group[0] = 224, a.sibt_group[1] = 0,
+		      a.sibt_group[2] = 0, a.sibt_group[3] = 1), -EINVAL);
+	/* any ifindex and any port > 0 are the kernel's to resolve later */
+	EXPECT_FIELD(a.sibt_ifindex = 0, 0);
+	EXPECT_FIELD(a.sibt_port = 0xffff, 0);
+#undef EXPECT_FIELD
+}
+
+static struct kunit_case addr_cases[] = {
+	KUNIT_CASE(addr_good),
+	KUNIT_CASE(addr_bad),
+	KUNIT_CASE(addr_fields),
+	{}
+};
+
+static struct kunit_suite addr_suite = {
+	.name = "ibtick_addr",
+	.test_cases = addr_cases,
+};
+
+kunit_test_suite(addr_suite);
