@@ -22,6 +22,7 @@ export LC_ALL=C.UTF-8 TERM=dumb
 umask 022
 
 RESULTS=${IBTICK_RESULTS:-}
+REPO=${IBTICK_REPO:-}
 TOPOLOGY=${IBTICK_TOPOLOGY:-single}
 NODE=${IBTICK_NODE:-0}
 MODTREE=${IBTICK_MODTREE:-lib/modules}
@@ -103,6 +104,14 @@ mount_basics() {
 	bb mount -t tmpfs -o mode=755,nosuid,nodev tmpfs /run
 	bb mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
 	bb mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /var/tmp
+	# a checkout below one of those (a CI clone in /tmp) would now be
+	# hidden: mount it again from its own read-only share
+	case $REPO/ in
+	/run/* | /tmp/* | /var/tmp/*)
+		bb mkdir -p "$REPO"
+		bb mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro repo "$REPO"
+		;;
+	esac
 	bb mount -t debugfs debugfs /sys/kernel/debug
 	bb mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 	bb mkdir -p "$RUN/kimg"
@@ -265,7 +274,7 @@ run_command() {
 
 	export IBTICK_GUEST=1 KVER RESULTS
 	export HOME=/root
-	unset IBTICK_RESULTS IBTICK_TOPOLOGY IBTICK_NODE IBTICK_INIT IBTICK_MODTREE
+	unset IBTICK_RESULTS IBTICK_REPO IBTICK_TOPOLOGY IBTICK_NODE IBTICK_INIT IBTICK_MODTREE
 	cd "$IBTICK_CWD"
 
 	T_CMD_START=$(uptime_s)

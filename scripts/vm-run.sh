@@ -124,6 +124,7 @@ start_guest() {
 	append+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 	append+=" IBTICK_INIT=$IBTICK_SCRIPTS_DIR/vm-guest-init.sh"
 	append+=" IBTICK_RESULTS=$dir IBTICK_TOPOLOGY=$topology IBTICK_NODE=$node"
+	append+=" IBTICK_REPO=$IBTICK_REPO_DIR"
 	append+=" IBTICK_MODTREE=$IBTICK_GUEST_MODTREE"
 
 	local -a qemu=(
@@ -138,6 +139,7 @@ start_guest() {
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$(qesc "$IBTICK_IMG"),mount_tag=kimg,security_model=none,readonly=on"
 		-virtfs "local,path=$(qesc "$dir"),mount_tag=results,security_model=none"
+		-virtfs "local,path=$(qesc "$IBTICK_REPO_DIR"),mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
 		"$@"
 	)
 	timeout -k 10 "$tmo" "${qemu[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
