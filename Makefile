@@ -54,7 +54,12 @@ module:
 	@test -n "$(KDIR)" || { echo "ibtick: no kernel headers (set KDIR=)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(or $(W),1) modules
 
-user: user/ibtick/ibtick
+TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub
+
+user: user/ibtick/ibtick $(TOOLS)
+
+user/tools/%: user/tools/%.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
+	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
 
 user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
@@ -79,9 +84,11 @@ install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	depmod -a $(KVER)
 	install -D -m 0755 user/ibtick/ibtick $(DESTDIR)$(BINDIR)/ibtick
+	install -D -m 0755 user/tools/ibtick-pub $(DESTDIR)$(BINDIR)/ibtick-pub
+	install -D -m 0755 user/tools/ibtick-sub $(DESTDIR)$(BINDIR)/ibtick-sub
 	install -D -m 0644 user/man/ibtick.8 $(DESTDIR)$(MANDIR)/man8/ibtick.8
 	install -D -m 0644 user/man/ibtick-dev.8 $(DESTDIR)$(MANDIR)/man8/ibtick-dev.8
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -f user/ibtick/ibtick tests/unit/unit
+	rm -f user/ibtick/ibtick tests/unit/unit $(TOOLS)

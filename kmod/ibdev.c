@@ -198,6 +198,9 @@ static void ibt_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct ibt_dev *d = client_data;
 
+	/* every feed on the device releases its verbs resources now */
+	ibt_feeds_dev_gone(d);
+
 	mutex_lock(&ibt_devs_lock);
 	list_del_rcu(&d->list);
 	d->dead = true;
@@ -235,4 +238,61 @@ void ibt_ib_exit(void)
 	/* calls ibt_remove_one() for every device still present */
 	ib_unregister_client(&ibt_client);
 	WARN_ON(!list_empty(&ibt_devs));
+}
+
+/*
+ * The device and port behind netdev @ifindex, referenced; with @ifindex 0
+ * the only ACTIVE IB/RoCE port of the host.  ERR_PTR(-ENODEV) when no
+ * RDMA port is behind that netdev, -EADDRNOTAVAIL when ifindex is 0 and the
+ * host has no or several active ports (ibtick never guesses the fabric).
+ * Context: process; caller holds ibt_feeds_lock, so the device cannot be
+ * removed before the caller has built its feed.
+ */
+struct ibt_dev *ibt_dev_get_by_netdev(int ifindex, u32 *port)
+{
+	struct ibt_dev *d, *found = NULL;
+	struct ib_port_attr pa;
+	char name[IFNAMSIZ];
+	union ib_gid gid;
+	int nd, active = 0;
+	u32 i;
+
+	lockdep_assert_held(&ibt_feeds_lock);
+	mutex_lock(&ibt_devs_lock);
+	list_for_each_entry(d, &ibt_devs, list) {
+		if (d->removing)
+			continue;
+		for (i = 0; i < d->nports; i++) {
+			u32 p = d->ports[i].num;
+
+			if (!rdma_protocol_ib(d->ibdev, p) &&
+			    !rdma_protocol_roce(d->ibdev, p))
+				continue;
+			if (!ifindex) {
+				if (ib_query_port(d->ibdev, p, &pa) ||
+				    pa.state != IB_PORT_ACTIVE)
+					continue;
+				active++;
+				found = d;
+				*port = p;
+				continue;
+			}
+			if (rdma_query_gid(d->ibdev, p, 0, &gid) ||
+			    ibt_port_netdev(d->ibdev, p, &gid, &nd, name) ||
+			    nd != ifindex)
+				continue;
+			found = d;
+			*port = p;
+			goto out;
+		}
+	}
+out:
+	if (found && !ifindex && active != 1)
+		found = NULL;
+	if (found)
+		kref_get(&found->ref);
+	mutex_unlock(&ibt_devs_lock);
+	if (!found)
+		return ERR_PTR(ifindex ? -ENODEV : -EADDRNOTAVAIL);
+	return found;
 }

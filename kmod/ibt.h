@@ -4,8 +4,10 @@
  *
  * Lock order (outermost first):
  *   genl_mutex (held by the genetlink core around every doit/dumpit)
+ *   ibt_feeds_lock (feed creation and teardown, bind, device removal)
  *     ibt_devs_lock
  *       ib_core internals (ib_query_port, GID table locks)
+ *   ibt_feed.tx_lock (sendmsg; nothing nests inside but ib_core's SQ lock)
  * ib_core calls the ib_client add/remove callbacks with its own client locks
  * held; they take ibt_devs_lock.  The port event handler runs under the
  * device's event_handler_rwsem (read) and takes no ibtick lock, so that
@@ -15,11 +17,17 @@
 #define _IBTICK_IBT_H
 
 #include <linux/atomic.h>
+#include <linux/irq_poll.h>
+#include <linux/wait.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "pubtrack.h"
+#include "ring.h"
 
 #define IBT_DRV_NAME	"ibtick"
 
@@ -55,9 +63,101 @@ struct ibt_dev {
 	struct ib_event_handler	ev_handler;
 	struct kref		ref;
 	bool			dead;	/* set under ibt_devs_lock at unlink */
+	bool			removing; /* set under ibt_feeds_lock: no new feeds */
 	u32			index;	/* ibdev->index, cached for the cursor */
 	u32			nports;
 	struct ibt_port		ports[];	/* ports[i].num = start port + i */
+};
+
+#define IBT_RQ_SIZE		1024
+#define IBT_SQ_SIZE		256
+#define IBT_TX_DRAIN_MS		1000
+#define IBT_RX_BATCH		16
+#define IBT_JOIN_TIMEOUT_MS	10000
+
+/* A DMA-mapped buffer, mapped once when its feed is created. */
+struct ibt_buf {
+	void	*va;
+	u64	dma;
+};
+
+/* Feed counters: written by the feed's receive poll only (one at a time). */
+struct ibt_feed_stats {
+	u64	rx_ticks;
+	u64	rx_bytes;
+	u64	gaps;
+	u64	gap_ticks;
+	u64	old;
+	u64	bad_hdr;
+	u64	other_port;
+	u64	truncated;
+	u64	rq_empty;
+	u64	rx_errors;
+	u64	loopback;
+	u64	tx_cqe_errors;	/* tx_lock */
+};
+
+/*
+ * A feed: one (group, feed port, device port), its UD QP, its ring, shared
+ * by every local socket bound or connected to it.
+ *
+ * Lifetime: created by the first bind/connect under ibt_feeds_lock and put
+ * on ibt_feeds; each socket holds a reference.  The verbs resources live
+ * while @live: device removal (or the last put) tears them down under
+ * ibt_feeds_lock with the receive poll stopped first.  The ring memory and
+ * the wait queue outlive them until the last reference goes, so sockets can
+ * still read what was received and learn that the feed is dead.
+ */
+struct ibt_feed {
+	struct list_head	list;	/* ibt_feeds; ibt_feeds_lock */
+	struct kref		ref;
+	/* the key, constant */
+	__be32			group;
+	u16			port;
+	int			ifindex;
+	struct ibt_dev		*dev;	/* referenced */
+	u32			port_num;
+	/* verbs, valid while live; ibt_feeds_lock for setup/teardown */
+	bool			live;	/* READ_ONCE outside ibt_feeds_lock */
+	bool			listed;
+	struct rdma_cm_id	*cm_id;
+	struct ib_pd		*pd;
+	struct ib_cq		*rcq;
+	struct ib_cq		*scq;
+	struct ib_qp		*qp;
+	struct ib_ah		*ah;
+	bool			attached;
+	union ib_gid		mgid;
+	union ib_gid		sgid;	/* what the feed sends from */
+	u16			mlid;
+	u32			qkey;
+	u32			wire_max;	/* largest datagram: path MTU */
+	u32			max_inline;
+	struct completion	joined;
+	int			join_err;
+	struct rdma_ah_attr	ah_attr;	/* from the join; ref held */
+	bool			have_ah_attr;
+	/* receive: the poll context only */
+	struct irq_poll		iop;
+	u32			rq_size;
+	u32			rx_buf_size;	/* GRH + wire_max */
+	struct ibt_buf		*rx;
+	u32			rx_posted;	/* outstanding receives */
+	struct ib_wc		rx_wc[IBT_RX_BATCH];	/* poll scratch */
+	struct ib_recv_wr	rx_wr[IBT_RX_BATCH];
+	struct ib_sge		rx_sge[IBT_RX_BATCH];
+	struct ibt_ring		ring;
+	void			*ring_mem;	/* vmalloc_user */
+	struct ibt_pubtrack	pubs;
+	struct ibt_feed_stats	st;
+	wait_queue_head_t	wq;	/* readers, publishers waiting for room */
+	atomic_t		loopback_readers;
+	/* send: tx_lock */
+	struct mutex		tx_lock;
+	u32			sq_size;
+	struct ibt_buf		*tx;
+	u64			tx_head;	/* sends posted */
+	u64			tx_tail;	/* sends known complete */
 };
 
 /* ibdev.c */
@@ -71,6 +171,37 @@ void ibt_dev_put(struct ibt_dev *d);
 struct ibt_dev *ibt_dev_find_locked(u32 index, const char *name);
 int ibt_port_netdev(struct ib_device *ibdev, u32 port, const union ib_gid *gid0,
 		    int *ifindex, char *name);
+
+struct ibt_dev *ibt_dev_get_by_netdev(int ifindex, u32 *port);
+
+/* feed.c */
+extern struct mutex ibt_feeds_lock;
+struct ibt_addr;
+struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
+			      u32 slot_size, struct netlink_ext_ack *extack);
+void ibt_feed_put(struct ibt_feed *f);
+void ibt_feeds_dev_gone(struct ibt_dev *d);
+static inline bool ibt_feed_live(const struct ibt_feed *f)
+{
+	return READ_ONCE(f->live);
+}
+
+/* rx.c */
+int ibt_rx_post_all(struct ibt_feed *f);
+int ibt_rx_poll(struct irq_poll *iop, int budget);
+void ibt_rx_comp(struct ib_cq *cq, void *ctx);
+
+/* tx.c */
+struct ibt_pub_hdr;
+int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
+		u32 pub_id, u64 pub_seq);
+bool ibt_tx_room(struct ibt_feed *f);
+void ibt_tx_drain(struct ibt_feed *f, unsigned int ms);
+
+/* sock.c */
+extern int ibt_family;
+int ibt_sock_init(void);
+void ibt_sock_exit(void);
 
 /* netlink.c */
 extern struct genl_family ibt_genl_family;

@@ -3,7 +3,9 @@
  * ibtick: market-data tick sockets over InfiniBand / RoCE UD multicast.
  *
  * Module init and exit.  Bring-up order: the ib_client (device table) first,
- * then the netlink family that reports it; torn down in reverse.
+ * then the netlink family that reports it, then the socket family that
+ * builds feeds on it; torn down in reverse.  Sockets hold a module
+ * reference, so the module cannot be unloaded while any exists.
  */
 #include <linux/module.h>
 
@@ -26,9 +28,15 @@ static int __init ibt_init(void)
 		       " not registered: %d\n", err);
 		goto out_ib;
 	}
-	pr_info(IBT_DRV_NAME ": version " IBTICK_VERSION " loaded\n");
+	err = ibt_sock_init();
+	if (err)
+		goto out_nl;
+	pr_info(IBT_DRV_NAME ": version " IBTICK_VERSION " loaded, AF_IBTICK is %d\n",
+		ibt_family);
 	return 0;
 
+out_nl:
+	ibt_nl_exit();
 out_ib:
 	ibt_ib_exit();
 out:
@@ -37,6 +45,7 @@ out:
 
 static void __exit ibt_exit(void)
 {
+	ibt_sock_exit();
 	ibt_nl_exit();
 	ibt_ib_exit();
 	pr_info(IBT_DRV_NAME ": unloaded\n");

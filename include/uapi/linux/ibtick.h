@@ -110,6 +110,7 @@ struct ibtick_ring_hdr {
 #define IBTICK_TICK_GAP		(1U << 0)	/* ticks of this publisher missing before this one */
 #define IBTICK_TICK_TRUNCATED	(1U << 1)	/* payload longer than the slot: cut to fit */
 #define IBTICK_TICK_OLD		(1U << 2)	/* sequence not above the last seen: duplicate or reordered */
+#define IBTICK_TICK_LOCAL	(1U << 3)	/* sent from this feed's own QP (loopback) */
 
 /*
  * struct ibtick_slot - the descriptor at the start of every slot; the payload
@@ -212,6 +213,7 @@ struct ibtick_stats {
 	__u64	tx_bytes;
 	__u64	tx_eagain;	/* sendmsg found the send queue full */
 	__u64	tx_errors;
+	__u64	rx_skipped_local; /* LOCAL ticks skipped: loopback off here */
 	/* the feed (shared by every socket bound to it) */
 	__u64	feed_rx_ticks;	/* written into the ring */
 	__u64	feed_rx_bytes;
@@ -224,6 +226,7 @@ struct ibtick_stats {
 	__u64	feed_rq_empty;	/* receive queue ran dry (UD drops silently) */
 	__u64	feed_rx_errors;	/* completions with an error status */
 	__u64	feed_loopback;	/* own host's ticks dropped by the loopback policy */
+	__u64	feed_tx_errors;	/* send completions in error */
 };
 
 /* Control messages on recvmsg, level SOL_IBTICK. */

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Feeds: one per (multicast group, feed port, device port), shared by every
+ * local socket on it.  Creation joins the group through the in-kernel
+ * rdma_cm (SA join on InfiniBand, IGMP on RoCE), builds the UD QP and its
+ * CQs, maps the receive and send buffers once and posts the receives; the
+ * data path then never allocates or maps anything.
+ */
+#include <linux/inetdevice.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <net/netlink.h>
+#include <rdma/ib_cache.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rdma_cm_ib.h>
+
+#include "addr.h"
+#include "ibt.h"
+
+DEFINE_MUTEX(ibt_feeds_lock);	/* protects ibt_feeds, feed setup/teardown */
+static LIST_HEAD(ibt_feeds);
+
+/*
+ * rdma_cm events for a feed's id.  Context: rdma_cm's work queue.  Only the
+ * join result matters here; the id is destroyed by the feed's teardown,
+ * never by returning non-zero.
+ */
+static int ibt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct ibt_feed *f = id->context;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_MULTICAST_JOIN:
+		if (completion_done(&f->joined))
+			break;		/* a rejoin: the AH we built stays valid */
+		/* the event's ah_attr (and its GID reference) dies on return */
+		rdma_copy_ah_attr(&f->ah_attr, &ev->param.ud.ah_attr);
+		f->have_ah_attr = true;
+		f->qkey = ev->param.ud.qkey;
+		f->join_err = 0;
+		complete(&f->joined);
+		break;
+	case RDMA_CM_EVENT_MULTICAST_ERROR:
+		f->join_err = ev->status ?: -ENETUNREACH;
+		complete(&f->joined);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void ibt_bufs_free(struct ib_device *ibdev, struct ibt_buf *b, u32 n,
+			  u32 size, enum dma_data_direction dir)
+{
+	u32 i;
+
+	if (!b)
+		return;
+	for (i = 0; i < n; i++) {
+		if (!b[i].va)
+			continue;
+		ib_dma_unmap_single(ibdev, b[i].dma, size, dir);
+		kfree(b[i].va);
+	}
+	kvfree(b);
+}
+
+static struct ibt_buf *ibt_bufs_alloc(struct ib_device *ibdev, u32 n, u32 size,
+				      enum dma_data_direction dir)
+{
+	struct ibt_buf *b;
+	u32 i;
+
+	b = kvcalloc(n, sizeof(*b), GFP_KERNEL_ACCOUNT);
+	if (!b)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		b[i].va = kmalloc_node(size, GFP_KERNEL_ACCOUNT,
+				       ibdev_to_node(ibdev));
+		if (!b[i].va)
+			goto fail;
+		b[i].dma = ib_dma_map_single(ibdev, b[i].va, size, dir);
+		if (ib_dma_mapping_error(ibdev, b[i].dma)) {
+			kfree(b[i].va);
+			b[i].va = NULL;
+			goto fail;
+		}
+	}
+	return b;
+fail:
+	ibt_bufs_free(ibdev, b, n, size, dir);
+	return NULL;
+}
+
+/* The netdev's first IPv4 address: rdma_cm binds the id (and so picks the
+ * device port) by source address.
+ */
+static int ibt_netdev_addr(int ifindex, struct sockaddr_in *sin)
+{
+	struct net_device *nd;
+	struct in_device *in;
+	int err = -EADDRNOTAVAIL;
+
+	rcu_read_lock();
+	nd = dev_get_by_index_rcu(&init_net, ifindex);
+	in = nd ? __in_dev_get_rcu(nd) : NULL;
+	if (in && in->ifa_list) {
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = rcu_dereference(in->ifa_list)->ifa_local;
+		err = 0;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+static int ibt_qp_to_rts(struct ibt_feed *f)
+{
+	struct ib_qp_attr attr;
+	int mask, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_INIT;
+	err = rdma_init_qp_attr(f->cm_id, &attr, &mask);
+	if (err)
+		return err;
+	f->qkey = attr.qkey;
+	err = ib_modify_qp(f->qp, &attr, mask);
+	if (err)
+		return err;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	err = ib_modify_qp(f->qp, &attr, IB_QP_STATE);
+	if (err)
+		return err;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	return ib_modify_qp(f->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/*
+ * Release the verbs side of a live feed.  The receive poll is stopped
+ * before the QP and CQs go.  Context: process, ibt_feeds_lock held.
+ */
+static void ibt_feed_teardown(struct ibt_feed *f)
+{
+	struct ib_device *ibdev = f->dev->ibdev;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	lockdep_assert_held(&ibt_feeds_lock);
+	WRITE_ONCE(f->live, false);
+	f->ring.hdr->flags |= IBTICK_RING_DEAD;
+	wake_up_interruptible_all(&f->wq);
+
+	if (f->qp)
+		ib_modify_qp(f->qp, &attr, IB_QP_STATE);
+	if (f->rcq)
+		irq_poll_disable(&f->iop);
+	if (f->attached)
+		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
+	/* serialise with a sender between its live check and its post */
+	mutex_lock(&f->tx_lock);
+	if (f->ah)
+		rdma_destroy_ah(f->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	f->ah = NULL;
+	if (f->qp)
+		ib_destroy_qp(f->qp);
+	f->qp = NULL;
+	mutex_unlock(&f->tx_lock);
+	if (f->rcq)
+		ib_destroy_cq(f->rcq);
+	if (f->scq)
+		ib_destroy_cq(f->scq);
+	f->rcq = f->scq = NULL;
+	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size, DMA_FROM_DEVICE);
+	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	f->rx = f->tx = NULL;
+	if (f->pd)
+		ib_dealloc_pd(f->pd);
+	f->pd = NULL;
+	/* leaves the group; no handler runs after this */
+	if (f->cm_id)
+		rdma_destroy_id(f->cm_id);
+	f->cm_id = NULL;
+	if (f->have_ah_attr)
+		rdma_destroy_ah_attr(&f->ah_attr);
+	f->have_ah_attr = false;
+}
+
+static void ibt_scq_comp(struct ib_cq *cq, void *ctx)
+{
+	/* never armed: send completions are reaped by senders */
+}
+
+/* Build the verbs side and join.  Context: process, ibt_feeds_lock held. */
+static int ibt_feed_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
+{
+	struct ib_cq_init_attr cqa = {};
+	struct ib_qp_init_attr qpa = {};
+	struct sockaddr_in src, grp;
+	struct ib_device *ibdev;
+	struct ib_port_attr pa;
+	long left;
+	int err;
+
+	err = ibt_netdev_addr(f->ifindex, &src);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "the feed's netdev has no IPv4 address");
+		return err;
+	}
+	f->cm_id = rdma_create_id(&init_net, ibt_cm_handler, f, RDMA_PS_UDP,
+				  IB_QPT_UD);
+	if (IS_ERR(f->cm_id)) {
+		err = PTR_ERR(f->cm_id);
+		f->cm_id = NULL;
+		return err;
+	}
+	err = rdma_bind_addr(f->cm_id, (struct sockaddr *)&src);
+	if (err)
+		return err;
+	ibdev = f->cm_id->device;
+	if (ibdev != f->dev->ibdev || f->cm_id->port_num != f->port_num) {
+		NL_SET_ERR_MSG(extack, "rdma_cm bound another device port");
+		return -EADDRNOTAVAIL;
+	}
+
+	f->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(f->pd)) {
+		err = PTR_ERR(f->pd);
+		f->pd = NULL;
+		return err;
+	}
+	cqa.cqe = f->rq_size;
+	cqa.comp_vector = 0;
+	f->rcq = ib_create_cq(ibdev, ibt_rx_comp, NULL, f, &cqa);
+	if (IS_ERR(f->rcq)) {
+		err = PTR_ERR(f->rcq);
+		f->rcq = NULL;
+		return err;
+	}
+	irq_poll_init(&f->iop, IBT_RX_BATCH * 4, ibt_rx_poll);
+	cqa.cqe = f->sq_size;
+	f->scq = ib_create_cq(ibdev, ibt_scq_comp, NULL, f, &cqa);
+	if (IS_ERR(f->scq)) {
+		err = PTR_ERR(f->scq);
+		f->scq = NULL;
+		return err;
+	}
+
+	qpa.qp_type = IB_QPT_UD;
+	qpa.send_cq = f->scq;
+	qpa.recv_cq = f->rcq;
+	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qpa.cap.max_send_wr = f->sq_size;
+	qpa.cap.max_recv_wr = f->rq_size;
+	qpa.cap.max_send_sge = 1;
+	qpa.cap.max_recv_sge = 1;
+	qpa.cap.max_inline_data = 128;
+	f->qp = ib_create_qp(f->pd, &qpa);
+	if (IS_ERR(f->qp)) {
+		qpa.cap.max_inline_data = 0;
+		f->qp = ib_create_qp(f->pd, &qpa);
+	}
+	if (IS_ERR(f->qp)) {
+		err = PTR_ERR(f->qp);
+		f->qp = NULL;
+		return err;
+	}
+	f->max_inline = qpa.cap.max_inline_data;
+	err = ibt_qp_to_rts(f);
+	if (err)
+		return err;
+
+	/* the port's active MTU bounds every datagram of the feed */
+	err = ib_query_port(ibdev, f->port_num, &pa);
+	if (err)
+		return err;
+	f->wire_max = ib_mtu_enum_to_int(pa.active_mtu);
+	f->rx_buf_size = sizeof(struct ib_grh) + f->wire_max;
+	f->rx = ibt_bufs_alloc(ibdev, f->rq_size, f->rx_buf_size,
+			       DMA_FROM_DEVICE);
+	f->tx = ibt_bufs_alloc(ibdev, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	if (!f->rx || !f->tx)
+		return -ENOMEM;
+	err = ibt_rx_post_all(f);
+	if (err)
+		return err;
+	ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP);
+
+	memset(&grp, 0, sizeof(grp));
+	grp.sin_family = AF_INET;
+	grp.sin_addr.s_addr = f->group;
+	err = rdma_join_multicast(f->cm_id, (struct sockaddr *)&grp,
+				  BIT(FULLMEMBER_JOIN), f);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "rdma_join_multicast failed");
+		return err;
+	}
+	left = wait_for_completion_killable_timeout(&f->joined,
+				msecs_to_jiffies(IBT_JOIN_TIMEOUT_MS));
+	if (left <= 0) {
+		NL_SET_ERR_MSG(extack, "multicast join did not complete");
+		return left ? (int)left : -ETIMEDOUT;
+	}
+	if (f->join_err) {
+		NL_SET_ERR_MSG(extack, "multicast join failed");
+		return f->join_err;
+	}
+	f->mgid = rdma_ah_read_grh(&f->ah_attr)->dgid;
+	f->mlid = rdma_ah_get_dlid(&f->ah_attr);
+	if (rdma_ah_read_grh(&f->ah_attr)->sgid_attr)
+		f->sgid = rdma_ah_read_grh(&f->ah_attr)->sgid_attr->gid;
+	err = ib_attach_mcast(f->qp, &f->mgid, f->mlid);
+	if (err)
+		return err;
+	f->attached = true;
+	f->ah = rdma_create_ah(f->pd, &f->ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(f->ah)) {
+		err = PTR_ERR(f->ah);
+		f->ah = NULL;
+		return err;
+	}
+	return 0;
+}
+
+static void ibt_feed_release(struct kref *ref)
+{
+	struct ibt_feed *f = container_of(ref, struct ibt_feed, ref);
+
+	lockdep_assert_held(&ibt_feeds_lock);
+	if (f->listed)
+		list_del(&f->list);
+	if (f->live)	/* ticks still in the send queue go out first */
+		ibt_tx_drain(f, IBT_TX_DRAIN_MS);
+	if (f->live || f->cm_id)
+		ibt_feed_teardown(f);
+	ibt_dev_put(f->dev);
+	vfree(f->ring_mem);
+	kfree(f);
+}
+
+void ibt_feed_put(struct ibt_feed *f)
+{
+	mutex_lock(&ibt_feeds_lock);
+	kref_put(&f->ref, ibt_feed_release);
+	mutex_unlock(&ibt_feeds_lock);
+}
+
+/*
+ * The live feed for @a, created when needed (with ring geometry @nslots x
+ * @slot_size, already validated), referenced.  Context: process, may sleep
+ * for the multicast join (bounded by IBT_JOIN_TIMEOUT_MS).
+ */
+struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
+			      u32 slot_size, struct netlink_ext_ack *extack)
+{
+	struct ibt_feed *f;
+	struct ibt_dev *d;
+	u64 ring_bytes;
+	u32 port;
+	int err;
+
+	err = ibt_ring_geometry(nslots, slot_size, &ring_bytes);
+	if (err)
+		return ERR_PTR(err);
+
+	mutex_lock(&ibt_feeds_lock);
+	d = ibt_dev_get_by_netdev(a->ifindex, &port);
+	if (IS_ERR(d)) {
+		err = PTR_ERR(d);
+		goto out_unlock;
+	}
+	list_for_each_entry(f, &ibt_feeds, list) {
+		if (f->live && f->dev == d && f->port_num == port &&
+		    f->group == a->group && f->port == a->port) {
+			kref_get(&f->ref);
+			ibt_dev_put(d);
+			mutex_unlock(&ibt_feeds_lock);
+			return f;
+		}
+	}
+
+	err = -ENOMEM;
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
+	if (!f)
+		goto out_put_dev;
+	kref_init(&f->ref);
+	f->dev = d;
+	f->port_num = port;
+	f->group = a->group;
+	f->port = a->port;
+	f->rq_size = IBT_RQ_SIZE;
+	f->sq_size = IBT_SQ_SIZE;
+	init_completion(&f->joined);
+	init_waitqueue_head(&f->wq);
+	mutex_init(&f->tx_lock);
+	ibt_pubtrack_init(&f->pubs);
+	f->ring_mem = vmalloc_user(PAGE_ALIGN(ring_bytes));
+	if (!f->ring_mem)
+		goto out_free;
+	ibt_ring_init(&f->ring, f->ring_mem, nslots, slot_size, 0);
+	f->ifindex = a->ifindex;
+	if (!f->ifindex) {
+		char name[IFNAMSIZ];
+		union ib_gid gid;
+
+		if (rdma_query_gid(d->ibdev, port, 0, &gid) ||
+		    ibt_port_netdev(d->ibdev, port, &gid, &f->ifindex, name)) {
+			err = -EADDRNOTAVAIL;
+			goto out_free;
+		}
+	}
+
+	WRITE_ONCE(f->live, true);
+	err = ibt_feed_setup(f, extack);
+	if (err) {
+		ibt_feed_teardown(f);
+		goto out_free;
+	}
+	list_add(&f->list, &ibt_feeds);
+	f->listed = true;
+	mutex_unlock(&ibt_feeds_lock);
+	return f;
+
+out_free:
+	vfree(f->ring_mem);
+	kfree(f);
+out_put_dev:
+	ibt_dev_put(d);
+out_unlock:
+	mutex_unlock(&ibt_feeds_lock);
+	return ERR_PTR(err);
+}
+
+/*
+ * Device @d is being removed: tear down every feed on it now (sockets keep
+ * the dead feeds until they close) and let no new one be built.
+ * Context: process, from the ib_client remove callback.
+ */
+void ibt_feeds_dev_gone(struct ibt_dev *d)
+{
+	struct ibt_feed *f, *tmp;
+
+	mutex_lock(&ibt_feeds_lock);
+	d->removing = true;
+	list_for_each_entry_safe(f, tmp, &ibt_feeds, list) {
+		if (f->dev != d)
+			continue;
+		list_del(&f->list);
+		f->listed = false;
+		ibt_feed_teardown(f);
+	}
+	mutex_unlock(&ibt_feeds_lock);
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The receive path: CQ event -> irq_poll -> drain the CQ in batches, write
+ * each tick once into the feed's ring, repost the same buffers in one
+ * chained list, wake sleepers once per poll, re-arm with
+ * REPORT_MISSED_EVENTS.  No allocation, DMA mapping or lock per tick.
+ *
+ * Context: softirq (irq_poll), one poll at a time per feed: the feed's ring
+ * has exactly one producer.
+ */
+#include <linux/ktime.h>
+#include <rdma/ib_verbs.h>
+
+#include "ibt.h"
+
+static void ibt_rx_sge(struct ibt_feed *f, u32 i, struct ib_recv_wr *wr,
+		       struct ib_sge *sge)
+{
+	sge->addr = f->rx[i].dma;
+	sge->length = f->rx_buf_size;
+	sge->lkey = f->pd->local_dma_lkey;
+	wr->wr_id = i;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->next = NULL;
+}
+
+/* Post every receive buffer once, at feed creation.  Context: process. */
+int ibt_rx_post_all(struct ibt_feed *f)
+{
+	struct ib_recv_wr wr;
+	struct ib_sge sge;
+	u32 i;
+	int err;
+
+	for (i = 0; i < f->rq_size; i++) {
+		ibt_rx_sge(f, i, &wr, &sge);
+		err = ib_post_recv(f->qp, &wr, NULL);
+		if (err)
+			return err;
+		f->rx_posted++;
+	}
+	return 0;
+}
+
+/*
+ * Sent by this feed's own QP?  QP numbers repeat across devices, so the
+ * source GID of the network header must be the feed's own too.  Only
+ * looked at when the QP number matches (rare but for loopback).
+ */
+static bool ibt_rx_from_self(struct ibt_feed *f, const struct ib_wc *wc,
+			     const void *nethdr)
+{
+	enum rdma_network_type nt = RDMA_NETWORK_IB;
+	union ib_gid sgid, dgid;
+
+	if (wc->src_qp != f->qp->qp_num || !(wc->wc_flags & IB_WC_GRH))
+		return false;
+	if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+		nt = wc->network_hdr_type;
+	if (ib_get_gids_from_rdma_hdr(nethdr, nt, &sgid, &dgid))
+		return false;
+	return !memcmp(&sgid, &f->sgid, sizeof(sgid));
+}
+
+/* Check one datagram and write it into the ring. */
+static bool ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
+{
+	struct ib_device *ibdev = f->dev->ibdev;
+	const struct ibtick_wire_hdr *h;
+	struct ibt_pub_verdict v;
+	struct ibtick_slot *s;
+	u32 len, plen, hlen, copy;
+	u16 flags = 0;
+	u64 idx;
+	void *va;
+
+	ib_dma_sync_single_for_cpu(ibdev, f->rx[wc->wr_id].dma, f->rx_buf_size,
+				   DMA_FROM_DEVICE);
+	va = f->rx[wc->wr_id].va + sizeof(struct ib_grh);
+	h = va;
+	len = wc->byte_len > sizeof(struct ib_grh) ?
+		wc->byte_len - sizeof(struct ib_grh) : 0;
+	if (len < sizeof(*h) || be16_to_cpu(h->magic) != IBTICK_WIRE_MAGIC ||
+	    h->version != IBTICK_WIRE_VERSION || h->hdr_len < sizeof(*h) ||
+	    h->hdr_len > len || be16_to_cpu(h->len) > len - h->hdr_len) {
+		f->st.bad_hdr++;
+		goto out;
+	}
+	if (be16_to_cpu(h->feed_port) != f->port) {
+		f->st.other_port++;
+		goto out;
+	}
+	if (ibt_rx_from_self(f, wc, f->rx[wc->wr_id].va)) {
+		if (!atomic_read(&f->loopback_readers)) {
+			f->st.loopback++;
+			goto out;
+		}
+		flags |= IBTICK_TICK_LOCAL;
+	}
+	hlen = h->hdr_len;
+	plen = be16_to_cpu(h->len);
+	v = ibt_pubtrack_observe(&f->pubs, be32_to_cpu(h->pub_id),
+				 be64_to_cpu(h->pub_seq));
+	flags |= v.flags;
+	if (v.flags & IBTICK_TICK_GAP) {
+		f->st.gaps++;
+		f->st.gap_ticks += v.gap_ticks;
+	}
+	if (v.flags & IBTICK_TICK_OLD)
+		f->st.old++;
+	copy = plen;
+	if (copy > f->ring.payload_max) {
+		copy = f->ring.payload_max;
+		flags |= IBTICK_TICK_TRUNCATED;
+		f->st.truncated++;
+	}
+
+	idx = ibt_ring_producer(&f->ring);
+	s = ibt_ring_begin(&f->ring, idx);
+	s->pub_seq = be64_to_cpu(h->pub_seq);
+	s->rx_ns = now;
+	s->send_ns = be64_to_cpu(h->send_ns);
+	s->pub_id = be32_to_cpu(h->pub_id);
+	s->len = copy;
+	s->flags = flags;
+	s->orig_len = plen;
+	s->gap = v.gap;
+	memcpy(s + 1, (const u8 *)va + hlen, copy);
+	ibt_ring_commit(&f->ring, s, idx);
+	f->st.rx_ticks++;
+	f->st.rx_bytes += plen;
+out:
+	ib_dma_sync_single_for_device(ibdev, f->rx[wc->wr_id].dma,
+				      f->rx_buf_size, DMA_FROM_DEVICE);
+	return true;
+}
+
+int ibt_rx_poll(struct irq_poll *iop, int budget)
+{
+	struct ibt_feed *f = container_of(iop, struct ibt_feed, iop);
+	struct ib_recv_wr *wr = f->rx_wr;	/* one poll at a time */
+	struct ib_sge *sge = f->rx_sge;
+	struct ib_wc *wc = f->rx_wc;
+	u64 before = f->st.rx_ticks;
+	int done = 0, n, i, nr;
+	u64 now;
+
+	while (done < budget) {
+		n = ib_poll_cq(f->rcq, min(IBT_RX_BATCH, budget - done), wc);
+		if (n <= 0)
+			break;
+		now = ktime_get_real_ns();
+		f->rx_posted -= n;
+		if (!f->rx_posted)
+			f->st.rq_empty++;	/* the RQ ran dry: UD drops silently */
+		for (i = 0, nr = 0; i < n; i++) {
+			if (wc[i].status != IB_WC_SUCCESS) {
+				if (wc[i].status != IB_WC_WR_FLUSH_ERR)
+					f->st.rx_errors++;
+				continue;	/* flushed: the feed is going */
+			}
+			ibt_rx_one(f, &wc[i], now);
+			ibt_rx_sge(f, wc[i].wr_id, &wr[nr], &sge[nr]);
+			if (nr)
+				wr[nr - 1].next = &wr[nr];
+			nr++;
+		}
+		if (nr) {
+			if (ib_post_recv(f->qp, wr, NULL))
+				f->st.rx_errors++;	/* QP in error: going */
+			else
+				f->rx_posted += nr;
+		}
+		done += n;
+	}
+	if (f->st.rx_ticks != before && wq_has_sleeper(&f->wq))
+		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
+	if (done < budget) {
+		irq_poll_complete(iop);
+		if (ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP |
+				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+			irq_poll_sched(iop);
+	}
+	return done;
+}
+
+/* CQ event.  Context: the device's completion interrupt (or rxe's tasklet). */
+void ibt_rx_comp(struct ib_cq *cq, void *ctx)
+{
+	struct ibt_feed *f = ctx;
+
+	irq_poll_sched(&f->iop);
+}

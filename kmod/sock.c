@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The AF_IBTICK socket family: proto_ops over feeds.
+ *
+ * bind() subscribes the socket to a feed and starts its cursor at the feed's
+ * producer index; recvmsg() reads the feed's ring from that cursor (one tick
+ * per call); connect() (or sendto()) makes the socket a publisher on a feed.
+ * Receiving costs the same whatever the number of sockets on a feed: there
+ * is no per-socket queue, only a per-socket cursor into the shared ring.
+ *
+ * Locking: ibt_sock.lock serialises bind/connect/setsockopt and every
+ * recvmsg/sendmsg of one socket (the cursor and the socket's counters).
+ */
+#include <linux/capability.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/time64.h>
+#include <net/sock.h>
+
+#include "addr.h"
+#include "ibt.h"
+
+int ibt_family = IBTICK_AF_DEFAULT;
+module_param_named(family, ibt_family, int, 0444);
+MODULE_PARM_DESC(family, "address family number of AF_IBTICK (default 25)");
+
+struct ibt_sock {
+	struct sock		sk;	/* first */
+	struct mutex		lock;
+	struct ibt_feed		*feed;	/* referenced; set once */
+	struct ibt_addr		addr;
+	bool			subscribed;	/* bind() */
+	bool			publisher;	/* connect() / sendto() */
+	bool			loopback;
+	bool			lost_cmsg;
+	u32			nslots;		/* geometry for a new feed */
+	u32			slot_size;
+	u64			cursor;
+	u64			lost_pending;	/* for IBTICK_CMSG_LOST */
+	u32			pub_id;
+	u64			pub_seq;
+	struct ibtick_stats	st;	/* socket part; lock */
+};
+
+static inline struct ibt_sock *ibt_sk(struct sock *sk)
+{
+	return container_of(sk, struct ibt_sock, sk);
+}
+
+static struct proto ibt_proto = {
+	.name		= "IBTICK",
+	.owner		= THIS_MODULE,
+	.obj_size	= sizeof(struct ibt_sock),
+};
+
+static int ibt_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct ibt_sock *is;
+
+	if (!sk)
+		return 0;
+	is = ibt_sk(sk);
+	if (is->feed) {
+		if (is->subscribed && is->loopback)
+			atomic_dec(&is->feed->loopback_readers);
+		ibt_feed_put(is->feed);
+		is->feed = NULL;
+	}
+	sock_orphan(sk);
+	sock->sk = NULL;
+	sock_put(sk);
+	return 0;
+}
+
+/* Attach the socket to the feed of @uaddr (bind or connect).  Lock held. */
+static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len)
+{
+	struct ibt_addr a;
+	struct ibt_feed *f;
+	int err;
+
+	err = ibt_addr_parse(uaddr, len, ibt_family, &a);
+	if (err)
+		return err;
+	if (is->feed) {
+		/* a socket may subscribe and publish, on one feed only */
+		if (a.group != is->addr.group || a.port != is->addr.port ||
+		    (a.ifindex && a.ifindex != is->addr.ifindex))
+			return -EISCONN;
+		return 0;
+	}
+	f = ibt_feed_get(&a, is->nslots, is->slot_size, NULL);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	a.ifindex = f->ifindex;
+	is->addr = a;
+	is->feed = f;
+	return 0;
+}
+
+static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
+{
+	struct ibt_sock *is = ibt_sk(sock->sk);
+	int err;
+
+	mutex_lock(&is->lock);
+	if (is->subscribed) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = ibt_attach(is, uaddr, len);
+	if (err)
+		goto out;
+	is->subscribed = true;
+	is->cursor = ibt_ring_producer(&is->feed->ring);
+	if (is->loopback)
+		atomic_inc(&is->feed->loopback_readers);
+out:
+	mutex_unlock(&is->lock);
+	return err;
+}
+
+static int ibt_publish_attach(struct ibt_sock *is, struct sockaddr *uaddr,
+			      int len)
+{
+	int err;
+
+	if (!capable(CAP_NET_RAW))
+		return -EPERM;
+	err = ibt_attach(is, uaddr, len);
+	if (err)
+		return err;
+	if (!is->publisher) {
+		is->publisher = true;
+		is->pub_id = get_random_u32();
+		is->pub_seq = 0;
+	}
+	return 0;
+}
+
+static int ibt_connect(struct socket *sock, struct sockaddr *uaddr, int len,
+		       int flags)
+{
+	struct ibt_sock *is = ibt_sk(sock->sk);
+	int err;
+
+	mutex_lock(&is->lock);
+	err = ibt_publish_attach(is, uaddr, len);
+	mutex_unlock(&is->lock);
+	return err;
+}
+
+static void ibt_fill_name(const struct ibt_sock *is, struct sockaddr_ibtick *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sibt_family = ibt_family;
+	sa->sibt_port = is->addr.port;
+	sa->sibt_ifindex = is->addr.ifindex;
+	sa->sibt_group_family = AF_INET;
+	memcpy(sa->sibt_group, &is->addr.group, 4);
+}
+
+static int ibt_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
+{
+	struct ibt_sock *is = ibt_sk(sock->sk);
+	int err = sizeof(struct sockaddr_ibtick);
+
+	mutex_lock(&is->lock);
+	if (!is->feed || (peer && !is->publisher) || (!peer && !is->subscribed))
+		err = -ENOTCONN;
+	else
+		ibt_fill_name(is, (struct sockaddr_ibtick *)uaddr);
+	mutex_unlock(&is->lock);
+	return err;
+}
+
+static int ibt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct ibt_sock *is = ibt_sk(sock->sk);
+	int err;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL))
+		return -EOPNOTSUPP;
+	if (len > U16_MAX)
+		return -EMSGSIZE;
+	mutex_lock(&is->lock);
+	if (msg->msg_name) {
+		err = ibt_publish_attach(is, msg->msg_name, msg->msg_namelen);
+		if (err)
+			goto out;
+	} else if (!is->publisher) {
+		err = -EDESTADDRREQ;
+		goto out;
+	}
+	if (!ibt_feed_live(is->feed)) {
+		err = -ENODEV;
+		goto out;
+	}
+	err = ibt_tx_send(is->feed, msg, len, is->pub_id, is->pub_seq + 1);
+	if (!err) {
+		is->pub_seq++;
+		is->st.tx_ticks++;
+		is->st.tx_bytes += len;
+		err = len;
+	} else if (err == -EAGAIN) {
+		is->st.tx_eagain++;
+	} else {
+		is->st.tx_errors++;
+	}
+out:
+	mutex_unlock(&is->lock);
+	return err;
+}
+
+static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
+			 const struct ibtick_slot *d)
+{
+	struct ibtick_tick_info ti = {
+		.pub_seq = d->pub_seq,
+		.send_ns = d->send_ns,
+		.pub_id = d->pub_id,
+		.flags = d->flags,
+		.gap = d->gap,
+		.orig_len = d->orig_len,
+	};
+	struct sock *sk = &is->sk;
+	int err = 0;
+
+	if (is->lost_pending && is->lost_cmsg) {
+		err = put_cmsg(msg, SOL_IBTICK, IBTICK_CMSG_LOST,
+			       sizeof(is->lost_pending), &is->lost_pending);
+		if (!err)
+			is->lost_pending = 0;
+	}
+	if (!err)
+		err = put_cmsg(msg, SOL_IBTICK, IBTICK_CMSG_TICK, sizeof(ti), &ti);
+	if (!err && sock_flag(sk, SOCK_RCVTSTAMPNS)) {
+		if (sock_flag(sk, SOCK_TSTAMP_NEW)) {
+			struct __kernel_timespec ts = {
+				.tv_sec = d->rx_ns / NSEC_PER_SEC,
+				.tv_nsec = d->rx_ns % NSEC_PER_SEC,
+			};
+
+			err = put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMPNS_NEW,
+				       sizeof(ts), &ts);
+		} else {
+			struct __kernel_old_timespec ts = {
+				.tv_sec = d->rx_ns / NSEC_PER_SEC,
+				.tv_nsec = d->rx_ns % NSEC_PER_SEC,
+			};
+
+			err = put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMPNS_OLD,
+				       sizeof(ts), &ts);
+		}
+	}
+	return err;
+}
+
+/* Wait until the feed has something past @is->cursor or dies.  Lock held. */
+static int ibt_wait(struct ibt_sock *is, long *timeo)
+{
+	struct ibt_feed *f = is->feed;
+	long left;
+
+	if (!*timeo)
+		return -EAGAIN;
+	left = wait_event_interruptible_timeout(f->wq,
+			ibt_ring_backlog(&f->ring, is->cursor) ||
+			!ibt_feed_live(f), *timeo);
+	if (left < 0)
+		return sock_intr_errno(*timeo);
+	if (!left)
+		return -EAGAIN;
+	*timeo = left;
+	return 0;
+}
+
+static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		       int flags)
+{
+	struct ibt_sock *is = ibt_sk(sock->sk);
+	const struct ibtick_slot *s;
+	struct ibtick_slot d;
+	size_t copy, copied;
+	struct ibt_feed *f;
+	u64 lost = 0;
+	long timeo;
+	int err;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_COMPAT))
+		return -EOPNOTSUPP;
+	timeo = sock_rcvtimeo(&is->sk, flags & MSG_DONTWAIT);
+	if (mutex_lock_interruptible(&is->lock))
+		return sock_intr_errno(timeo);
+	f = is->feed;
+	if (!is->subscribed) {
+		err = -ENOTCONN;
+		goto out;
+	}
+	for (;;) {
+		s = ibt_ring_peek(&f->ring, &is->cursor, &lost);
+		if (!s) {
+			if (!ibt_feed_live(f)) {
+				err = -ENODEV;
+				goto out;
+			}
+			err = ibt_wait(is, &timeo);
+			if (err)
+				goto out;
+			continue;
+		}
+		memcpy(&d, s, sizeof(d));
+		d.len = min_t(u32, d.len, f->ring.payload_max);
+		copy = min_t(size_t, d.len, len);
+		copied = copy_to_iter(s + 1, copy, &msg->msg_iter);
+		err = copied == copy ? 0 : -EFAULT;
+		if (!ibt_ring_still_valid(&f->ring, s, is->cursor)) {
+			/* overwritten while we copied: counted, never shown */
+			ibt_ring_skip_lapped(&f->ring, &is->cursor, &lost);
+			iov_iter_revert(&msg->msg_iter, copied);
+			continue;
+		}
+		if (err)
+			goto out;
+		is->cursor++;
+		if ((d.flags & IBTICK_TICK_LOCAL) && !is->loopback) {
+			iov_iter_revert(&msg->msg_iter, copy);
+			is->st.rx_skipped_local++;
+			continue;
+		}
+		break;
+	}
+	/* losses are counted once, when learnt, also if the call fails */
+	is->st.rx_lost += lost;
+	is->lost_pending += lost;
+	lost = 0;
+	if (msg->msg_name) {
+		ibt_fill_name(is, msg->msg_name);
+		msg->msg_namelen = sizeof(struct sockaddr_ibtick);
+	}
+	err = ibt_put_cmsgs(is, msg, &d);
+	if (err)
+		goto out;
+	is->st.rx_ticks++;
+	is->st.rx_bytes += d.len;
+	err = copy;
+	if (copy < d.len) {
+		msg->msg_flags |= MSG_TRUNC;
+		is->st.rx_truncated++;
+		if (flags & MSG_TRUNC)
+			err = d.len;
+	}
+out:
+	is->st.rx_lost += lost;
+	is->lost_pending += lost;
+	mutex_unlock(&is->lock);
+	return err;
+}
+
+static __poll_t ibt_poll(struct file *file, struct socket *sock,
+			 poll_table *wait)
+{
+	struct ibt_sock *is = ibt_sk(sock->sk);
+	struct ibt_feed *f = READ_ONCE(is->feed);
+	__poll_t mask = 0;
+
+	if (!f) {
+		sock_poll_wait(file, sock, wait);
+		return 0;
+	}
+	poll_wait(file, &f->wq, wait);
+	if (READ_ONCE(is->subscribed) &&
+	    ibt_ring_backlog(&f->ring, READ_ONCE(is->cursor)))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (!ibt_feed_live(f))
+		mask |= EPOLLERR | EPOLLHUP;
+	else if (READ_ONCE(is->publisher) && ibt_tx_room(f))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}
+
+static int ibt_setsockopt(struct socket *sock, int level, int optname,
+			  sockptr_t optval, unsigned int optlen)
+{
+	struct ibt_sock *is = ibt_sk(sock->sk);
+	struct ibtick_ring_geometry g;
+	u64 bytes;
+	int val, err = 0;
+
+	if (level != SOL_IBTICK)
+		return -ENOPROTOOPT;
+	mutex_lock(&is->lock);
+	switch (optname) {
+	case IBTICK_RING_GEOMETRY:
+		if (optlen != sizeof(g)) {
+			err = -EINVAL;
+			break;
+		}
+		if (copy_from_sockptr(&g, optval, sizeof(g))) {
+			err = -EFAULT;
+			break;
+		}
+		if (is->feed) {
+			err = -EISCONN;	/* geometry is frozen at creation */
+			break;
+		}
+		err = ibt_ring_geometry(g.nslots, g.slot_size, &bytes);
+		if (!err) {
+			is->nslots = g.nslots;
+			is->slot_size = g.slot_size;
+		}
+		break;
+	case IBTICK_LOOPBACK:
+	case IBTICK_LOST_CMSG:
+		if (optlen < sizeof(int)) {
+			err = -EINVAL;
+			break;
+		}
+		if (copy_from_sockptr(&val, optval, sizeof(val))) {
+			err = -EFAULT;
+			break;
+		}
+		if (optname == IBTICK_LOST_CMSG) {
+			is->lost_cmsg = !!val;
+			break;
+		}
+		if (is->subscribed && is->loopback != !!val) {
+			if (val)
+				atomic_inc(&is->feed->loopback_readers);
+			else
+				atomic_dec(&is->feed->loopback_readers);
+		}
+		is->loopback = !!val;
+		break;
+	default:
+		err = -ENOPROTOOPT;
+	}
+	mutex_unlock(&is->lock);
+	return err;
+}
+
+/* Copy a versioned structure: min(len, size) bytes, the length returned. */
+static int ibt_put_versioned(char __user *optval, int __user *optlen, int len,
+			     const void *val, size_t size, size_t min)
+{
+	if (len < 0 || (size_t)len < min)
+		return -EINVAL;
+	len = min_t(size_t, len, size);
+	if (copy_to_user(optval, val, len) || put_user(len, optlen))
+		return -EFAULT;
+	return 0;
+}
+
+static int ibt_getsockopt(struct socket *sock, int level, int optname,
+			  char __user *optval, int __user *optlen)
+{
+	struct ibt_sock *is = ibt_sk(sock->sk);
+	struct ibtick_ring_info ri;
+	struct ibtick_stats st;
+	struct ibt_feed *f;
+	int len, val, err = 0;
+
+	if (level != SOL_IBTICK)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	mutex_lock(&is->lock);
+	f = is->feed;
+	switch (optname) {
+	case IBTICK_RING_INFO:
+		if (!f) {
+			err = -ENOTCONN;
+			break;
+		}
+		memset(&ri, 0, sizeof(ri));
+		ri.version = IBTICK_RING_VERSION;
+		ri.nslots = f->ring.nslots;
+		ri.slot_size = f->ring.slot_size;
+		ri.flags = READ_ONCE(f->ring.hdr->flags);
+		ri.hdr_size = sizeof(struct ibtick_ring_hdr);
+		ri.producer_off = offsetof(struct ibtick_ring_hdr, producer);
+		ri.flags_off = offsetof(struct ibtick_ring_hdr, flags);
+		ri.slots_off = f->ring.hdr->slots_off;
+		ri.ring_size = f->ring.size;
+		err = ibt_put_versioned(optval, optlen, len, &ri, sizeof(ri),
+					offsetof(struct ibtick_ring_info, hdr_size));
+		break;
+	case IBTICK_STATISTICS:
+		st = is->st;
+		if (f) {
+			st.feed_rx_ticks = READ_ONCE(f->st.rx_ticks);
+			st.feed_rx_bytes = READ_ONCE(f->st.rx_bytes);
+			st.feed_gaps = READ_ONCE(f->st.gaps);
+			st.feed_gap_ticks = READ_ONCE(f->st.gap_ticks);
+			st.feed_old = READ_ONCE(f->st.old);
+			st.feed_bad_hdr = READ_ONCE(f->st.bad_hdr);
+			st.feed_other_port = READ_ONCE(f->st.other_port);
+			st.feed_truncated = READ_ONCE(f->st.truncated);
+			st.feed_rq_empty = READ_ONCE(f->st.rq_empty);
+			st.feed_rx_errors = READ_ONCE(f->st.rx_errors);
+			st.feed_loopback = READ_ONCE(f->st.loopback);
+			st.feed_tx_errors = READ_ONCE(f->st.tx_cqe_errors);
+		}
+		err = ibt_put_versioned(optval, optlen, len, &st, sizeof(st),
+					sizeof(u64));
+		break;
+	case IBTICK_LOOPBACK:
+	case IBTICK_LOST_CMSG:
+		val = optname == IBTICK_LOOPBACK ? is->loopback : is->lost_cmsg;
+		err = ibt_put_versioned(optval, optlen, len, &val, sizeof(val),
+					sizeof(val));
+		break;
+	default:
+		err = -ENOPROTOOPT;
+	}
+	mutex_unlock(&is->lock);
+	return err;
+}
+
+static int ibt_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
+{
+	return -ENOIOCTLCMD;
+}
+
+static struct proto_ops ibt_proto_ops __ro_after_init = {
+	.family		= IBTICK_AF_DEFAULT,	/* set to ibt_family at init */
+	.owner		= THIS_MODULE,
+	.release	= ibt_release,
+	.bind		= ibt_bind,
+	.connect	= ibt_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= ibt_getname,
+	.poll		= ibt_poll,
+	.ioctl		= ibt_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.setsockopt	= ibt_setsockopt,
+	.getsockopt	= ibt_getsockopt,
+	.sendmsg	= ibt_sendmsg,
+	.recvmsg	= ibt_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static int ibt_create(struct net *net, struct socket *sock, int protocol,
+		      int kern)
+{
+	struct ibt_sock *is;
+	struct sock *sk;
+
+	if (!net_eq(net, &init_net))
+		return -EAFNOSUPPORT;	/* feeds live in init_net (see ibtick.7) */
+	if (sock->type != SOCK_DGRAM)
+		return -ESOCKTNOSUPPORT;
+	if (protocol)
+		return -EPROTONOSUPPORT;
+	sk = sk_alloc(net, ibt_family, GFP_KERNEL, &ibt_proto, kern);
+	if (!sk)
+		return -ENOMEM;
+	sock->ops = &ibt_proto_ops;
+	sock_init_data(sock, sk);
+	is = ibt_sk(sk);
+	mutex_init(&is->lock);
+	is->nslots = IBTICK_SLOTS_DEFAULT;
+	is->slot_size = IBTICK_SLOT_SIZE_DEFAULT;
+	is->lost_cmsg = true;
+	return 0;
+}
+
+static struct net_proto_family ibt_family_ops = {
+	.create	= ibt_create,
+	.owner	= THIS_MODULE,
+};
+
+int ibt_sock_init(void)
+{
+	int err;
+
+	if (ibt_family <= 0 || ibt_family >= NPROTO) {
+		pr_err(IBT_DRV_NAME ": family=%d out of range 1..%d\n",
+		       ibt_family, NPROTO - 1);
+		return -EINVAL;
+	}
+	err = proto_register(&ibt_proto, 0);
+	if (err)
+		return err;
+	ibt_family_ops.family = ibt_family;
+	ibt_proto_ops.family = ibt_family;
+	err = sock_register(&ibt_family_ops);
+	if (err) {
+		pr_err(IBT_DRV_NAME ": address family %d is taken (%d); load with family=N for a free one\n",
+		       ibt_family, err);
+		proto_unregister(&ibt_proto);
+		return err;
+	}
+	return 0;
+}
+
+void ibt_sock_exit(void)
+{
+	sock_unregister(ibt_family);
+	proto_unregister(&ibt_proto);
+}
