@@ -56,7 +56,10 @@ module:
 
 TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub
 
-user: user/ibtick/ibtick $(TOOLS)
+user: user/ibtick/ibtick $(TOOLS) tests/vm/sockapi
+
+tests/vm/sockapi: tests/vm/sockapi.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
+	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
 
 user/tools/%: user/tools/%.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
 	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
@@ -91,4 +94,4 @@ install: all
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -f user/ibtick/ibtick tests/unit/unit $(TOOLS)
+	rm -f user/ibtick/ibtick tests/unit/unit tests/vm/sockapi $(TOOLS)

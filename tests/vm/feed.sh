@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# VM topic: the AF_IBTICK data path on Soft-RoCE.  A publisher on rxe1
+# (veth1), subscribers on rxe0 (veth0) and on rxe1 itself (loopback policy);
+# conservation of every tick, a lapped slow reader, the socket API's error
+# table, device removal under blocked readers, unload refused while sockets
+# exist, and who may publish.
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+SUB=user/tools/ibtick-sub
+PUB=user/tools/ibtick-pub
+ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
+	publish_needs_cap_net_raw device_removal_blocked_reader
+	unload_refused_with_sockets"
+N=${N:-100000}
+
+cleanup() {
+	jobs -p | xargs -r kill 2>/dev/null
+	rdma dev show rxe0 >/dev/null 2>&1 || rdma link add rxe0 type rxe netdev veth0
+	rmmod ibtick 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+# wait_bound FILE...: until every subscriber reported its bind (10 s)
+wait_bound() {
+	local f i
+	for f in "$@"; do
+		for i in $(seq 100); do
+			grep -q bound "$f" 2>/dev/null && break
+			sleep 0.1
+		done
+		grep -q bound "$f" || { echo "  $f: never bound"; cat "$f"; return 1; }
+	done
+}
+
+# jfield FILE EXPR: evaluate a python expression on the JSON in FILE (as j)
+jfield() {
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+socket_api_table() {
+	tests/vm/sockapi table veth0 veth1
+	log_test "socket API: bad input table with errnos, MSG_TRUNC, poll/epoll, timestamps" $?
+}
+
+pubsub_conservation() {
+	local rc=0 s r=$RESULTS/conserve
+	mkdir -p "$r"
+	$SUB -i veth0 -n "$N" -t 15 -j 239.2.0.1 7200 >"$r/a.json" 2>"$r/a.err" &
+	$SUB -i veth0 -n "$N" -t 15 -j 239.2.0.1 7200 >"$r/b.json" 2>"$r/b.err" &
+	$SUB -i veth1 -l -n "$N" -t 15 -j 239.2.0.1 7200 >"$r/c.json" 2>"$r/c.err" &
+	$SUB -i veth1 -n "$N" -t 3 -j 239.2.0.1 7200 >"$r/d.json" 2>"$r/d.err" &
+	wait_bound "$r"/{a,b,c,d}.err || rc=1
+	$PUB -i veth1 -n "$N" 239.2.0.1 7200 || rc=1
+	wait
+	for s in a b c; do
+		echo "  $s: $(cat "$r/$s.json")"
+		# every tick the feed took is delivered or counted lost, once
+		jfield "$r/$s.json" "j['delivered'] + j['lost'] == j['feed_rx'] and j['dups'] == 0" |
+			grep -q True || { echo "  $s: delivered + lost != feed_rx"; rc=1; }
+		# and what the wire dropped shows as missing sequences
+		jfield "$r/$s.json" "j['unique'] + j['missing'] == $N and j['unique'] == j['delivered']" |
+			grep -q True || { echo "  $s: unique + missing != $N"; rc=1; }
+		jfield "$r/$s.json" "j['feed_rx'] >= 0.95 * $N and j['rx_ts_backwards'] == 0" |
+			grep -q True || { echo "  $s: feed took < 95% or RX time went backwards"; rc=1; }
+	done
+	# loopback off on the publisher's own port: its ticks are skipped there
+	echo "  d: $(cat "$r/d.json")"
+	[[ $(jfield "$r/d.json" "j['delivered']") == 0 ]] || { echo "  d saw its own host's ticks"; rc=1; }
+	grep -q "skipped_local [1-9]" "$r/d.err" || { echo "  d: skips not counted"; cat "$r/d.err"; rc=1; }
+	log_test "$N ticks rxe1 -> 2 subscribers on rxe0 + loopback on rxe1: delivered + lost == received" $rc
+}
+
+slow_reader_lapped() {
+	local rc=0 r=$RESULTS/lapped
+	mkdir -p "$r"
+	# the slow reader creates the feed with a 64-slot ring
+	$SUB -i veth0 -S 64 -d 3000 -n 3000 -t 5 -j 239.2.0.2 7201 >"$r/slow.json" 2>"$r/slow.err" &
+	wait_bound "$r/slow.err" || rc=1
+	$SUB -i veth0 -n 3000 -t 5 -j 239.2.0.2 7201 >"$r/fast.json" 2>"$r/fast.err" &
+	wait_bound "$r/fast.err" || rc=1
+	$PUB -i veth1 -n 3000 -r 1000 239.2.0.2 7201 >/dev/null || rc=1
+	wait
+	echo "  slow: $(cat "$r/slow.json")"
+	echo "  fast: $(cat "$r/fast.json")"
+	jfield "$r/slow.json" "j['lost'] > 0 and j['delivered'] + j['lost'] == j['feed_rx']" |
+		grep -q True || { echo "  slow reader: not lapped, or loss not exact"; rc=1; }
+	jfield "$r/fast.json" "j['lost'] == 0 and j['delivered'] == j['feed_rx']" |
+		grep -q True || { echo "  fast reader lost ticks"; rc=1; }
+	log_test "slow reader on a 64-slot ring is lapped and counts it; the fast one loses nothing" $rc
+}
+
+publish_needs_cap_net_raw() {
+	local rc=0 out
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		$PUB -i veth1 -n 1 239.2.0.3 7202 2>&1) && rc=1
+	[[ $out == *"Operation not permitted"* ]] || { echo "  unprivileged publish: $out"; rc=1; }
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		$SUB -i veth0 -n 1 -t 1 239.2.0.3 7202 2>&1)
+	[[ $out == *"bound"* ]] || { echo "  unprivileged subscribe: $out"; rc=1; }
+	log_test "publishing needs CAP_NET_RAW, subscribing does not" $rc
+}
+
+device_removal_blocked_reader() {
+	local rc=0 r=$RESULTS/removal pid
+	mkdir -p "$r"
+	tests/vm/sockapi wait-dead veth0 >"$r/out" 2>&1 &
+	pid=$!
+	wait_bound "$r/out" || rc=1
+	sleep 0.5
+	rdma link delete rxe0 || rc=1
+	wait "$pid" || rc=1
+	cat "$r/out"
+	rdma link add rxe0 type rxe netdev veth0 || rc=1
+	sleep 1
+	# a new bind on the re-added device works end to end
+	$SUB -i veth0 -n 10 -t 5 -j 239.2.0.4 7203 >"$r/after.json" 2>"$r/after.err" &
+	wait_bound "$r/after.err" || rc=1
+	$PUB -i veth1 -n 10 239.2.0.4 7203 >/dev/null || rc=1
+	wait
+	[[ $(jfield "$r/after.json" "j['delivered']") == 10 ]] ||
+		{ echo "  after re-add: $(cat "$r/after.json")"; rc=1; }
+	log_test "rdma link delete under a blocked reader: ENODEV, POLLERR|POLLHUP, DEAD; re-add works" $rc
+}
+
+unload_refused_with_sockets() {
+	local rc=0 pid
+	tests/vm/sockapi hold >/dev/null &
+	pid=$!
+	sleep 0.5
+	rmmod ibtick 2>/dev/null && { echo "  unloaded with a socket open"; rc=1; }
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	rmmod ibtick || rc=1
+	insmod kmod/ibtick.ko || rc=1
+	log_test "rmmod refused while a socket exists, works after it closes" $rc
+}
+
+insmod kmod/ibtick.ko || { echo "insmod failed"; exit 1; }
+run_tests
