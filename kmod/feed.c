@@ -172,10 +172,12 @@ static void ibt_feed_teardown(struct ibt_feed *f)
 		ib_destroy_cq(f->rcq);
 	if (f->scq)
 		ib_destroy_cq(f->scq);
-	f->rcq = f->scq = NULL;
+	f->rcq = NULL;
+	f->scq = NULL;
 	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size, DMA_FROM_DEVICE);
 	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
-	f->rx = f->tx = NULL;
+	f->rx = NULL;
+	f->tx = NULL;
 	if (f->pd)
 		ib_dealloc_pd(f->pd);
 	f->pd = NULL;
@@ -298,7 +300,7 @@ static int ibt_feed_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
 		return err;
 	}
 	left = wait_for_completion_killable_timeout(&f->joined,
-				msecs_to_jiffies(IBT_JOIN_TIMEOUT_MS));
+						    msecs_to_jiffies(IBT_JOIN_TIMEOUT_MS));
 	if (left <= 0) {
 		NL_SET_ERR_MSG(extack, "multicast join did not complete");
 		return left ? (int)left : -ETIMEDOUT;

@@ -111,7 +111,7 @@ bool ibt_ring_still_valid(const struct ibt_ring *r,
 
 void ibt_ring_skip_lapped(const struct ibt_ring *r, u64 *cursor, u64 *lost)
 {
-	u64 prod = smp_load_acquire(&r->hdr->producer);
+	u64 prod = smp_load_acquire(&r->hdr->producer);	/* (C), matches (E) */
 	/* the oldest index that may still be intact (peek checks it again) */
 	u64 next = prod - r->nslots;
 
@@ -123,6 +123,7 @@ void ibt_ring_skip_lapped(const struct ibt_ring *r, u64 *cursor, u64 *lost)
 
 u64 ibt_ring_backlog(const struct ibt_ring *r, u64 cursor)
 {
+	/* (C), matches (E) */
 	u64 behind = smp_load_acquire(&r->hdr->producer) - cursor;
 
 	if ((s64)behind <= 0)

@@ -269,8 +269,8 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 	if (!*timeo)
 		return -EAGAIN;
 	left = wait_event_interruptible_timeout(f->wq,
-			ibt_ring_backlog(&f->ring, is->cursor) ||
-			!ibt_feed_live(f), *timeo);
+						ibt_ring_backlog(&f->ring, is->cursor) ||
+						!ibt_feed_live(f), *timeo);
 	if (left < 0)
 		return sock_intr_errno(*timeo);
 	if (!left)
@@ -528,6 +528,7 @@ static int ibt_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 	return -ENOIOCTLCMD;
 }
 
+/* not const: .family is the module parameter, set once at init */
 static struct proto_ops ibt_proto_ops __ro_after_init = {
 	.family		= IBTICK_AF_DEFAULT,	/* set to ibt_family at init */
 	.owner		= THIS_MODULE,

@@ -82,7 +82,8 @@ struct sockaddr_ibtick {
  * counting every index it skips as lost.  So each index is either delivered
  * once, intact, or counted lost once: delivered + lost == produced.
  * The producer never waits for a reader.
- * ---------------------------------------------------------------------- */
+ * ----------------------------------------------------------------------
+ */
 
 #define IBTICK_RING_MAGIC	0x4b544249	/* "IBTK" little-endian */
 #define IBTICK_RING_VERSION	1
@@ -106,11 +107,17 @@ struct ibtick_ring_hdr {
 	__u8	pad3[56];
 };
 
-/* slot->flags */
-#define IBTICK_TICK_GAP		(1U << 0)	/* ticks of this publisher missing before this one */
-#define IBTICK_TICK_TRUNCATED	(1U << 1)	/* payload longer than the slot: cut to fit */
-#define IBTICK_TICK_OLD		(1U << 2)	/* sequence not above the last seen: duplicate or reordered */
-#define IBTICK_TICK_LOCAL	(1U << 3)	/* sent from this feed's own QP (loopback) */
+/*
+ * slot->flags:
+ * GAP		ticks of this publisher are missing before this one (slot->gap)
+ * TRUNCATED	the payload was longer than the slot and was cut to fit
+ * OLD		sequence not above the last seen: a duplicate or reordered tick
+ * LOCAL	sent from this feed's own QP (loopback, see IBTICK_LOOPBACK)
+ */
+#define IBTICK_TICK_GAP		(1U << 0)
+#define IBTICK_TICK_TRUNCATED	(1U << 1)
+#define IBTICK_TICK_OLD		(1U << 2)
+#define IBTICK_TICK_LOCAL	(1U << 3)
 
 /*
  * struct ibtick_slot - the descriptor at the start of every slot; the payload
@@ -150,15 +157,15 @@ struct ibtick_slot {
 /* ------------------------------------------------------------------------
  * The wire: every tick is one UD datagram, this header then the payload.
  * All fields big-endian.
- * ---------------------------------------------------------------------- */
+ * ----------------------------------------------------------------------
+ */
 #define IBTICK_WIRE_MAGIC	0x4954	/* "IT" */
 #define IBTICK_WIRE_VERSION	1
 
 struct ibtick_wire_hdr {
 	__be16	magic;		/* IBTICK_WIRE_MAGIC */
 	__u8	version;	/* IBTICK_WIRE_VERSION */
-	__u8	hdr_len;	/* sizeof(struct ibtick_wire_hdr); receivers
-				 * skip longer headers of later versions */
+	__u8	hdr_len;	/* header bytes; later versions may add more */
 	__be16	feed_port;	/* sibt_port of the destination feed */
 	__be16	len;		/* payload bytes that follow */
 	__be32	pub_id;		/* publisher id, random per publishing socket */
@@ -169,16 +176,19 @@ struct ibtick_wire_hdr {
 
 /* ------------------------------------------------------------------------
  * Socket options, level SOL_IBTICK.
- * ---------------------------------------------------------------------- */
+ * ----------------------------------------------------------------------
+ */
 enum {
-	IBTICK_RING_GEOMETRY = 1, /* set, before bind: struct ibtick_ring_geometry
-				   * for a feed this bind creates */
-	IBTICK_RING_INFO,	/* get: struct ibtick_ring_info (bound socket) */
-	IBTICK_STATISTICS,	/* get: struct ibtick_stats */
-	IBTICK_LOOPBACK,	/* set/get int: receive ticks published by this
-				 * host (default 0) - see ibtick(7) */
-	IBTICK_LOST_CMSG,	/* set/get int: IBTICK_CMSG_LOST on recvmsg
-				 * (default 1) */
+	/* set, before bind: struct ibtick_ring_geometry of a feed it creates */
+	IBTICK_RING_GEOMETRY = 1,
+	/* get: struct ibtick_ring_info (bound or connected socket) */
+	IBTICK_RING_INFO,
+	/* get: struct ibtick_stats */
+	IBTICK_STATISTICS,
+	/* set/get int: receive ticks sent by this feed's own port (default 0) */
+	IBTICK_LOOPBACK,
+	/* set/get int: IBTICK_CMSG_LOST on recvmsg (default 1) */
+	IBTICK_LOST_CMSG,
 };
 
 struct ibtick_ring_geometry {
@@ -231,9 +241,10 @@ struct ibtick_stats {
 
 /* Control messages on recvmsg, level SOL_IBTICK. */
 enum {
-	IBTICK_CMSG_LOST = 1,	/* __u64: ticks this socket lost (lapped) since
-				 * the previous recvmsg; sent only when > 0 */
-	IBTICK_CMSG_TICK,	/* struct ibtick_tick_info, every tick */
+	/* __u64: ticks lost (lapped) since the last report; only when > 0 */
+	IBTICK_CMSG_LOST = 1,
+	/* struct ibtick_tick_info, with every tick */
+	IBTICK_CMSG_TICK,
 };
 
 struct ibtick_tick_info {
