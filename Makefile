@@ -54,15 +54,15 @@ module:
 	@test -n "$(KDIR)" || { echo "ibtick: no kernel headers (set KDIR=)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(or $(W),1) modules
 
-TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub
+TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat
 
 user: user/ibtick/ibtick $(TOOLS) tests/vm/sockapi
 
 tests/vm/sockapi: tests/vm/sockapi.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
+	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c -lm
 
 user/tools/%: user/tools/%.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
+	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c -lm
 
 user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }

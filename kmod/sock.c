@@ -260,6 +260,31 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
 	return err;
 }
 
+/*
+ * SO_BUSY_POLL: spin on the ring for up to sk_ll_usec before sleeping, so a
+ * latency-bound reader skips the wake-up and the context switch.  Yields to
+ * the scheduler and to signals.  True when a tick (or the feed's death)
+ * arrived while spinning.
+ */
+static bool ibt_busy_wait(struct ibt_sock *is)
+{
+	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
+	struct ibt_feed *f = is->feed;
+	u64 end;
+
+	if (!usec)
+		return false;
+	end = ktime_get_ns() + (u64)usec * NSEC_PER_USEC;
+	do {
+		if (ibt_ring_backlog(&f->ring, is->cursor) || !ibt_feed_live(f))
+			return true;
+		if (need_resched() || signal_pending(current))
+			return false;
+		cpu_relax();
+	} while (ktime_get_ns() < end);
+	return false;
+}
+
 /* Wait until the feed has something past @is->cursor or dies.  Lock held. */
 static int ibt_wait(struct ibt_sock *is, long *timeo)
 {
@@ -268,6 +293,8 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 
 	if (!*timeo)
 		return -EAGAIN;
+	if (ibt_busy_wait(is))
+		return 0;
 	left = wait_event_interruptible_timeout(f->wq,
 						ibt_ring_backlog(&f->ring, is->cursor) ||
 						!ibt_feed_live(f), *timeo);
