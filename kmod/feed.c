@@ -19,6 +19,15 @@
 
 DEFINE_MUTEX(ibt_feeds_lock);	/* protects ibt_feeds, feed setup/teardown */
 static LIST_HEAD(ibt_feeds);
+static unsigned int ibt_nfeeds;	/* on ibt_feeds; ibt_feeds_lock */
+
+/*
+ * Any user may subscribe, so creating feeds (each one a QP, a ring of up to
+ * IBTICK_RING_BYTES_MAX and a fabric join) is capped host-wide.
+ */
+static unsigned int max_feeds = 256;
+module_param(max_feeds, uint, 0644);
+MODULE_PARM_DESC(max_feeds, "most feeds the host may have at once (ENOBUFS beyond)");
 
 /*
  * rdma_cm events for a feed's id.  Context: rdma_cm's work queue.  Only the
@@ -31,8 +40,18 @@ static int ibt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_MULTICAST_JOIN:
+	case RDMA_CM_EVENT_MULTICAST_ERROR:
+		WRITE_ONCE(f->join_pending, false);
+		wake_up_all(&f->wq);
+		break;
+	default:
+		break;
+	}
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_MULTICAST_JOIN:
 		if (completion_done(&f->joined))
-			break;		/* a rejoin: the AH we built stays valid */
+			break;		/* a rejoin: the QP stays attached, the AH valid */
 		/* the event's ah_attr (and its GID reference) dies on return */
 		rdma_copy_ah_attr(&f->ah_attr, &ev->param.ud.ah_attr);
 		f->have_ah_attr = true;
@@ -41,6 +60,12 @@ static int ibt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		complete(&f->joined);
 		break;
 	case RDMA_CM_EVENT_MULTICAST_ERROR:
+		f->st.join_errors++;
+		if (completion_done(&f->joined)) {
+			/* lost the group after joining: try again, backing off */
+			ibt_dev_rejoin(f->dev, f->dport - f->dev->ports, 1);
+			break;
+		}
 		f->join_err = ev->status ?: -ENETUNREACH;
 		complete(&f->joined);
 		break;
@@ -155,18 +180,21 @@ static void ibt_feed_teardown(struct ibt_feed *f)
 
 	if (f->qp)
 		ib_modify_qp(f->qp, &attr, IB_QP_STATE);
-	if (f->rcq)
+	if (f->rcq) {
 		irq_poll_disable(&f->iop);
+		/* a poll past irq_poll_complete() may still re-arm the CQ */
+		synchronize_rcu();
+	}
 	if (f->attached)
 		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
 	/* serialise with a sender between its live check and its post */
 	mutex_lock(&f->tx_lock);
+	if (f->qp)
+		ib_destroy_qp(f->qp);	/* before the AH its flushed sends used */
+	f->qp = NULL;
 	if (f->ah)
 		rdma_destroy_ah(f->ah, RDMA_DESTROY_AH_SLEEPABLE);
 	f->ah = NULL;
-	if (f->qp)
-		ib_destroy_qp(f->qp);
-	f->qp = NULL;
 	mutex_unlock(&f->tx_lock);
 	if (f->rcq)
 		ib_destroy_cq(f->rcq);
@@ -182,17 +210,16 @@ static void ibt_feed_teardown(struct ibt_feed *f)
 		ib_dealloc_pd(f->pd);
 	f->pd = NULL;
 	/* leaves the group; no handler runs after this */
-	if (f->cm_id)
+	if (f->cm_id) {
+		/* let a join in flight report first (see the rejoin work) */
+		wait_event_timeout(f->wq, !READ_ONCE(f->join_pending),
+				   msecs_to_jiffies(IBT_JOIN_TIMEOUT_MS));
 		rdma_destroy_id(f->cm_id);
+	}
 	f->cm_id = NULL;
 	if (f->have_ah_attr)
 		rdma_destroy_ah_attr(&f->ah_attr);
 	f->have_ah_attr = false;
-}
-
-static void ibt_scq_comp(struct ib_cq *cq, void *ctx)
-{
-	/* never armed: send completions are reaped by senders */
 }
 
 /* Build the verbs side and join.  Context: process, ibt_feeds_lock held. */
@@ -243,7 +270,7 @@ static int ibt_feed_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
 	}
 	irq_poll_init(&f->iop, IBT_RX_BATCH * 4, ibt_rx_poll);
 	cqa.cqe = f->sq_size;
-	f->scq = ib_create_cq(ibdev, ibt_scq_comp, NULL, f, &cqa);
+	f->scq = ib_create_cq(ibdev, ibt_tx_comp, NULL, f, &cqa);
 	if (IS_ERR(f->scq)) {
 		err = PTR_ERR(f->scq);
 		f->scq = NULL;
@@ -293,9 +320,11 @@ static int ibt_feed_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
 	memset(&grp, 0, sizeof(grp));
 	grp.sin_family = AF_INET;
 	grp.sin_addr.s_addr = f->group;
+	WRITE_ONCE(f->join_pending, true);
 	err = rdma_join_multicast(f->cm_id, (struct sockaddr *)&grp,
 				  BIT(FULLMEMBER_JOIN), f);
 	if (err) {
+		WRITE_ONCE(f->join_pending, false);
 		NL_SET_ERR_MSG(extack, "rdma_join_multicast failed");
 		return err;
 	}
@@ -331,8 +360,10 @@ static void ibt_feed_release(struct kref *ref)
 	struct ibt_feed *f = container_of(ref, struct ibt_feed, ref);
 
 	lockdep_assert_held(&ibt_feeds_lock);
-	if (f->listed)
+	if (f->listed) {
 		list_del(&f->list);
+		ibt_nfeeds--;
+	}
 	if (f->live)	/* ticks still in the send queue go out first */
 		ibt_tx_drain(f, IBT_TX_DRAIN_MS);
 	if (f->live || f->cm_id)
@@ -383,6 +414,9 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
 		}
 	}
 
+	err = -ENOBUFS;
+	if (ibt_nfeeds >= READ_ONCE(max_feeds))
+		goto out_put_dev;
 	err = -ENOMEM;
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
@@ -390,6 +424,7 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
 	kref_init(&f->ref);
 	f->dev = d;
 	f->port_num = port;
+	f->dport = &d->ports[port - rdma_start_port(d->ibdev)];
 	f->group = a->group;
 	f->port = a->port;
 	f->rq_size = IBT_RQ_SIZE;
@@ -422,6 +457,7 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
 	}
 	list_add(&f->list, &ibt_feeds);
 	f->listed = true;
+	ibt_nfeeds++;
 	mutex_unlock(&ibt_feeds_lock);
 	return f;
 
@@ -451,7 +487,60 @@ void ibt_feeds_dev_gone(struct ibt_dev *d)
 			continue;
 		list_del(&f->list);
 		f->listed = false;
+		ibt_nfeeds--;
 		ibt_feed_teardown(f);
 	}
 	mutex_unlock(&ibt_feeds_lock);
+}
+
+/*
+ * Join again every group of the ports flagged in d->rejoin_ports: after
+ * PORT_ACTIVE, CLIENT_REREGISTER (the SM forgot the fabric's groups) or a
+ * join error.  A failure retries with a doubling delay capped at
+ * IBT_REJOIN_MAX_S.  Context: ibt_wq.
+ */
+void ibt_feeds_rejoin_work(struct work_struct *work)
+{
+	struct ibt_dev *d = container_of(to_delayed_work(work), struct ibt_dev,
+					 rejoin_work);
+	struct sockaddr_in grp = { .sin_family = AF_INET };
+	unsigned long ports = xchg(&d->rejoin_ports, 0);
+	struct ibt_feed *f;
+	bool failed = false;
+	u32 idx;
+
+	mutex_lock(&ibt_feeds_lock);
+	list_for_each_entry(f, &ibt_feeds, list) {
+		idx = f->dport - d->ports;
+		if (f->dev != d || !f->live || !(ports & BIT(idx)))
+			continue;
+		/*
+		 * A join still in flight is fresh enough; leaving it now would
+		 * also hit rdma_cm's leak of a RoCE join's event that is
+		 * cancelled before it ran (its GID reference is never put).
+		 */
+		if (READ_ONCE(f->join_pending))
+			continue;
+		grp.sin_addr.s_addr = f->group;
+		rdma_leave_multicast(f->cm_id, (struct sockaddr *)&grp);
+		WRITE_ONCE(f->join_pending, true);
+		if (rdma_join_multicast(f->cm_id, (struct sockaddr *)&grp,
+					BIT(FULLMEMBER_JOIN), f)) {
+			WRITE_ONCE(f->join_pending, false);
+			f->st.join_errors++;
+			set_bit(idx, &d->rejoin_ports);
+			failed = true;
+			continue;
+		}
+		f->st.rejoins++;
+	}
+	mutex_unlock(&ibt_feeds_lock);
+
+	if (failed) {
+		d->rejoin_backoff = clamp(d->rejoin_backoff * 2, 1U,
+					  (unsigned int)IBT_REJOIN_MAX_S);
+		mod_delayed_work(ibt_wq, &d->rejoin_work, d->rejoin_backoff * HZ);
+	} else {
+		d->rejoin_backoff = 0;
+	}
 }

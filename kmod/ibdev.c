@@ -134,10 +134,40 @@ static void ibt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 	if (idx < 0 || port < first || port - first >= d->nports)
 		return;
 	atomic64_inc(&d->ports[port - first].evcnt[idx]);
+	if (ev->event == IB_EVENT_PORT_ACTIVE)
+		WRITE_ONCE(d->ports[port - first].active, true);
+	else if (ev->event == IB_EVENT_PORT_ERR)
+		WRITE_ONCE(d->ports[port - first].active, false);
+	/*
+	 * On InfiniBand the SA forgets our groups when the SM restarts
+	 * (CLIENT_REREGISTER) and the port may come back into a new fabric:
+	 * join again, a second later.  RoCE needs nothing: its "join" is an
+	 * IGMP membership of the netdev, which the IP stack keeps and
+	 * announces again across a link flap - and a leave + join there after
+	 * a flap leaked a GID reference inside the 6.1 ib_core (seen as
+	 * "GID entry ref leak" when the device was removed).
+	 */
+	if ((ev->event == IB_EVENT_PORT_ACTIVE ||
+	     ev->event == IB_EVENT_CLIENT_REREGISTER) &&
+	    rdma_cap_ib_mcast(d->ibdev, port))
+		ibt_dev_rejoin(d, port - first, 1);
 	if (ev->event == IB_EVENT_PORT_ACTIVE || ev->event == IB_EVENT_PORT_ERR ||
 	    ev->event == IB_EVENT_CLIENT_REREGISTER)
 		ibdev_info_ratelimited(d->ibdev, "port %u: %s\n", port,
 				       ib_event_msg(ev->event));
+}
+
+/*
+ * Ask for the groups of port index @port_idx to be joined again in @delay_s
+ * seconds.  Context: any (ib_core event work, rdma_cm handler, the rejoin
+ * work itself); takes no lock.
+ */
+void ibt_dev_rejoin(struct ibt_dev *d, u32 port_idx, unsigned int delay_s)
+{
+	if (port_idx >= BITS_PER_LONG)
+		return;
+	set_bit(port_idx, &d->rejoin_ports);
+	mod_delayed_work(ibt_wq, &d->rejoin_work, delay_s * HZ);
 }
 
 static bool ibt_dev_supported(struct ib_device *ibdev)
@@ -170,8 +200,14 @@ static int ibt_add_one(struct ib_device *ibdev)
 	d->index = ibdev->index;
 	d->nports = nports;
 	kref_init(&d->ref);
-	for (i = 0; i < nports; i++)
+	for (i = 0; i < nports; i++) {
+		struct ib_port_attr pa;
+
 		d->ports[i].num = first + i;
+		d->ports[i].active = !ib_query_port(ibdev, first + i, &pa) &&
+				     pa.state == IB_PORT_ACTIVE;
+	}
+	INIT_DELAYED_WORK(&d->rejoin_work, ibt_feeds_rejoin_work);
 
 	INIT_IB_EVENT_HANDLER(&d->ev_handler, ibdev, ibt_event_handler);
 	ib_register_event_handler(&d->ev_handler);
@@ -209,6 +245,8 @@ static void ibt_remove_one(struct ib_device *ibdev, void *client_data)
 
 	/* waits for a handler that is running now */
 	ib_unregister_event_handler(&d->ev_handler);
+	/* no feed, handler or cm id is left to queue it again */
+	cancel_delayed_work_sync(&d->rejoin_work);
 	synchronize_rcu();
 	ibt_dev_put(d);
 }

@@ -19,6 +19,7 @@
 #include <linux/atomic.h>
 #include <linux/irq_poll.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -45,6 +46,7 @@ enum ibt_evcnt {
 
 struct ibt_port {
 	u32		num;			/* 1-based, as ib_core numbers */
+	bool		active;			/* PORT_ACTIVE seen last; READ_ONCE */
 	atomic64_t	evcnt[IBT_EV_CNT];	/* monotonic, lock-free */
 };
 
@@ -64,6 +66,10 @@ struct ibt_dev {
 	struct kref		ref;
 	bool			dead;	/* set under ibt_devs_lock at unlink */
 	bool			removing; /* set under ibt_feeds_lock: no new feeds */
+	/* multicast rejoin after PORT_ACTIVE / CLIENT_REREGISTER / join error */
+	struct delayed_work	rejoin_work;
+	unsigned long		rejoin_ports;	/* bit i: ports[i] needs it */
+	unsigned int		rejoin_backoff;	/* seconds, capped; work only */
 	u32			index;	/* ibdev->index, cached for the cursor */
 	u32			nports;
 	struct ibt_port		ports[];	/* ports[i].num = start port + i */
@@ -74,6 +80,7 @@ struct ibt_dev {
 #define IBT_TX_DRAIN_MS		1000
 #define IBT_RX_BATCH		16
 #define IBT_JOIN_TIMEOUT_MS	10000
+#define IBT_REJOIN_MAX_S	16	/* backoff cap, as IPoIB */
 
 /* A DMA-mapped buffer, mapped once when its feed is created. */
 struct ibt_buf {
@@ -95,6 +102,8 @@ struct ibt_feed_stats {
 	u64	rx_errors;
 	u64	loopback;
 	u64	tx_cqe_errors;	/* tx_lock */
+	u64	rejoins;	/* ibt_feeds_lock */
+	u64	join_errors;	/* ibt_feeds_lock / rdma_cm handler */
 };
 
 /*
@@ -117,6 +126,7 @@ struct ibt_feed {
 	int			ifindex;
 	struct ibt_dev		*dev;	/* referenced */
 	u32			port_num;
+	struct ibt_port		*dport;	/* in dev->ports[] */
 	/* verbs, valid while live; ibt_feeds_lock for setup/teardown */
 	bool			live;	/* READ_ONCE outside ibt_feeds_lock */
 	bool			listed;
@@ -134,6 +144,7 @@ struct ibt_feed {
 	u32			wire_max;	/* largest datagram: path MTU */
 	u32			max_inline;
 	struct completion	joined;
+	bool			join_pending;	/* until the cm handler reports */
 	int			join_err;
 	struct rdma_ah_attr	ah_attr;	/* from the join; ref held */
 	bool			have_ah_attr;
@@ -181,6 +192,9 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
 			      u32 slot_size, struct netlink_ext_ack *extack);
 void ibt_feed_put(struct ibt_feed *f);
 void ibt_feeds_dev_gone(struct ibt_dev *d);
+void ibt_feeds_rejoin_work(struct work_struct *work);
+void ibt_dev_rejoin(struct ibt_dev *d, u32 port_idx, unsigned int delay_s);
+extern struct workqueue_struct *ibt_wq;
 static inline bool ibt_feed_live(const struct ibt_feed *f)
 {
 	return READ_ONCE(f->live);
@@ -197,6 +211,7 @@ int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
 		u32 pub_id, u64 pub_seq);
 bool ibt_tx_room(struct ibt_feed *f);
 void ibt_tx_drain(struct ibt_feed *f, unsigned int ms);
+void ibt_tx_comp(struct ib_cq *cq, void *ctx);
 
 /* sock.c */
 extern int ibt_family;

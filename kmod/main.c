@@ -13,10 +13,15 @@
 
 #include "ibt.h"
 
+struct workqueue_struct *ibt_wq;
+
 static int __init ibt_init(void)
 {
 	int err;
 
+	ibt_wq = alloc_workqueue(IBT_DRV_NAME, WQ_UNBOUND, 0);
+	if (!ibt_wq)
+		return -ENOMEM;
 	err = ibt_ib_init();
 	if (err) {
 		pr_err(IBT_DRV_NAME ": ib_client registration failed: %d\n", err);
@@ -40,6 +45,7 @@ out_nl:
 out_ib:
 	ibt_ib_exit();
 out:
+	destroy_workqueue(ibt_wq);
 	return err;
 }
 
@@ -48,6 +54,7 @@ static void __exit ibt_exit(void)
 	ibt_sock_exit();
 	ibt_nl_exit();
 	ibt_ib_exit();
+	destroy_workqueue(ibt_wq);
 	pr_info(IBT_DRV_NAME ": unloaded\n");
 }
 

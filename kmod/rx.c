@@ -58,6 +58,8 @@ static bool ibt_rx_from_self(struct ibt_feed *f, const struct ib_wc *wc,
 		return false;
 	if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
 		nt = wc->network_hdr_type;
+	else if (rdma_protocol_roce(f->dev->ibdev, f->port_num))
+		nt = ib_get_rdma_header_version(nethdr);	/* RoCEv1/v2 */
 	if (ib_get_gids_from_rdma_hdr(nethdr, nt, &sgid, &dgid))
 		return false;
 	return !memcmp(&sgid, &f->sgid, sizeof(sgid));
@@ -91,6 +93,11 @@ static bool ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 		f->st.other_port++;
 		goto out;
 	}
+	hlen = h->hdr_len;
+	plen = be16_to_cpu(h->len);
+	/* observed even when dropped below: a later reader sees no false gap */
+	v = ibt_pubtrack_observe(&f->pubs, be32_to_cpu(h->pub_id),
+				 be64_to_cpu(h->pub_seq));
 	if (ibt_rx_from_self(f, wc, f->rx[wc->wr_id].va)) {
 		if (!atomic_read(&f->loopback_readers)) {
 			f->st.loopback++;
@@ -98,10 +105,6 @@ static bool ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 		}
 		flags |= IBTICK_TICK_LOCAL;
 	}
-	hlen = h->hdr_len;
-	plen = be16_to_cpu(h->len);
-	v = ibt_pubtrack_observe(&f->pubs, be32_to_cpu(h->pub_id),
-				 be64_to_cpu(h->pub_seq));
 	flags |= v.flags;
 	if (v.flags & IBTICK_TICK_GAP) {
 		f->st.gaps++;
@@ -155,12 +158,12 @@ int ibt_rx_poll(struct irq_poll *iop, int budget)
 		if (!f->rx_posted)
 			f->st.rq_empty++;	/* the RQ ran dry: UD drops silently */
 		for (i = 0, nr = 0; i < n; i++) {
-			if (wc[i].status != IB_WC_SUCCESS) {
-				if (wc[i].status != IB_WC_WR_FLUSH_ERR)
-					f->st.rx_errors++;
+			if (wc[i].status == IB_WC_WR_FLUSH_ERR)
 				continue;	/* flushed: the feed is going */
-			}
-			ibt_rx_one(f, &wc[i], now);
+			if (wc[i].status != IB_WC_SUCCESS)
+				f->st.rx_errors++;	/* e.g. too long: repost */
+			else
+				ibt_rx_one(f, &wc[i], now);
 			ibt_rx_sge(f, wc[i].wr_id, &wr[nr], &sge[nr]);
 			if (nr)
 				wr[nr - 1].next = &wr[nr];

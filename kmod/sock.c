@@ -98,7 +98,7 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len)
 		return PTR_ERR(f);
 	a.ifindex = f->ifindex;
 	is->addr = a;
-	is->feed = f;
+	smp_store_release(&is->feed, f);	/* for poll, which takes no lock */
 	return 0;
 }
 
@@ -115,8 +115,8 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	err = ibt_attach(is, uaddr, len);
 	if (err)
 		goto out;
-	is->subscribed = true;
 	is->cursor = ibt_ring_producer(&is->feed->ring);
+	smp_store_release(&is->subscribed, true);	/* cursor first, for poll */
 	if (is->loopback)
 		atomic_inc(&is->feed->loopback_readers);
 out:
@@ -183,7 +183,8 @@ static int ibt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct ibt_sock *is = ibt_sk(sock->sk);
 	int err;
 
-	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL))
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_CMSG_COMPAT |
+			       MSG_BATCH | MSG_EOR))
 		return -EOPNOTSUPP;
 	if (len > U16_MAX)
 		return -EMSGSIZE;
@@ -198,6 +199,10 @@ static int ibt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	}
 	if (!ibt_feed_live(is->feed)) {
 		err = -ENODEV;
+		goto out;
+	}
+	if (!READ_ONCE(is->feed->dport->active)) {
+		err = -ENETDOWN;	/* the feed resumes when the port does */
 		goto out;
 	}
 	err = ibt_tx_send(is->feed, msg, len, is->pub_id, is->pub_seq + 1);
@@ -231,9 +236,12 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
 	int err = 0;
 
 	if (is->lost_pending && is->lost_cmsg) {
+		bool ctrunc = msg->msg_flags & MSG_CTRUNC;
+
 		err = put_cmsg(msg, SOL_IBTICK, IBTICK_CMSG_LOST,
 			       sizeof(is->lost_pending), &is->lost_pending);
-		if (!err)
+		/* reported only if it really reached the caller */
+		if (!err && (ctrunc || !(msg->msg_flags & MSG_CTRUNC)))
 			is->lost_pending = 0;
 	}
 	if (!err)
@@ -285,7 +293,11 @@ static bool ibt_busy_wait(struct ibt_sock *is)
 	return false;
 }
 
-/* Wait until the feed has something past @is->cursor or dies.  Lock held. */
+/*
+ * Wait until the feed has something past @is->cursor or dies.  Called
+ * without the socket lock; the cursor read here may be stale, which only
+ * costs a spurious wake-up.
+ */
 static int ibt_wait(struct ibt_sock *is, long *timeo)
 {
 	struct ibt_feed *f = is->feed;
@@ -318,7 +330,8 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	long timeo;
 	int err;
 
-	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_COMPAT))
+	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_COMPAT |
+		      MSG_CMSG_CLOEXEC))
 		return -EOPNOTSUPP;
 	timeo = sock_rcvtimeo(&is->sk, flags & MSG_DONTWAIT);
 	if (mutex_lock_interruptible(&is->lock))
@@ -335,7 +348,10 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 				err = -ENODEV;
 				goto out;
 			}
+			/* sleep without the lock: sends, sockopts go on */
+			mutex_unlock(&is->lock);
 			err = ibt_wait(is, &timeo);
+			mutex_lock(&is->lock);
 			if (err)
 				goto out;
 			continue;
@@ -370,8 +386,12 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		msg->msg_namelen = sizeof(struct sockaddr_ibtick);
 	}
 	err = ibt_put_cmsgs(is, msg, &d);
-	if (err)
+	if (err) {
+		/* consumed but not delivered: counted, never silent */
+		is->st.rx_lost++;
+		is->lost_pending++;
 		goto out;
+	}
 	is->st.rx_ticks++;
 	is->st.rx_bytes += d.len;
 	err = copy;
@@ -392,7 +412,7 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 			 poll_table *wait)
 {
 	struct ibt_sock *is = ibt_sk(sock->sk);
-	struct ibt_feed *f = READ_ONCE(is->feed);
+	struct ibt_feed *f = smp_load_acquire(&is->feed);
 	__poll_t mask = 0;
 
 	if (!f) {
@@ -400,7 +420,7 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 		return 0;
 	}
 	poll_wait(file, &f->wq, wait);
-	if (READ_ONCE(is->subscribed) &&
+	if (smp_load_acquire(&is->subscribed) &&
 	    ibt_ring_backlog(&f->ring, READ_ONCE(is->cursor)))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (!ibt_feed_live(f))
@@ -533,6 +553,8 @@ static int ibt_getsockopt(struct socket *sock, int level, int optname,
 			st.feed_rx_errors = READ_ONCE(f->st.rx_errors);
 			st.feed_loopback = READ_ONCE(f->st.loopback);
 			st.feed_tx_errors = READ_ONCE(f->st.tx_cqe_errors);
+			st.feed_rejoins = READ_ONCE(f->st.rejoins);
+			st.feed_join_errors = READ_ONCE(f->st.join_errors);
 		}
 		err = ibt_put_versioned(optval, optlen, len, &st, sizeof(st),
 					sizeof(u64));

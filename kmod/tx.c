@@ -25,7 +25,7 @@ static void ibt_tx_reap(struct ibt_feed *f)
 	while ((n = ib_poll_cq(f->scq, ARRAY_SIZE(wc), wc)) > 0)
 		for (i = 0; i < n; i++) {
 			/* in order: all before it are done */
-			f->tx_tail = wc[i].wr_id + 1;
+			WRITE_ONCE(f->tx_tail, wc[i].wr_id + 1);
 			if (wc[i].status != IB_WC_SUCCESS &&
 			    wc[i].status != IB_WC_WR_FLUSH_ERR) {
 				f->st.tx_cqe_errors++;
@@ -39,7 +39,18 @@ static void ibt_tx_reap(struct ibt_feed *f)
 /* For poll(): room in the send queue (a racy read, re-checked by send). */
 bool ibt_tx_room(struct ibt_feed *f)
 {
-	return READ_ONCE(f->tx_head) - READ_ONCE(f->tx_tail) < f->sq_size;
+	return READ_ONCE(f->tx_head) - READ_ONCE(f->tx_tail) < f->sq_size - 1;
+}
+
+/*
+ * Send CQ event, armed only by a sender that found the queue full.
+ * Context: the device's completion interrupt.
+ */
+void ibt_tx_comp(struct ib_cq *cq, void *ctx)
+{
+	struct ibt_feed *f = ctx;
+
+	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
 }
 
 int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
@@ -63,8 +74,14 @@ int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
 	ibdev = f->dev->ibdev;
 	ibt_tx_reap(f);
 	if (f->tx_head - f->tx_tail >= f->sq_size - 1) {
-		err = -EAGAIN;
-		goto out;
+		/* wake POLLOUT waiters from the next send completion */
+		if (ib_req_notify_cq(f->scq, IB_CQ_NEXT_COMP |
+				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+			ibt_tx_reap(f);
+		if (f->tx_head - f->tx_tail >= f->sq_size - 1) {
+			err = -EAGAIN;
+			goto out;
+		}
 	}
 	b = &f->tx[f->tx_head & (f->sq_size - 1)];
 	h = b->va;
@@ -83,7 +100,8 @@ int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
 	h->send_ns = cpu_to_be64(ktime_get_real_ns());
 	ib_dma_sync_single_for_device(ibdev, b->dma, total, DMA_TO_DEVICE);
 
-	sge.addr = b->dma;
+	/* inline data is copied by the driver from a kernel address */
+	sge.addr = total <= f->max_inline ? (uintptr_t)b->va : b->dma;
 	sge.length = total;
 	sge.lkey = f->pd->local_dma_lkey;
 	wr.wr.wr_id = f->tx_head;

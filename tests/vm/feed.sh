@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 SUB=user/tools/ibtick-sub
 PUB=user/tools/ibtick-pub
 ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
-	publish_needs_cap_net_raw device_removal_blocked_reader
+	publish_needs_cap_net_raw port_flap_rejoin device_removal_blocked_reader
 	unload_refused_with_sockets"
 N=${N:-100000}
 
@@ -101,6 +101,34 @@ publish_needs_cap_net_raw() {
 		$SUB -i veth0 -n 1 -t 1 239.2.0.3 7202 2>&1)
 	[[ $out == *"bound"* ]] || { echo "  unprivileged subscribe: $out"; rc=1; }
 	log_test "publishing needs CAP_NET_RAW, subscribing does not" $rc
+}
+
+# wait_state DEV STATE: rdma's view of DEV/1 (10 s)
+wait_state() {
+	local i
+	for i in $(seq 50); do
+		rdma link show "$1/1" | grep -q "state $2 " && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+port_flap_rejoin() {
+	local rc=0 r=$RESULTS/flap pid
+	mkdir -p "$r"
+	tests/vm/sockapi flap veth0 veth1 >"$r/out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do grep -q phase1 "$r/out" && break; sleep 0.1; done
+	ip link set veth0 down
+	wait_state rxe1 DOWN || { echo "  rxe1 did not go DOWN"; rc=1; }
+	kill -USR1 "$pid"
+	for _ in $(seq 100); do grep -q phase2 "$r/out" && break; sleep 0.1; done
+	ip link set veth0 up
+	wait_state rxe0 ACTIVE && wait_state rxe1 ACTIVE || { echo "  ports did not come back"; rc=1; }
+	kill -USR1 "$pid"
+	wait "$pid" || rc=1
+	cat "$r/out"
+	log_test "port flap: ENETDOWN while down, ticks flow again, membership kept" $rc
 }
 
 device_removal_blocked_reader() {

@@ -10,10 +10,14 @@
  *                                     ENODEV and POLLERR|POLLHUP when the
  *                                     device goes (the script deletes it)
  *   sockapi hold                      keep one socket open until killed
+ *   sockapi flap SUB_IF PUB_IF        a feed across a port flap: ticks flow,
+ *                                     SIGUSR1 (port down) -> send ENETDOWN,
+ *                                     SIGUSR1 (port up) -> ticks flow again
  *
  * Prints "ok"/"not ok" per check and "N passed, N failed".
  */
 #include <errno.h>
+#include <signal.h>
 #include <net/if.h>
 #include <poll.h>
 #include <stdio.h>
@@ -317,6 +321,81 @@ static int wait_dead(const char *ifname)
 	return 0;
 }
 
+static volatile sig_atomic_t usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1++;
+}
+
+static void wait_usr1(int n)
+{
+	while (usr1 < n)
+		pause();
+}
+
+/* Send @n ticks and read them back on @sub; true if all arrived. */
+static int exchange(int pub, int sub, int n)
+{
+	char buf[64] = "flap";
+	int i, got = 0;
+
+	for (i = 0; i < n; i++)
+		if (send(pub, buf, sizeof(buf), 0) < 0)
+			return 0;
+	for (i = 0; i < n; i++)
+		got += recv(sub, buf, sizeof(buf), 0) > 0;
+	return got == n;
+}
+
+static int flap(const char *sub_if, const char *pub_if)
+{
+	struct sockaddr_ibtick sa = addr(sub_if, 7104), pa = addr(pub_if, 7104);
+	struct timeval tv = { .tv_sec = 3 };
+	struct ibtick_stats st;
+	socklen_t len = sizeof(st);
+	int sub = sock(), pub = sock(), i, ok = 0;
+	char buf[64] = "down";
+
+	signal(SIGUSR1, on_usr1);
+	setsockopt(sub, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (bind(sub, (void *)&sa, sizeof(sa)) || connect(pub, (void *)&pa, sizeof(pa))) {
+		perror("flap: bind/connect");
+		return 1;
+	}
+	check(exchange(pub, sub, 10), "flap: 10 ticks before the flap", errno);
+	printf("phase1\n");
+	fflush(stdout);
+	wait_usr1(1);			/* the port is down now */
+	EXPECT_ERR(send(pub, buf, sizeof(buf), 0), ENETDOWN, "flap: send while the port is down -> ENETDOWN");
+	printf("phase2\n");
+	fflush(stdout);
+	wait_usr1(2);			/* the port is up again */
+	for (i = 0; i < 50 && !ok; i++) {	/* rejoin is asynchronous */
+		ok = exchange(pub, sub, 10);
+		if (!ok)
+			usleep(100000);
+	}
+	check(ok, "flap: ticks flow again after the port came back", errno);
+	/* an IB port rejoins a second after PORT_ACTIVE; RoCE keeps IGMP */
+	for (i = 0; i < 20; i++) {
+		memset(&st, 0, sizeof(st));
+		len = sizeof(st);
+		getsockopt(sub, SOL_IBTICK, IBTICK_STATISTICS, &st, &len);
+		if (st.feed_rejoins)
+			break;
+		usleep(100000);
+	}
+	check(exchange(pub, sub, 10), "flap: ticks flow after the rejoin", errno);
+	printf("# rejoins %llu join_errors %llu\n", (unsigned long long)st.feed_rejoins,
+	       (unsigned long long)st.feed_join_errors);
+	check(st.feed_join_errors == 0, "flap: no join errors", 0);
+	close(sub);
+	close(pub);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	fam = ibt_family_number();
@@ -335,6 +414,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "wait-dead") && argc == 3)
 		wait_dead(argv[2]);
+	else if (!strcmp(argv[1], "flap") && argc == 4)
+		flap(argv[2], argv[3]);
 	else if (!strcmp(argv[1], "table") && argc == 4) {
 		table_create();
 		table_bind(argv[2]);

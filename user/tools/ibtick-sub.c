@@ -202,14 +202,15 @@ int main(int argc, char **argv)
 	{
 		fprintf(stderr, "ibtick-sub: socket rx %llu lost %llu skipped_local %llu;"
 			" feed rx %llu gaps %llu gap_ticks %llu old %llu bad_hdr %llu"
-			" other_port %llu rq_empty %llu rx_errors %llu loopback %llu\n",
+			" other_port %llu rq_empty %llu rx_errors %llu loopback %llu rejoins %llu\n",
 			(unsigned long long)st.rx_ticks, (unsigned long long)st.rx_lost,
 			(unsigned long long)st.rx_skipped_local,
 			(unsigned long long)st.feed_rx_ticks, (unsigned long long)st.feed_gaps,
 			(unsigned long long)st.feed_gap_ticks, (unsigned long long)st.feed_old,
 			(unsigned long long)st.feed_bad_hdr, (unsigned long long)st.feed_other_port,
 			(unsigned long long)st.feed_rq_empty, (unsigned long long)st.feed_rx_errors,
-			(unsigned long long)st.feed_loopback);
+			(unsigned long long)st.feed_loopback,
+			(unsigned long long)st.feed_rejoins);
 		if (st.rx_lost != lost) {
 			fprintf(stderr, "ibtick-sub: kernel counted %llu lost, cmsgs said %llu\n",
 				(unsigned long long)st.rx_lost, (unsigned long long)lost);

@@ -237,6 +237,8 @@ struct ibtick_stats {
 	__u64	feed_rx_errors;	/* completions with an error status */
 	__u64	feed_loopback;	/* own host's ticks dropped by the loopback policy */
 	__u64	feed_tx_errors;	/* send completions in error */
+	__u64	feed_rejoins;	/* groups joined again (port up, SM reregister) */
+	__u64	feed_join_errors; /* failed joins and lost memberships */
 };
 
 /* Control messages on recvmsg, level SOL_IBTICK. */
