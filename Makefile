@@ -91,6 +91,9 @@ install: all
 	install -D -m 0755 user/tools/ibtick-sub $(DESTDIR)$(BINDIR)/ibtick-sub
 	install -D -m 0644 user/man/ibtick.8 $(DESTDIR)$(MANDIR)/man8/ibtick.8
 	install -D -m 0644 user/man/ibtick-dev.8 $(DESTDIR)$(MANDIR)/man8/ibtick-dev.8
+	install -D -m 0644 user/man/ibtick.7 $(DESTDIR)$(MANDIR)/man7/ibtick.7
+	install -D -m 0644 include/uapi/linux/ibtick.h $(DESTDIR)$(PREFIX)/include/linux/ibtick.h
+	install -D -m 0644 include/uapi/linux/ibtick_netlink.h $(DESTDIR)$(PREFIX)/include/linux/ibtick_netlink.h
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean

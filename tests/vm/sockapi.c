@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -98,6 +99,17 @@ static void table_create(void)
 	EXPECT_ERR(socket(fam, SOCK_STREAM, 0), ESOCKTNOSUPPORT, "socket(SOCK_STREAM) -> ESOCKTNOSUPPORT");
 	EXPECT_ERR(socket(fam, SOCK_SEQPACKET, 0), ESOCKTNOSUPPORT, "socket(SOCK_SEQPACKET) -> ESOCKTNOSUPPORT");
 	EXPECT_ERR(socket(fam, SOCK_DGRAM, 17), EPROTONOSUPPORT, "socket(protocol 17) -> EPROTONOSUPPORT");
+	{
+		int fd = sock();
+
+		EXPECT_ERR(listen(fd, 1), EOPNOTSUPP, "listen -> EOPNOTSUPP");
+		EXPECT_ERR(accept(fd, NULL, NULL), EOPNOTSUPP, "accept -> EOPNOTSUPP");
+		EXPECT_ERR(shutdown(fd, SHUT_RD), EOPNOTSUPP, "shutdown -> EOPNOTSUPP");
+		errno = 0;
+		check(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED &&
+		      errno == ENODEV, "mmap -> ENODEV (not yet)", errno);
+		close(fd);
+	}
 }
 
 static void table_bind(const char *sub_if)
