@@ -6,7 +6,8 @@
 #   make user         CLI, library, tests' helpers
 #   make check        userspace unit tests, KUnit, the VM suite; ends with
 #                     "N passed, N failed"
-#   make install      modules_install + depmod, CLI, man pages
+#   make install      modules_install (updates/) + depmod, CLI, tools, man
+#                     pages, uapi headers; DESTDIR= stages it (no depmod)
 #   make clean
 #
 # KDIR defaults to the running kernel's build dir; when it has none (a build
@@ -84,8 +85,9 @@ check:
 	WERROR=1 scripts/check.sh
 
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(KVER)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	$(if $(DESTDIR),@echo "ibtick: staged in DESTDIR; run depmod -a $(KVER) on the target",depmod -a $(KVER))
 	install -D -m 0755 user/ibtick/ibtick $(DESTDIR)$(BINDIR)/ibtick
 	install -D -m 0755 user/tools/ibtick-pub $(DESTDIR)$(BINDIR)/ibtick-pub
 	install -D -m 0755 user/tools/ibtick-sub $(DESTDIR)$(BINDIR)/ibtick-sub
@@ -98,3 +100,4 @@ install: all
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -f user/ibtick/ibtick tests/unit/unit tests/vm/sockapi $(TOOLS)
+	rm -rf .check
