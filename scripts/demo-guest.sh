@@ -32,13 +32,13 @@ rdma link delete rxe1
 rdma link add rxe1 type rxe netdev veth1
 "$ibtick" dev show rxe1
 
-step "a feed: publisher on rxe1 (veth1), two subscribers on rxe0 (veth0), 10000 ticks"
+step "a feed: publisher on rxe1 (veth1) at 2000 ticks/s, two subscribers on rxe0 (veth0), 10000 ticks"
 # the slow reader binds first: it creates the feed with a 64-slot ring
-user/tools/ibtick-sub -i veth0 -n 10000 -t 5 -S 64 -d 200 239.5.5.5 9001 >"$RESULTS/sub2" 2>"$RESULTS/sub2.err" &
+user/tools/ibtick-sub -i veth0 -n 10000 -t 5 -S 64 -d 2000 239.5.5.5 9001 >"$RESULTS/sub2" 2>"$RESULTS/sub2.err" &
 sleep 1
 user/tools/ibtick-sub -i veth0 -n 10000 -t 5 239.5.5.5 9001 >"$RESULTS/sub1" 2>"$RESULTS/sub1.err" &
 sleep 1
-user/tools/ibtick-pub -i veth1 -n 10000 239.5.5.5 9001
+user/tools/ibtick-pub -i veth1 -n 10000 -r 2000 239.5.5.5 9001
 wait
 echo "fast subscriber:           $(cat "$RESULTS/sub1")"
 echo "slow subscriber (lapped):  $(cat "$RESULTS/sub2")"
