@@ -6,7 +6,10 @@
  * CQs, maps the receive and send buffers once and posts the receives; the
  * data path then never allocates or maps anything.
  */
+#include <linux/cred.h>
 #include <linux/inetdevice.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <net/netlink.h>
@@ -73,6 +76,44 @@ static int ibt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		break;
 	}
 	return 0;
+}
+
+/*
+ * Charge the ring to the creating user's locked memory, as AF_XDP charges
+ * its umem: RLIMIT_MEMLOCK bounds what an unprivileged subscriber can pin;
+ * CAP_IPC_LOCK is exempt.  Sockets that join an existing feed share it and
+ * pay nothing.  Context: process (bind/connect).
+ */
+static int ibt_memlock_charge(struct ibt_feed *f, u64 bytes)
+{
+	unsigned long pages = PAGE_ALIGN(bytes) >> PAGE_SHIFT;
+	unsigned long limit, old, new;
+	struct user_struct *user;
+
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	user = get_uid(current_user());
+	do {
+		old = atomic_long_read(&user->locked_vm);
+		new = old + pages;
+		if (new > limit) {
+			free_uid(user);
+			return -ENOBUFS;
+		}
+	} while (atomic_long_cmpxchg(&user->locked_vm, old, new) != old);
+	f->memlock_user = user;
+	f->memlock_pages = pages;
+	return 0;
+}
+
+static void ibt_memlock_uncharge(struct ibt_feed *f)
+{
+	if (!f->memlock_user)
+		return;
+	atomic_long_sub(f->memlock_pages, &f->memlock_user->locked_vm);
+	free_uid(f->memlock_user);
+	f->memlock_user = NULL;
 }
 
 static void ibt_bufs_free(struct ib_device *ibdev, struct ibt_buf *b, u32 n,
@@ -369,6 +410,7 @@ static void ibt_feed_release(struct kref *ref)
 	if (f->live || f->cm_id)
 		ibt_feed_teardown(f);
 	ibt_dev_put(f->dev);
+	ibt_memlock_uncharge(f);
 	vfree(f->ring_mem);
 	kfree(f);
 }
@@ -433,6 +475,10 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
 	init_waitqueue_head(&f->wq);
 	mutex_init(&f->tx_lock);
 	ibt_pubtrack_init(&f->pubs);
+	err = ibt_memlock_charge(f, ring_bytes);
+	if (err)
+		goto out_free;
+	err = -ENOMEM;
 	f->ring_mem = vmalloc_user(PAGE_ALIGN(ring_bytes));
 	if (!f->ring_mem)
 		goto out_free;
@@ -462,6 +508,7 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
 	return f;
 
 out_free:
+	ibt_memlock_uncharge(f);
 	vfree(f->ring_mem);
 	kfree(f);
 out_put_dev:

@@ -86,6 +86,7 @@ struct ibt_dev {
 struct ibt_buf {
 	void	*va;
 	u64	dma;
+	u64	seq;	/* receive: ibt_feed.rx_seq when it was last posted */
 };
 
 /* Feed counters: written by the feed's receive poll only (one at a time). */
@@ -153,12 +154,14 @@ struct ibt_feed {
 	u32			rq_size;
 	u32			rx_buf_size;	/* GRH + wire_max */
 	struct ibt_buf		*rx;
-	u32			rx_posted;	/* outstanding receives */
+	u64			rx_seq;		/* receive buffers posted, ever */
 	struct ib_wc		rx_wc[IBT_RX_BATCH];	/* poll scratch */
 	struct ib_recv_wr	rx_wr[IBT_RX_BATCH];
 	struct ib_sge		rx_sge[IBT_RX_BATCH];
 	struct ibt_ring		ring;
 	void			*ring_mem;	/* vmalloc_user */
+	struct user_struct	*memlock_user;	/* charged ring pages */
+	unsigned long		memlock_pages;
 	struct ibt_pubtrack	pubs;
 	struct ibt_feed_stats	st;
 	wait_queue_head_t	wq;	/* readers, publishers waiting for room */

@@ -35,10 +35,10 @@ int ibt_rx_post_all(struct ibt_feed *f)
 
 	for (i = 0; i < f->rq_size; i++) {
 		ibt_rx_sge(f, i, &wr, &sge);
+		f->rx[i].seq = f->rx_seq++;
 		err = ib_post_recv(f->qp, &wr, NULL);
 		if (err)
 			return err;
-		f->rx_posted++;
 	}
 	return 0;
 }
@@ -147,34 +147,36 @@ int ibt_rx_poll(struct irq_poll *iop, int budget)
 	struct ib_wc *wc = f->rx_wc;
 	u64 before = f->st.rx_ticks;
 	int done = 0, n, i, nr;
-	u64 now;
+	u64 now, newest;
 
 	while (done < budget) {
 		n = ib_poll_cq(f->rcq, min(IBT_RX_BATCH, budget - done), wc);
 		if (n <= 0)
 			break;
 		now = ktime_get_real_ns();
-		f->rx_posted -= n;
-		if (!f->rx_posted)
-			f->st.rq_empty++;	/* the RQ ran dry: UD drops silently */
+		newest = f->rx_seq - 1;	/* this batch reposts after the loop */
 		for (i = 0, nr = 0; i < n; i++) {
 			if (wc[i].status == IB_WC_WR_FLUSH_ERR)
 				continue;	/* flushed: the feed is going */
+			/*
+			 * The RQ is a FIFO: the completion of the newest buffer
+			 * posted means that, at that moment, none was left -
+			 * and UD drops what arrives then, silently.
+			 */
+			if (f->rx[wc[i].wr_id].seq == newest)
+				f->st.rq_empty++;
 			if (wc[i].status != IB_WC_SUCCESS)
 				f->st.rx_errors++;	/* e.g. too long: repost */
 			else
 				ibt_rx_one(f, &wc[i], now);
 			ibt_rx_sge(f, wc[i].wr_id, &wr[nr], &sge[nr]);
+			f->rx[wc[i].wr_id].seq = f->rx_seq++;
 			if (nr)
 				wr[nr - 1].next = &wr[nr];
 			nr++;
 		}
-		if (nr) {
-			if (ib_post_recv(f->qp, wr, NULL))
-				f->st.rx_errors++;	/* QP in error: going */
-			else
-				f->rx_posted += nr;
-		}
+		if (nr && ib_post_recv(f->qp, wr, NULL))
+			f->st.rx_errors++;	/* QP in error: going */
 		done += n;
 	}
 	if (f->st.rx_ticks != before && wq_has_sleeper(&f->wq))
