@@ -22,6 +22,7 @@
 
 #include "addr.h"
 #include "ibt.h"
+#include "verlen.h"
 
 int ibt_family = IBTICK_AF_DEFAULT;
 module_param_named(family, ibt_family, int, 0444);
@@ -494,9 +495,9 @@ static int ibt_setsockopt(struct socket *sock, int level, int optname,
 static int ibt_put_versioned(char __user *optval, int __user *optlen, int len,
 			     const void *val, size_t size, size_t min)
 {
-	if (len < 0 || (size_t)len < min)
-		return -EINVAL;
-	len = min_t(size_t, len, size);
+	len = ibt_versioned_len(len, size, min);
+	if (len < 0)
+		return len;
 	if (copy_to_user(optval, val, len) || put_user(len, optlen))
 		return -EFAULT;
 	return 0;
