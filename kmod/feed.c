@@ -53,8 +53,11 @@ static int ibt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_MULTICAST_JOIN:
-		if (completion_done(&f->joined))
-			break;		/* a rejoin: the QP stays attached, the AH valid */
+		if (completion_done(&f->joined)) {
+			/* a rejoin; the QP stays attached, the AH valid */
+			f->dev->rejoin_backoff = 0;
+			break;
+		}
 		/* the event's ah_attr (and its GID reference) dies on return */
 		rdma_copy_ah_attr(&f->ah_attr, &ev->param.ud.ah_attr);
 		f->have_ah_attr = true;
@@ -66,7 +69,11 @@ static int ibt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		f->st.join_errors++;
 		if (completion_done(&f->joined)) {
 			/* lost the group after joining: try again, backing off */
-			ibt_dev_rejoin(f->dev, f->dport - f->dev->ports, 1);
+			f->dev->rejoin_backoff =
+				clamp(f->dev->rejoin_backoff * 2, 1U,
+				      (unsigned int)IBT_REJOIN_MAX_S);
+			ibt_dev_rejoin(f->dev, f->dport - f->dev->ports,
+				       f->dev->rejoin_backoff);
 			break;
 		}
 		f->join_err = ev->status ?: -ENETUNREACH;
@@ -252,9 +259,9 @@ static void ibt_feed_teardown(struct ibt_feed *f)
 	f->pd = NULL;
 	/* leaves the group; no handler runs after this */
 	if (f->cm_id) {
-		/* let a join in flight report first (see the rejoin work) */
+		/* let a join in flight report first, briefly */
 		wait_event_timeout(f->wq, !READ_ONCE(f->join_pending),
-				   msecs_to_jiffies(IBT_JOIN_TIMEOUT_MS));
+				   msecs_to_jiffies(1000));
 		rdma_destroy_id(f->cm_id);
 	}
 	f->cm_id = NULL;
@@ -561,12 +568,14 @@ void ibt_feeds_rejoin_work(struct work_struct *work)
 		idx = f->dport - d->ports;
 		if (f->dev != d || !f->live || !(ports & BIT(idx)))
 			continue;
-		/*
-		 * A join still in flight is fresh enough; leaving it now would
-		 * also hit rdma_cm's leak of a RoCE join's event that is
-		 * cancelled before it ran (its GID reference is never put).
-		 */
-		if (READ_ONCE(f->join_pending))
+		/* a join still in flight is fresh enough: try again later */
+		if (READ_ONCE(f->join_pending)) {
+			set_bit(idx, &d->rejoin_ports);	/* look again later */
+			failed = true;
+			continue;
+		}
+		/* a port that is down rejoins on its PORT_ACTIVE */
+		if (!READ_ONCE(f->dport->active))
 			continue;
 		grp.sin_addr.s_addr = f->group;
 		rdma_leave_multicast(f->cm_id, (struct sockaddr *)&grp);
@@ -583,11 +592,10 @@ void ibt_feeds_rejoin_work(struct work_struct *work)
 	}
 	mutex_unlock(&ibt_feeds_lock);
 
+	/* reset only by a join that succeeded (the cm handler) */
 	if (failed) {
 		d->rejoin_backoff = clamp(d->rejoin_backoff * 2, 1U,
 					  (unsigned int)IBT_REJOIN_MAX_S);
 		mod_delayed_work(ibt_wq, &d->rejoin_work, d->rejoin_backoff * HZ);
-	} else {
-		d->rejoin_backoff = 0;
 	}
 }

@@ -200,17 +200,20 @@ static int ibt_add_one(struct ib_device *ibdev)
 	d->index = ibdev->index;
 	d->nports = nports;
 	kref_init(&d->ref);
+	for (i = 0; i < nports; i++)
+		d->ports[i].num = first + i;
+	INIT_DELAYED_WORK(&d->rejoin_work, ibt_feeds_rejoin_work);
+
+	/* events first, then the state: a PORT_ACTIVE in between is not lost */
+	INIT_IB_EVENT_HANDLER(&d->ev_handler, ibdev, ibt_event_handler);
+	ib_register_event_handler(&d->ev_handler);
 	for (i = 0; i < nports; i++) {
 		struct ib_port_attr pa;
 
-		d->ports[i].num = first + i;
-		d->ports[i].active = !ib_query_port(ibdev, first + i, &pa) &&
-				     pa.state == IB_PORT_ACTIVE;
+		if (!ib_query_port(ibdev, first + i, &pa))
+			WRITE_ONCE(d->ports[i].active,
+				   pa.state == IB_PORT_ACTIVE);
 	}
-	INIT_DELAYED_WORK(&d->rejoin_work, ibt_feeds_rejoin_work);
-
-	INIT_IB_EVENT_HANDLER(&d->ev_handler, ibdev, ibt_event_handler);
-	ib_register_event_handler(&d->ev_handler);
 	ib_set_client_data(ibdev, &ibt_client, d);
 
 	mutex_lock(&ibt_devs_lock);

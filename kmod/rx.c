@@ -8,6 +8,7 @@
  * Context: softirq (irq_poll), one poll at a time per feed: the feed's ring
  * has exactly one producer.
  */
+#include <linux/in.h>
 #include <linux/ktime.h>
 #include <rdma/ib_verbs.h>
 
@@ -44,6 +45,26 @@ int ibt_rx_post_all(struct ibt_feed *f)
 }
 
 /*
+ * The network header of a RoCE completion from a driver that does not say
+ * which it is: an IPv4 header (RoCEv2) sits in the last 20 bytes of the
+ * 40-byte area, an IPv6 one (RoCEv2) or a GRH (RoCEv1) fills it.
+ */
+static enum rdma_network_type ibt_roce_net_type(const void *nethdr)
+{
+	const struct ib_grh *grh = nethdr;
+
+	switch (ib_get_rdma_header_version(nethdr)) {
+	case 4:
+		return RDMA_NETWORK_IPV4;
+	case 6:
+		return grh->next_hdr == IPPROTO_UDP ? RDMA_NETWORK_IPV6 :
+						      RDMA_NETWORK_ROCE_V1;
+	default:
+		return RDMA_NETWORK_ROCE_V1;
+	}
+}
+
+/*
  * Sent by this feed's own QP?  QP numbers repeat across devices, so the
  * source GID of the network header must be the feed's own too.  Only
  * looked at when the QP number matches (rare but for loopback).
@@ -59,7 +80,7 @@ static bool ibt_rx_from_self(struct ibt_feed *f, const struct ib_wc *wc,
 	if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
 		nt = wc->network_hdr_type;
 	else if (rdma_protocol_roce(f->dev->ibdev, f->port_num))
-		nt = ib_get_rdma_header_version(nethdr);	/* RoCEv1/v2 */
+		nt = ibt_roce_net_type(nethdr);
 	if (ib_get_gids_from_rdma_hdr(nethdr, nt, &sgid, &dgid))
 		return false;
 	return !memcmp(&sgid, &f->sgid, sizeof(sgid));

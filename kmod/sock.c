@@ -236,14 +236,15 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
 	struct sock *sk = &is->sk;
 	int err = 0;
 
+	bool lost_sent = false;
+
 	if (is->lost_pending && is->lost_cmsg) {
 		bool ctrunc = msg->msg_flags & MSG_CTRUNC;
 
 		err = put_cmsg(msg, SOL_IBTICK, IBTICK_CMSG_LOST,
 			       sizeof(is->lost_pending), &is->lost_pending);
 		/* reported only if it really reached the caller */
-		if (!err && (ctrunc || !(msg->msg_flags & MSG_CTRUNC)))
-			is->lost_pending = 0;
+		lost_sent = !err && (ctrunc || !(msg->msg_flags & MSG_CTRUNC));
 	}
 	if (!err)
 		err = put_cmsg(msg, SOL_IBTICK, IBTICK_CMSG_TICK, sizeof(ti), &ti);
@@ -266,6 +267,8 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
 				       sizeof(ts), &ts);
 		}
 	}
+	if (!err && lost_sent)
+		is->lost_pending = 0;	/* only once the whole call succeeds */
 	return err;
 }
 
@@ -350,6 +353,9 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 				goto out;
 			}
 			/* sleep without the lock: sends, sockopts go on */
+			is->st.rx_lost += lost;
+			is->lost_pending += lost;
+			lost = 0;
 			mutex_unlock(&is->lock);
 			err = ibt_wait(is, &timeo);
 			mutex_lock(&is->lock);
@@ -413,6 +419,7 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 			 poll_table *wait)
 {
 	struct ibt_sock *is = ibt_sk(sock->sk);
+	/* pairs with the release in ibt_attach(): a set feed is initialised */
 	struct ibt_feed *f = smp_load_acquire(&is->feed);
 	__poll_t mask = 0;
 
@@ -421,6 +428,7 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 		return 0;
 	}
 	poll_wait(file, &f->wq, wait);
+	/* pairs with the release in ibt_bind(): the cursor is set */
 	if (smp_load_acquire(&is->subscribed) &&
 	    ibt_ring_backlog(&f->ring, READ_ONCE(is->cursor)))
 		mask |= EPOLLIN | EPOLLRDNORM;

@@ -37,9 +37,33 @@ static void ibt_tx_reap(struct ibt_feed *f)
 }
 
 /* For poll(): room in the send queue (a racy read, re-checked by send). */
-bool ibt_tx_room(struct ibt_feed *f)
+static bool ibt_tx_has_room(struct ibt_feed *f)
 {
 	return READ_ONCE(f->tx_head) - READ_ONCE(f->tx_tail) < f->sq_size - 1;
+}
+
+/*
+ * For poll(): is there room in the send queue?  When there seems to be
+ * none, reap what completed, and if the queue is still full arm the send
+ * CQ so that its next completion wakes POLLOUT waiters (ibt_tx_comp), then
+ * reap once more for completions that raced the arming.  Context: process.
+ */
+bool ibt_tx_room(struct ibt_feed *f)
+{
+	if (ibt_tx_has_room(f))
+		return true;
+	if (!mutex_trylock(&f->tx_lock))
+		return false;	/* a sender is reaping right now */
+	if (f->qp) {
+		ibt_tx_reap(f);
+		if (!ibt_tx_has_room(f)) {
+			ib_req_notify_cq(f->scq, IB_CQ_NEXT_COMP |
+					 IB_CQ_REPORT_MISSED_EVENTS);
+			ibt_tx_reap(f);
+		}
+	}
+	mutex_unlock(&f->tx_lock);
+	return ibt_tx_has_room(f);
 }
 
 /*
