@@ -33,6 +33,83 @@ module_param(max_feeds, uint, 0644);
 MODULE_PARM_DESC(max_feeds, "most feeds the host may have at once (ENOBUFS beyond)");
 
 /*
+ * A rejoin came back.  The SA may have given the group a new MLID (or the
+ * path a new SL) - after an SM failover, or when the group was recreated:
+ * keep the new attributes for the rejoin work, which re-attaches the QP and
+ * rebuilds the AH (neither may be done here: teardown waits for this
+ * handler while holding ibt_feeds_lock).  Context: rdma_cm handler.
+ */
+static void ibt_feed_rejoined(struct ibt_feed *f,
+			      const struct rdma_ah_attr *attr)
+{
+	struct rdma_ah_attr old = {};
+	bool had_old;
+
+	if (rdma_ah_get_dlid(attr) == READ_ONCE(f->mlid) &&
+	    !memcmp(&rdma_ah_read_grh(attr)->dgid, &f->mgid, sizeof(f->mgid)) &&
+	    rdma_ah_get_sl(attr) == rdma_ah_get_sl(&f->ah_attr))
+		return;
+	spin_lock(&f->new_ah_lock);
+	had_old = f->have_new_ah_attr;
+	if (had_old)
+		old = f->new_ah_attr;
+	rdma_copy_ah_attr(&f->new_ah_attr, attr);
+	f->have_new_ah_attr = true;
+	spin_unlock(&f->new_ah_lock);
+	if (had_old)
+		rdma_destroy_ah_attr(&old);
+	mod_delayed_work(ibt_wq, &f->dev->rejoin_work, 0);
+}
+
+/*
+ * Apply attributes a rejoin brought (see ibt_feed_rejoined): move the QP's
+ * attachment to the new MLID and send through a new AH.  Sends that used
+ * the old AH complete first.  Context: the rejoin work, ibt_feeds_lock held.
+ */
+static void ibt_feed_apply_rejoin(struct ibt_feed *f)
+{
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah, *old_ah;
+	union ib_gid mgid;
+	u16 mlid;
+
+	lockdep_assert_held(&ibt_feeds_lock);
+	spin_lock(&f->new_ah_lock);
+	if (!f->have_new_ah_attr) {
+		spin_unlock(&f->new_ah_lock);
+		return;
+	}
+	attr = f->new_ah_attr;		/* the GID reference moves with it */
+	f->have_new_ah_attr = false;
+	spin_unlock(&f->new_ah_lock);
+
+	mgid = rdma_ah_read_grh(&attr)->dgid;
+	mlid = rdma_ah_get_dlid(&attr);
+	ah = rdma_create_ah(f->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		f->st.join_errors++;
+		rdma_destroy_ah_attr(&attr);
+		return;
+	}
+	ibt_tx_drain(f, 100);
+	mutex_lock(&f->tx_lock);
+	if (f->attached)
+		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
+	f->attached = !ib_attach_mcast(f->qp, &mgid, mlid);
+	if (!f->attached)
+		f->st.join_errors++;
+	old_ah = f->ah;
+	f->ah = ah;
+	WRITE_ONCE(f->mlid, mlid);
+	f->mgid = mgid;
+	mutex_unlock(&f->tx_lock);
+	ibt_tx_drain(f, 100);	/* nothing may still use the old AH */
+	rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
+	rdma_destroy_ah_attr(&f->ah_attr);
+	f->ah_attr = attr;
+}
+
+/*
  * rdma_cm events for a feed's id.  Context: rdma_cm's work queue.  Only the
  * join result matters here; the id is destroyed by the feed's teardown,
  * never by returning non-zero.
@@ -54,8 +131,8 @@ static int ibt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	switch (ev->event) {
 	case RDMA_CM_EVENT_MULTICAST_JOIN:
 		if (completion_done(&f->joined)) {
-			/* a rejoin; the QP stays attached, the AH valid */
 			f->dev->rejoin_backoff = 0;
+			ibt_feed_rejoined(f, &ev->param.ud.ah_attr);
 			break;
 		}
 		/* the event's ah_attr (and its GID reference) dies on return */
@@ -268,6 +345,9 @@ static void ibt_feed_teardown(struct ibt_feed *f)
 	if (f->have_ah_attr)
 		rdma_destroy_ah_attr(&f->ah_attr);
 	f->have_ah_attr = false;
+	if (f->have_new_ah_attr)	/* no handler runs any more */
+		rdma_destroy_ah_attr(&f->new_ah_attr);
+	f->have_new_ah_attr = false;
 }
 
 /* Build the verbs side and join.  Context: process, ibt_feeds_lock held. */
@@ -479,6 +559,7 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
 	f->rq_size = IBT_RQ_SIZE;
 	f->sq_size = IBT_SQ_SIZE;
 	init_completion(&f->joined);
+	spin_lock_init(&f->new_ah_lock);
 	init_waitqueue_head(&f->wq);
 	mutex_init(&f->tx_lock);
 	ibt_pubtrack_init(&f->pubs);
@@ -565,6 +646,8 @@ void ibt_feeds_rejoin_work(struct work_struct *work)
 
 	mutex_lock(&ibt_feeds_lock);
 	list_for_each_entry(f, &ibt_feeds, list) {
+		if (f->dev == d && f->live)
+			ibt_feed_apply_rejoin(f);
 		idx = f->dport - d->ports;
 		if (f->dev != d || !f->live || !(ports & BIT(idx)))
 			continue;

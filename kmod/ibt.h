@@ -149,6 +149,10 @@ struct ibt_feed {
 	int			join_err;
 	struct rdma_ah_attr	ah_attr;	/* from the join; ref held */
 	bool			have_ah_attr;
+	/* a rejoin's new attributes, for the rejoin work; new_ah_lock */
+	spinlock_t		new_ah_lock;
+	struct rdma_ah_attr	new_ah_attr;
+	bool			have_new_ah_attr;
 	/* receive: the poll context only */
 	struct irq_poll		iop;
 	u32			rq_size;
