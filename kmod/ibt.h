@@ -4,10 +4,13 @@
  *
  * Lock order (outermost first):
  *   genl_mutex (held by the genetlink core around every doit/dumpit)
- *   ibt_feeds_lock (feed creation and teardown, bind, device removal)
- *     ibt_devs_lock
- *       ib_core internals (ib_query_port, GID table locks)
- *   ibt_feed.tx_lock (sendmsg; nothing nests inside but ib_core's SQ lock)
+ *   ibt_sock.lock (bind/connect/sendmsg/sockopts; recvmsg drops it to sleep)
+ *     ibt_feeds_lock (feed creation and teardown, rejoin work, removal)
+ *       ibt_devs_lock
+ *         ib_core internals (ib_query_port, GID table locks, and rtnl via
+ *         rdma_cm's IGMP joins and rxe's port queries)
+ *       ibt_feed.tx_lock (sendmsg, the drain before teardown)
+ *         ibt_feed.new_ah_lock (spinlock: a rejoin's attributes)
  * ib_core calls the ib_client add/remove callbacks with its own client locks
  * held; they take ibt_devs_lock.  The port event handler runs under the
  * device's event_handler_rwsem (read) and takes no ibtick lock, so that
