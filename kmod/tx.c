@@ -96,7 +96,9 @@ int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
 		goto out;
 	}
 	ibdev = f->dev->ibdev;
-	ibt_tx_reap(f);
+	/* a CQ poll per tick is wasted while the queue has room to spare */
+	if (f->tx_head - f->tx_tail >= f->sq_size / 2)
+		ibt_tx_reap(f);
 	if (f->tx_head - f->tx_tail >= f->sq_size - 1) {
 		/* wake POLLOUT waiters from the next send completion */
 		if (ib_req_notify_cq(f->scq, IB_CQ_NEXT_COMP |
