@@ -300,14 +300,16 @@ static void ibt_feed_teardown(struct ibt_feed *f)
 
 	lockdep_assert_held(&ibt_feeds_lock);
 	WRITE_ONCE(f->live, false);
-	f->ring.hdr->flags |= IBTICK_RING_DEAD;
+	ibt_ring_set_dead(&f->ring);
 	wake_up_interruptible_all(&f->wq);
 
+	/* no owner drains or re-arms the CQ after this (poll.c) */
+	ibt_poll_seize(f);
 	if (f->qp)
 		ib_modify_qp(f->qp, &attr, IB_QP_STATE);
 	if (f->rcq) {
 		irq_poll_disable(&f->iop);
-		/* a poll past irq_poll_complete() may still re-arm the CQ */
+		/* a CQ event handler may still be on its way out */
 		synchronize_rcu();
 	}
 	if (f->attached)
@@ -388,8 +390,12 @@ static int ibt_feed_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
 		f->pd = NULL;
 		return err;
 	}
+	if (f->comp_vector >= ibdev->num_comp_vectors) {
+		NL_SET_ERR_MSG(extack, "completion vector out of range");
+		return -EINVAL;
+	}
 	cqa.cqe = f->rq_size;
-	cqa.comp_vector = 0;
+	cqa.comp_vector = f->comp_vector;
 	f->rcq = ib_create_cq(ibdev, ibt_rx_comp, NULL, f, &cqa);
 	if (IS_ERR(f->rcq)) {
 		err = PTR_ERR(f->rcq);
@@ -514,8 +520,9 @@ void ibt_feed_put(struct ibt_feed *f)
  * @slot_size, already validated), referenced.  Context: process, may sleep
  * for the multicast join (bounded by IBT_JOIN_TIMEOUT_MS).
  */
-struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
-			      u32 slot_size, struct netlink_ext_ack *extack)
+struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
+			      const struct ibt_feed_params *p,
+			      struct netlink_ext_ack *extack)
 {
 	struct ibt_feed *f;
 	struct ibt_dev *d;
@@ -523,7 +530,7 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
 	u32 port;
 	int err;
 
-	err = ibt_ring_geometry(nslots, slot_size, &ring_bytes);
+	err = ibt_ring_geometry(p->nslots, p->slot_size, &ring_bytes);
 	if (err)
 		return ERR_PTR(err);
 
@@ -562,6 +569,8 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
 	spin_lock_init(&f->new_ah_lock);
 	init_waitqueue_head(&f->wq);
 	mutex_init(&f->tx_lock);
+	ibt_poll_init(f);
+	f->comp_vector = p->comp_vector;
 	ibt_pubtrack_init(&f->pubs);
 	err = ibt_memlock_charge(f, ring_bytes);
 	if (err)
@@ -570,7 +579,7 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
 	f->ring_mem = vmalloc_user(PAGE_ALIGN(ring_bytes));
 	if (!f->ring_mem)
 		goto out_free;
-	ibt_ring_init(&f->ring, f->ring_mem, nslots, slot_size, 0);
+	ibt_ring_init(&f->ring, f->ring_mem, p->nslots, p->slot_size, 0);
 	f->ifindex = a->ifindex;
 	if (!f->ifindex) {
 		char name[IFNAMSIZ];

@@ -11,6 +11,11 @@
  *         rdma_cm's IGMP joins and rxe's port queries)
  *       ibt_feed.tx_lock (sendmsg, the drain before teardown)
  *         ibt_feed.new_ah_lock (spinlock: a rejoin's attributes)
+ *       ibt_feed.poll_lock (poll mode changes, the busy-poll thread's life)
+ * The receive CQ has no lock but an owner: the IBT_POLL_OWNED bit of
+ * ibt_feed.poll_state (see poll.c), which whoever drains the CQ holds.
+ * The mmap'd ring takes no lock: mappings hold the socket's file, so the
+ * socket (and through it the feed and its ring) outlives them (mmap.c).
  * ib_core calls the ib_client add/remove callbacks with its own client locks
  * held; they take ibt_devs_lock.  The port event handler runs under the
  * device's event_handler_rwsem (read) and takes no ibtick lock, so that
@@ -27,9 +32,12 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <net/sock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "addr.h"
 #include "pubtrack.h"
 #include "ring.h"
 
@@ -92,7 +100,7 @@ struct ibt_buf {
 	u64	seq;	/* receive: ibt_feed.rx_seq when it was last posted */
 };
 
-/* Feed counters: written by the feed's receive poll only (one at a time). */
+/* Feed counters: written by the receive CQ's owner only (one at a time). */
 struct ibt_feed_stats {
 	u64	rx_ticks;
 	u64	rx_bytes;
@@ -108,6 +116,23 @@ struct ibt_feed_stats {
 	u64	tx_cqe_errors;	/* tx_lock */
 	u64	rejoins;	/* ibt_feeds_lock */
 	u64	join_errors;	/* ibt_feeds_lock / rdma_cm handler */
+	/* completions drained, by context (the CQ's owner) */
+	u64	cqe_irq;
+	u64	cqe_thread;
+	u64	cqe_caller;
+	u64	rx_drain_ns;	/* in drains that found completions */
+	/* the busy-poll thread (only it writes these) */
+	u64	poll_loops;
+	u64	poll_empty;
+	u64	poll_busy_ns;
+	u64	poll_yields;
+};
+
+/* ibt_feed.poll_state bits */
+enum {
+	IBT_POLL_OWNED,		/* somebody drains the receive CQ */
+	IBT_POLL_MISSED,	/* a CQ event found it owned: re-check at release */
+	IBT_POLL_SEIZED,	/* teardown owns it for good */
 };
 
 /*
@@ -156,7 +181,8 @@ struct ibt_feed {
 	spinlock_t		new_ah_lock;
 	struct rdma_ah_attr	new_ah_attr;
 	bool			have_new_ah_attr;
-	/* receive: the poll context only */
+	/* receive: the CQ's owner only (poll.c) */
+	unsigned long		poll_state;	/* IBT_POLL_* bits */
 	struct irq_poll		iop;
 	u32			rq_size;
 	u32			rx_buf_size;	/* GRH + wire_max */
@@ -173,6 +199,15 @@ struct ibt_feed {
 	struct ibt_feed_stats	st;
 	wait_queue_head_t	wq;	/* readers, publishers waiting for room */
 	atomic_t		loopback_readers;
+	atomic_t		readers;	/* subscribed sockets */
+	atomic64_t		cq_events;	/* receive CQ completion events */
+	u32			comp_vector;	/* of the receive CQ, constant */
+	/* poll mode: poll_lock */
+	struct mutex		poll_lock;
+	u32			poll_mode;	/* IBTICK_POLL_*; READ_ONCE */
+	s32			poll_cpu;	/* -1: not pinned */
+	struct task_struct	*poll_thread;
+	wait_queue_head_t	poll_wq;	/* the thread, waiting for readers */
 	/* send: tx_lock */
 	struct mutex		tx_lock;
 	u32			sq_size;
@@ -180,6 +215,36 @@ struct ibt_feed {
 	u64			tx_head;	/* sends posted */
 	u64			tx_tail;	/* sends known complete */
 };
+
+/*
+ * An AF_IBTICK socket.  ibt_sock.lock serialises bind/connect/sockopts and
+ * the cursor and counters of recvmsg/sendmsg; @feed is set once (release
+ * store, for poll and mmap which take no lock) and kept until release.
+ */
+struct ibt_sock {
+	struct sock		sk;	/* first */
+	struct mutex		lock;
+	struct ibt_feed		*feed;	/* referenced; set once */
+	struct ibt_addr		addr;
+	bool			subscribed;	/* bind() */
+	bool			publisher;	/* connect() / sendto() */
+	bool			loopback;
+	bool			lost_cmsg;
+	u32			nslots;		/* geometry for a new feed */
+	u32			slot_size;
+	u32			comp_vector;	/* for a new feed */
+	atomic_t		mappings;	/* live mmaps of the ring */
+	u64			cursor;
+	u64			lost_pending;	/* for IBTICK_CMSG_LOST */
+	u32			pub_id;
+	u64			pub_seq;
+	struct ibtick_stats	st;	/* socket part; lock */
+};
+
+static inline struct ibt_sock *ibt_sk(struct sock *sk)
+{
+	return container_of(sk, struct ibt_sock, sk);
+}
 
 /* ibdev.c */
 extern struct mutex ibt_devs_lock;
@@ -197,9 +262,15 @@ struct ibt_dev *ibt_dev_get_by_netdev(int ifindex, u32 *port);
 
 /* feed.c */
 extern struct mutex ibt_feeds_lock;
-struct ibt_addr;
-struct ibt_feed *ibt_feed_get(const struct ibt_addr *a, u32 nslots,
-			      u32 slot_size, struct netlink_ext_ack *extack);
+struct ibt_feed_params {
+	u32	nslots;
+	u32	slot_size;
+	u32	comp_vector;
+};
+
+struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
+			      const struct ibt_feed_params *p,
+			      struct netlink_ext_ack *extack);
 void ibt_feed_put(struct ibt_feed *f);
 void ibt_feeds_dev_gone(struct ibt_dev *d);
 void ibt_feeds_rejoin_work(struct work_struct *work);
@@ -211,9 +282,24 @@ static inline bool ibt_feed_live(const struct ibt_feed *f)
 }
 
 /* rx.c */
+enum ibt_rx_ctx { IBT_RX_IRQ, IBT_RX_THREAD, IBT_RX_CALLER };
 int ibt_rx_post_all(struct ibt_feed *f);
+int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx);
+
+/* poll.c */
+void ibt_poll_init(struct ibt_feed *f);
 int ibt_rx_poll(struct irq_poll *iop, int budget);
 void ibt_rx_comp(struct ib_cq *cq, void *ctx);
+bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns);
+int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu);
+void ibt_poll_stop(struct ibt_feed *f);
+void ibt_poll_seize(struct ibt_feed *f);
+void ibt_poll_reader_added(struct ibt_feed *f);
+
+/* mmap.c */
+int ibt_mmap(struct file *file, struct socket *sock,
+	     struct vm_area_struct *vma);
+u64 ibt_mmap_len(const struct ibt_feed *f);
 
 /* tx.c */
 struct ibt_pub_hdr;

@@ -121,6 +121,12 @@ void ibt_ring_skip_lapped(const struct ibt_ring *r, u64 *cursor, u64 *lost)
 	*cursor = next;
 }
 
+void ibt_ring_set_dead(struct ibt_ring *r)
+{
+	/* after every commit; pairs with ibt_ring_flags() and user readers */
+	smp_store_release(&r->hdr->flags, r->hdr->flags | IBTICK_RING_DEAD);
+}
+
 u64 ibt_ring_backlog(const struct ibt_ring *r, u64 cursor)
 {
 	/* (C), matches (E) */

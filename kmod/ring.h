@@ -14,6 +14,7 @@
 #define _IBTICK_RING_H
 
 #include <linux/types.h>
+#include <asm/barrier.h>
 #include <linux/ibtick.h>
 
 struct ibt_ring {
@@ -80,6 +81,18 @@ bool ibt_ring_still_valid(const struct ibt_ring *r,
  * others the producer has since overwritten as lost, and move on.
  */
 void ibt_ring_skip_lapped(const struct ibt_ring *r, u64 *cursor, u64 *lost);
+
+/*
+ * Producer side, after the last tick: flag the ring DEAD for readers (who
+ * still read what is there; the release orders it after every commit).
+ */
+void ibt_ring_set_dead(struct ibt_ring *r);
+
+/* Reader: the ring's flags (IBTICK_RING_*). */
+static inline u32 ibt_ring_flags(const struct ibt_ring *r)
+{
+	return smp_load_acquire(&r->hdr->flags);	/* pairs with set_dead */
+}
 
 /* Ticks available to a reader at @cursor (capped at nslots). */
 u64 ibt_ring_backlog(const struct ibt_ring *r, u64 cursor);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The receive path: CQ event -> irq_poll -> drain the CQ in batches, write
- * each tick once into the feed's ring, repost the same buffers in one
- * chained list, wake sleepers once per poll, re-arm with
- * REPORT_MISSED_EVENTS.  No allocation, DMA mapping or lock per tick.
+ * The receive path: drain the CQ in batches, write each tick once into the
+ * feed's ring, repost the same buffers in one chained list, wake sleepers
+ * once per drain.  No allocation, DMA mapping or lock per tick.  Who
+ * drains and when (CQ event, busy-poll thread, a spinning caller) is
+ * poll.c's business.
  *
- * Context: softirq (irq_poll), one poll at a time per feed: the feed's ring
- * has exactly one producer.
+ * Context: softirq or process, by the CQ's owner only (IBT_POLL_OWNED):
+ * the feed's ring has exactly one producer.
  */
 #include <linux/in.h>
 #include <linux/ktime.h>
@@ -160,20 +161,27 @@ out:
 	return true;
 }
 
-int ibt_rx_poll(struct irq_poll *iop, int budget)
+/*
+ * Drain up to @budget completions from the receive CQ: write each tick into
+ * the ring, repost the buffers in one chain per batch, wake sleepers once.
+ * Returns the number of completions drained.  The caller owns the CQ
+ * (poll.c); @ctx only says which counter the completions go to.
+ */
+int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 {
-	struct ibt_feed *f = container_of(iop, struct ibt_feed, iop);
-	struct ib_recv_wr *wr = f->rx_wr;	/* one poll at a time */
+	struct ib_recv_wr *wr = f->rx_wr;	/* one owner at a time */
 	struct ib_sge *sge = f->rx_sge;
 	struct ib_wc *wc = f->rx_wc;
 	u64 before = f->st.rx_ticks;
 	int done = 0, n, i, nr;
-	u64 now, newest;
+	u64 now, newest, t0 = 0;
 
 	while (done < budget) {
 		n = ib_poll_cq(f->rcq, min(IBT_RX_BATCH, budget - done), wc);
 		if (n <= 0)
 			break;
+		if (!t0)
+			t0 = ktime_get_ns();	/* per drain, not per tick */
 		now = ktime_get_real_ns();
 		newest = f->rx_seq - 1;	/* this batch reposts after the loop */
 		for (i = 0, nr = 0; i < n; i++) {
@@ -200,21 +208,22 @@ int ibt_rx_poll(struct irq_poll *iop, int budget)
 			f->st.rx_errors++;	/* QP in error: going */
 		done += n;
 	}
+	switch (ctx) {
+	case IBT_RX_IRQ:
+		WRITE_ONCE(f->st.cqe_irq, f->st.cqe_irq + done);
+		break;
+	case IBT_RX_THREAD:
+		WRITE_ONCE(f->st.cqe_thread, f->st.cqe_thread + done);
+		break;
+	case IBT_RX_CALLER:
+		WRITE_ONCE(f->st.cqe_caller, f->st.cqe_caller + done);
+		break;
+	}
 	if (f->st.rx_ticks != before && wq_has_sleeper(&f->wq))
 		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
-	if (done < budget) {
-		irq_poll_complete(iop);
-		if (ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP |
-				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
-			irq_poll_sched(iop);
-	}
+	/* the kernel's cost of the ticks: ring writes, reposts, wake-ups */
+	if (t0)
+		WRITE_ONCE(f->st.rx_drain_ns,
+			   f->st.rx_drain_ns + ktime_get_ns() - t0);
 	return done;
-}
-
-/* CQ event.  Context: the device's completion interrupt (or rxe's tasklet). */
-void ibt_rx_comp(struct ib_cq *cq, void *ctx)
-{
-	struct ibt_feed *f = ctx;
-
-	irq_poll_sched(&f->iop);
 }

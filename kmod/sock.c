@@ -28,29 +28,6 @@ int ibt_family = IBTICK_AF_DEFAULT;
 module_param_named(family, ibt_family, int, 0444);
 MODULE_PARM_DESC(family, "address family number of AF_IBTICK (default 25)");
 
-struct ibt_sock {
-	struct sock		sk;	/* first */
-	struct mutex		lock;
-	struct ibt_feed		*feed;	/* referenced; set once */
-	struct ibt_addr		addr;
-	bool			subscribed;	/* bind() */
-	bool			publisher;	/* connect() / sendto() */
-	bool			loopback;
-	bool			lost_cmsg;
-	u32			nslots;		/* geometry for a new feed */
-	u32			slot_size;
-	u64			cursor;
-	u64			lost_pending;	/* for IBTICK_CMSG_LOST */
-	u32			pub_id;
-	u64			pub_seq;
-	struct ibtick_stats	st;	/* socket part; lock */
-};
-
-static inline struct ibt_sock *ibt_sk(struct sock *sk)
-{
-	return container_of(sk, struct ibt_sock, sk);
-}
-
 static struct proto ibt_proto = {
 	.name		= "IBTICK",
 	.owner		= THIS_MODULE,
@@ -68,6 +45,8 @@ static int ibt_release(struct socket *sock)
 	if (is->feed) {
 		if (is->subscribed && is->loopback)
 			atomic_dec(&is->feed->loopback_readers);
+		if (is->subscribed)
+			atomic_dec(&is->feed->readers);
 		ibt_feed_put(is->feed);
 		is->feed = NULL;
 	}
@@ -80,6 +59,11 @@ static int ibt_release(struct socket *sock)
 /* Attach the socket to the feed of @uaddr (bind or connect).  Lock held. */
 static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len)
 {
+	struct ibt_feed_params p = {
+		.nslots = is->nslots,
+		.slot_size = is->slot_size,
+		.comp_vector = is->comp_vector,
+	};
 	struct ibt_addr a;
 	struct ibt_feed *f;
 	int err;
@@ -94,7 +78,7 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len)
 			return -EISCONN;
 		return 0;
 	}
-	f = ibt_feed_get(&a, is->nslots, is->slot_size, NULL);
+	f = ibt_feed_get(&a, &p, NULL);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	a.ifindex = f->ifindex;
@@ -120,6 +104,7 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	smp_store_release(&is->subscribed, true);	/* cursor first, for poll */
 	if (is->loopback)
 		atomic_inc(&is->feed->loopback_readers);
+	ibt_poll_reader_added(is->feed);
 out:
 	mutex_unlock(&is->lock);
 	return err;
@@ -273,28 +258,19 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
 }
 
 /*
- * SO_BUSY_POLL: spin on the ring for up to sk_ll_usec before sleeping, so a
- * latency-bound reader skips the wake-up and the context switch.  Yields to
- * the scheduler and to signals.  True when a tick (or the feed's death)
- * arrived while spinning.
+ * SO_BUSY_POLL: spin for up to sk_ll_usec before sleeping, draining the
+ * CQ from here when nobody else does (poll.c), so a latency-bound reader
+ * skips the CQ event, the softirq, the wake-up and the context switch.
+ * True when a tick (or the feed's death) arrived while spinning.
  */
 static bool ibt_busy_wait(struct ibt_sock *is)
 {
 	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
-	struct ibt_feed *f = is->feed;
-	u64 end;
 
 	if (!usec)
 		return false;
-	end = ktime_get_ns() + (u64)usec * NSEC_PER_USEC;
-	do {
-		if (ibt_ring_backlog(&f->ring, is->cursor) || !ibt_feed_live(f))
-			return true;
-		if (need_resched() || signal_pending(current))
-			return false;
-		cpu_relax();
-	} while (ktime_get_ns() < end);
-	return false;
+	return ibt_poll_caller(is->feed, READ_ONCE(is->cursor),
+			       ktime_get_ns() + (u64)usec * NSEC_PER_USEC);
 }
 
 /*
@@ -444,13 +420,72 @@ static int ibt_setsockopt(struct socket *sock, int level, int optname,
 {
 	struct ibt_sock *is = ibt_sk(sock->sk);
 	struct ibtick_ring_geometry g;
-	u64 bytes;
+	struct ibtick_poll_mode pm;
+	u64 bytes, cur;
 	int val, err = 0;
 
 	if (level != SOL_IBTICK)
 		return -ENOPROTOOPT;
 	mutex_lock(&is->lock);
 	switch (optname) {
+	case IBTICK_RING_CURSOR:
+		if (optlen != sizeof(cur)) {
+			err = -EINVAL;
+			break;
+		}
+		if (copy_from_sockptr(&cur, optval, sizeof(cur))) {
+			err = -EFAULT;
+			break;
+		}
+		if (!is->subscribed) {
+			err = -ENOTCONN;
+			break;
+		}
+		/* not past the producer; far behind is lapped, counted later */
+		if ((s64)(ibt_ring_producer(&is->feed->ring) - cur) < 0) {
+			err = -EINVAL;
+			break;
+		}
+		WRITE_ONCE(is->cursor, cur);
+		break;
+	case IBTICK_POLL_MODE:
+		if (optlen != sizeof(pm)) {
+			err = -EINVAL;
+			break;
+		}
+		if (copy_from_sockptr(&pm, optval, sizeof(pm))) {
+			err = -EFAULT;
+			break;
+		}
+		if (!capable(CAP_NET_ADMIN)) {
+			err = -EPERM;	/* it burns a CPU for every user */
+			break;
+		}
+		if (!is->feed) {
+			err = -ENOTCONN;
+			break;
+		}
+		err = ibt_poll_set_mode(is->feed, pm.mode, pm.cpu);
+		break;
+	case IBTICK_COMP_VECTOR:
+		if (optlen != sizeof(int)) {
+			err = -EINVAL;
+			break;
+		}
+		if (copy_from_sockptr(&val, optval, sizeof(val))) {
+			err = -EFAULT;
+			break;
+		}
+		if (is->feed) {
+			err = -EISCONN;	/* a property of the feed's creation */
+			break;
+		}
+		if (val < 0) {
+			err = -EINVAL;
+			break;
+		}
+		is->comp_vector = val;
+		break;
 	case IBTICK_RING_GEOMETRY:
 		if (optlen != sizeof(g)) {
 			err = -EINVAL;
@@ -515,6 +550,7 @@ static int ibt_getsockopt(struct socket *sock, int level, int optname,
 			  char __user *optval, int __user *optlen)
 {
 	struct ibt_sock *is = ibt_sk(sock->sk);
+	struct ibtick_poll_mode pm = {};
 	struct ibtick_ring_info ri;
 	struct ibtick_stats st;
 	struct ibt_feed *f;
@@ -544,6 +580,8 @@ static int ibt_getsockopt(struct socket *sock, int level, int optname,
 		ri.flags_off = offsetof(struct ibtick_ring_hdr, flags);
 		ri.slots_off = f->ring.hdr->slots_off;
 		ri.ring_size = f->ring.size;
+		ri.mmap_offset = IBTICK_MMAP_RING;
+		ri.mmap_size = ibt_mmap_len(f);
 		err = ibt_put_versioned(optval, optlen, len, &ri, sizeof(ri),
 					offsetof(struct ibtick_ring_info, hdr_size));
 		break;
@@ -564,7 +602,17 @@ static int ibt_getsockopt(struct socket *sock, int level, int optname,
 			st.feed_tx_errors = READ_ONCE(f->st.tx_cqe_errors);
 			st.feed_rejoins = READ_ONCE(f->st.rejoins);
 			st.feed_join_errors = READ_ONCE(f->st.join_errors);
+			st.feed_cq_events = atomic64_read(&f->cq_events);
+			st.feed_cqe_irq = READ_ONCE(f->st.cqe_irq);
+			st.feed_cqe_thread = READ_ONCE(f->st.cqe_thread);
+			st.feed_cqe_caller = READ_ONCE(f->st.cqe_caller);
+			st.feed_poll_loops = READ_ONCE(f->st.poll_loops);
+			st.feed_poll_empty = READ_ONCE(f->st.poll_empty);
+			st.feed_poll_busy_ns = READ_ONCE(f->st.poll_busy_ns);
+			st.feed_poll_yields = READ_ONCE(f->st.poll_yields);
+			st.feed_rx_drain_ns = READ_ONCE(f->st.rx_drain_ns);
 		}
+		st.mappings = atomic_read(&is->mappings);
 		err = ibt_put_versioned(optval, optlen, len, &st, sizeof(st),
 					sizeof(u64));
 		break;
@@ -573,6 +621,31 @@ static int ibt_getsockopt(struct socket *sock, int level, int optname,
 		val = optname == IBTICK_LOOPBACK ? is->loopback : is->lost_cmsg;
 		err = ibt_put_versioned(optval, optlen, len, &val, sizeof(val),
 					sizeof(val));
+		break;
+	case IBTICK_COMP_VECTOR:
+		val = f ? f->comp_vector : is->comp_vector;
+		err = ibt_put_versioned(optval, optlen, len, &val, sizeof(val),
+					sizeof(val));
+		break;
+	case IBTICK_RING_CURSOR:
+		if (!is->subscribed) {
+			err = -ENOTCONN;
+			break;
+		}
+		err = ibt_put_versioned(optval, optlen, len, &is->cursor,
+					sizeof(is->cursor), sizeof(is->cursor));
+		break;
+	case IBTICK_POLL_MODE:
+		if (!f) {
+			err = -ENOTCONN;
+			break;
+		}
+		mutex_lock(&f->poll_lock);
+		pm.mode = f->poll_mode;
+		pm.cpu = f->poll_cpu;
+		mutex_unlock(&f->poll_lock);
+		err = ibt_put_versioned(optval, optlen, len, &pm, sizeof(pm),
+					sizeof(pm));
 		break;
 	default:
 		err = -ENOPROTOOPT;
@@ -604,7 +677,7 @@ static struct proto_ops ibt_proto_ops __ro_after_init = {
 	.getsockopt	= ibt_getsockopt,
 	.sendmsg	= ibt_sendmsg,
 	.recvmsg	= ibt_recvmsg,
-	.mmap		= sock_no_mmap,
+	.mmap		= ibt_mmap,
 };
 
 static int ibt_create(struct net *net, struct socket *sock, int protocol,

@@ -259,6 +259,31 @@ static void ring_conservation(struct kunit *test)
 	KUNIT_EXPECT_GT(test, lost, 0ULL);
 }
 
+/*
+ * DEAD: set after the last tick; readers see it (acquire) and still read
+ * every tick that was committed before it, and nothing after.
+ */
+static void ring_dead(struct kunit *test)
+{
+	struct ibt_ring *r = ring_new(test, 64, 64, 1000);
+	u64 cursor = 1000, lost = 0;
+
+	produce(r, 5);
+	KUNIT_EXPECT_EQ(test, ibt_ring_flags(r) & IBTICK_RING_DEAD, 0U);
+	ibt_ring_set_dead(r);
+	KUNIT_EXPECT_EQ(test, ibt_ring_flags(r) & IBTICK_RING_DEAD,
+			(u32)IBTICK_RING_DEAD);
+	/* the flag is its own cache line: the producer index is untouched */
+	KUNIT_EXPECT_EQ(test, ibt_ring_producer(r), 1005ULL);
+	KUNIT_EXPECT_EQ(test, drain(test, r, &cursor, &lost), 5ULL);
+	KUNIT_EXPECT_EQ(test, lost, 0ULL);
+	KUNIT_EXPECT_NULL(test, ibt_ring_peek(r, &cursor, &lost));
+	/* setting it twice keeps it, and keeps other bits */
+	r->hdr->flags |= 1U << 7;
+	ibt_ring_set_dead(r);
+	KUNIT_EXPECT_EQ(test, ibt_ring_flags(r), IBTICK_RING_DEAD | (1U << 7));
+}
+
 static struct kunit_case ring_cases[] = {
 	KUNIT_CASE(ring_geometry),
 	KUNIT_CASE(ring_header),
@@ -267,6 +292,7 @@ static struct kunit_case ring_cases[] = {
 	KUNIT_CASE(ring_torn_copy),
 	KUNIT_CASE(ring_wrap),
 	KUNIT_CASE(ring_conservation),
+	KUNIT_CASE(ring_dead),
 	{}
 };
 

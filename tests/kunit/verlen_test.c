@@ -13,6 +13,13 @@ static void verlen_stats(struct kunit *test)
 {
 	const size_t sz = sizeof(struct ibtick_stats), v1 = sizeof(__u64);
 
+	/* the ABI only grows at the end: 0.1's 23 counters keep their place */
+	KUNIT_EXPECT_EQ(test, offsetof(struct ibtick_stats, feed_join_errors),
+			(size_t)22 * 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct ibtick_stats, feed_cq_events),
+			(size_t)23 * 8);
+	KUNIT_EXPECT_EQ(test, sz % 8, (size_t)0);
+
 	KUNIT_EXPECT_EQ(test, ibt_versioned_len(sz, sz, v1), (int)sz);
 	/* an older binary knew fewer counters: it gets exactly those */
 	KUNIT_EXPECT_EQ(test, ibt_versioned_len(8, sz, v1), 8);
@@ -32,7 +39,11 @@ static void verlen_ring_info(struct kunit *test)
 	const size_t sz = sizeof(struct ibtick_ring_info);
 	const size_t v1 = offsetof(struct ibtick_ring_info, hdr_size);
 
-	KUNIT_EXPECT_EQ(test, sz, (size_t)56);
+	/* 0.1 ended at ring_size (56 bytes); 0.2 appended the mmap arguments */
+	KUNIT_EXPECT_EQ(test, offsetof(struct ibtick_ring_info, mmap_offset),
+			(size_t)56);
+	KUNIT_EXPECT_EQ(test, sz, (size_t)72);
+	KUNIT_EXPECT_EQ(test, ibt_versioned_len(56, sz, v1), 56);
 	KUNIT_EXPECT_EQ(test, ibt_versioned_len(v1, sz, v1), (int)v1);
 	KUNIT_EXPECT_EQ(test, ibt_versioned_len(v1 - 1, sz, v1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ibt_versioned_len(1000, sz, v1), (int)sz);

@@ -85,6 +85,23 @@ struct sockaddr_ibtick {
  * ----------------------------------------------------------------------
  */
 
+/*
+ * Mapping the ring.  mmap() of a bound socket at page offset
+ * IBTICK_MMAP_RING (in bytes, the mmap offset argument) maps its feed's ring
+ * read-only: the length must be ring_size rounded up to the page size
+ * (struct ibtick_ring_info), the mapping MAP_SHARED with PROT_READ only.
+ * The mapping is not inherited across fork(), cannot grow and cannot be
+ * split (a partial munmap/mprotect fails with EINVAL).  It stays valid
+ * until munmap(), even after close(), feed teardown or device removal, when
+ * hdr->flags says IBTICK_RING_DEAD and the ticks already there stay readable.
+ *
+ * A mapped reader keeps its own cursor; the mapping never moves the socket's
+ * cursor (recvmsg's).  Before blocking in poll()/epoll on the socket, give
+ * the kernel the mapped reader's position with IBTICK_RING_CURSOR: poll
+ * reports EPOLLIN while the producer is past the socket's cursor.
+ */
+#define IBTICK_MMAP_RING	0ULL
+
 #define IBTICK_RING_MAGIC	0x4b544249	/* "IBTK" little-endian */
 #define IBTICK_RING_VERSION	1
 
@@ -189,6 +206,43 @@ enum {
 	IBTICK_LOOPBACK,
 	/* set/get int: IBTICK_CMSG_LOST on recvmsg (default 1) */
 	IBTICK_LOST_CMSG,
+	/*
+	 * set/get __u64: the socket's cursor (the next index recvmsg and poll
+	 * look at).  A mapped reader sets it before blocking in poll/epoll.
+	 * EINVAL when past the producer index; an index more than nslots
+	 * behind counts as lapped at the next recvmsg.
+	 */
+	IBTICK_RING_CURSOR,
+	/*
+	 * set/get struct ibtick_poll_mode: how the socket's feed drains its
+	 * receive CQ.  Setting needs CAP_NET_ADMIN and a bound or connected
+	 * socket; it applies to the whole feed while the feed lives.
+	 */
+	IBTICK_POLL_MODE,
+	/*
+	 * set/get int, before bind/connect: the completion vector of the
+	 * receive CQ of a feed this socket creates (its interrupt, so its
+	 * CPU, in interrupt mode).  EINVAL at bind when the device has fewer.
+	 */
+	IBTICK_COMP_VECTOR,
+};
+
+/*
+ * Poll modes:
+ * IRQ	the CQ's completion event schedules a softirq poll that drains it
+ *	and re-arms it (default).  Callers with SO_BUSY_POLL also drain it
+ *	from recvmsg/poll while they spin.
+ * BUSY	a kernel thread ("ibtick-poll") spins on the CQ with the event
+ *	disarmed, on @cpu when >= 0; it yields when the scheduler asks,
+ *	falls back to IRQ mode while the feed has no subscribed socket, and
+ *	its CPU time is counted in struct ibtick_stats (feed_poll_*).
+ */
+#define IBTICK_POLL_IRQ		0
+#define IBTICK_POLL_BUSY	1
+
+struct ibtick_poll_mode {
+	__u32	mode;		/* IBTICK_POLL_* */
+	__s32	cpu;		/* BUSY: the thread's CPU, -1 for any */
 };
 
 struct ibtick_ring_geometry {
@@ -206,6 +260,9 @@ struct ibtick_ring_info {
 	__u64	flags_off;
 	__u64	slots_off;
 	__u64	ring_size;	/* bytes: header + slots */
+	/* appended in 0.2: the mmap() arguments for the ring */
+	__u64	mmap_offset;	/* IBTICK_MMAP_RING */
+	__u64	mmap_size;	/* ring_size rounded up to the page size */
 };
 
 /*
@@ -239,6 +296,22 @@ struct ibtick_stats {
 	__u64	feed_tx_errors;	/* send completions in error */
 	__u64	feed_rejoins;	/* groups joined again (port up, SM reregister) */
 	__u64	feed_join_errors; /* failed joins and lost memberships */
+	/* appended in 0.2 */
+	__u64	feed_cq_events;	/* receive CQ completion events (interrupts) */
+	__u64	feed_cqe_irq;	/* completions drained by the softirq poll */
+	__u64	feed_cqe_thread; /* ... by the busy-poll thread */
+	__u64	feed_cqe_caller; /* ... by SO_BUSY_POLL callers */
+	__u64	feed_poll_loops; /* busy-poll thread: polls of the CQ */
+	__u64	feed_poll_empty; /* ... that found nothing */
+	__u64	feed_poll_busy_ns; /* ... CPU time spent polling, ns */
+	__u64	feed_poll_yields; /* ... times it gave the CPU back */
+	__u64	mappings;	/* this socket: live mmaps of the ring */
+	/*
+	 * the feed's receive work in ns, from the first completion of a
+	 * drain to its end (ring writes, reposts, wake-ups): divided by
+	 * feed_rx_ticks, the kernel's cost per tick
+	 */
+	__u64	feed_rx_drain_ns;
 };
 
 /* Control messages on recvmsg, level SOL_IBTICK. */

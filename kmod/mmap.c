@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmap() of a feed's ring, read-only, for readers that make no system call
+ * per tick.  The contract is in <linux/ibtick.h> (IBTICK_MMAP_RING).
+ *
+ * Lifetime, the whole of it: the ring is vmalloc_user() memory allocated
+ * with its feed, sized and laid out once and never reshaped.  A mapping
+ * holds the socket's file (vma->vm_file), so the socket is not released
+ * before the last munmap(); the socket holds its feed, and the feed frees
+ * its ring only when its last reference goes.  Teardown of the feed's verbs
+ * side (device removal) leaves the ring in place with IBTICK_RING_DEAD set.
+ * The pages are inserted up front (remap_vmalloc_range(), which also takes
+ * a page reference per PTE): no fault handler, nothing to race with.
+ *
+ * Locking: none.  mmap runs under the caller's mmap_lock, and recvmsg holds
+ * the socket lock while it copies to user memory (which may take the
+ * mmap_lock), so the socket lock must not be taken here; @feed and
+ * @subscribed are set once, with release stores, and read with acquire.
+ */
+#include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/vmalloc.h>
+
+#include "ibt.h"
+
+static void ibt_vm_open(struct vm_area_struct *vma)
+{
+	struct ibt_sock *is = vma->vm_private_data;
+
+	atomic_inc(&is->mappings);	/* mremap() made a copy */
+}
+
+static void ibt_vm_close(struct vm_area_struct *vma)
+{
+	struct ibt_sock *is = vma->vm_private_data;
+
+	atomic_dec(&is->mappings);
+}
+
+/* The ring is mapped whole or not at all: no partial munmap or mprotect. */
+static int ibt_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct ibt_vm_ops = {
+	.open		= ibt_vm_open,
+	.close		= ibt_vm_close,
+	.may_split	= ibt_vm_may_split,
+};
+
+/* The length a mapping of @r must have: the ring rounded up to pages. */
+static u64 ibt_mmap_size(const struct ibt_ring *r)
+{
+	return PAGE_ALIGN(r->size);
+}
+
+int ibt_mmap(struct file *file, struct socket *sock,
+	     struct vm_area_struct *vma)
+{
+	struct ibt_sock *is = ibt_sk(sock->sk);
+	struct ibt_feed *f;
+	int err;
+
+	/* pair with the release stores in bind: a bound socket's feed is set */
+	if (!smp_load_acquire(&is->subscribed))
+		return -EINVAL;
+	f = smp_load_acquire(&is->feed);	/* pairs with ibt_attach() */
+	if (vma->vm_pgoff != (IBTICK_MMAP_RING >> PAGE_SHIFT))
+		return -EINVAL;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;		/* MAP_PRIVATE: copy-on-write of a ring */
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EACCES;
+	if ((u64)(vma->vm_end - vma->vm_start) != ibt_mmap_size(&f->ring))
+		return -EINVAL;
+
+	/* no mprotect(PROT_WRITE) later, no copy into a child, no growing */
+	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	err = remap_vmalloc_range(vma, f->ring_mem, 0);
+	if (err)
+		return err;
+	vma->vm_ops = &ibt_vm_ops;
+	vma->vm_private_data = is;
+	atomic_inc(&is->mappings);
+	return 0;
+}
+
+/* For IBTICK_RING_INFO. */
+u64 ibt_mmap_len(const struct ibt_feed *f)
+{
+	return ibt_mmap_size(&f->ring);
+}

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who drains a feed's receive CQ, and when: the poll modes.
+ *
+ * Exactly one context at a time may drain the CQ (the ring has one
+ * producer).  That context owns the CQ: it holds the IBT_POLL_OWNED bit of
+ * f->poll_state, taken with test_and_set_bit_lock() and dropped by
+ * ibt_poll_unlock().  Three kinds of owner:
+ *
+ *  - the softirq poll (irq_poll, IRQ mode): scheduled by the CQ event,
+ *    drains, re-arms with REPORT_MISSED_EVENTS;
+ *  - the busy-poll thread (BUSY mode): owns the CQ while it spins, with the
+ *    CQ event left disarmed, also while it yields to the scheduler; it
+ *    hands the CQ back (re-armed) while the feed has no subscribed socket
+ *    and when it stops;
+ *  - a caller spinning with SO_BUSY_POLL in recvmsg/poll (IRQ mode): owns
+ *    it for the length of its spin.
+ *
+ * A CQ event that finds the CQ owned must not be lost: the softirq poll
+ * sets IBT_POLL_MISSED and tries once more; the owner, after dropping the
+ * bit, looks at MISSED and reschedules the softirq poll.  The two sides
+ * are ordered by full barriers (set, mb, test - as Dekker), so one of them
+ * always sees the other.  The owner re-arms the CQ while it still owns it:
+ * teardown (feed.c) takes the bit for good before destroying the CQ, so an
+ * owner never touches a destroyed CQ.
+ *
+ * Locking: f->poll_lock serialises mode changes and the thread's start and
+ * stop (it is taken under ibt_feeds_lock by teardown, under the socket lock
+ * by setsockopt).  The thread itself takes no lock.
+ */
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+
+#include "ibt.h"
+
+#define IBT_POLL_THREAD_BUDGET	64
+
+/* Take the CQ without leaving a trace when it is owned. */
+static bool ibt_poll_trylock(struct ibt_feed *f)
+{
+	return !test_and_set_bit_lock(IBT_POLL_OWNED, &f->poll_state);
+}
+
+/*
+ * Take the CQ on behalf of a CQ event: when it is owned, leave MISSED for
+ * the owner; then try once more, in case the owner let go before it could
+ * see MISSED.
+ */
+static bool ibt_poll_trylock_event(struct ibt_feed *f)
+{
+	if (ibt_poll_trylock(f))
+		return true;
+	set_bit(IBT_POLL_MISSED, &f->poll_state);
+	smp_mb__after_atomic();		/* MISSED before OWNED, vs unlock */
+	return ibt_poll_trylock(f);
+}
+
+/*
+ * Let the CQ go.  With @rearm (the CQ event is wanted again), arm it first,
+ * while the CQ is certainly alive, and reschedule the softirq poll for
+ * completions that came before the arming or events that found us owning.
+ */
+static void ibt_poll_unlock(struct ibt_feed *f, bool rearm)
+{
+	bool again = false;
+
+	if (rearm && ibt_feed_live(f))
+		again = ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP |
+					 IB_CQ_REPORT_MISSED_EVENTS) > 0;
+	clear_bit_unlock(IBT_POLL_OWNED, &f->poll_state);
+	smp_mb__after_atomic();		/* OWNED before MISSED, vs trylock_event */
+	if (test_and_clear_bit(IBT_POLL_MISSED, &f->poll_state))
+		again = true;
+	if (again)
+		irq_poll_sched(&f->iop);	/* a no-op once teardown disabled it */
+}
+
+/* The softirq poll (IRQ mode), scheduled by the CQ event. */
+int ibt_rx_poll(struct irq_poll *iop, int budget)
+{
+	struct ibt_feed *f = container_of(iop, struct ibt_feed, iop);
+	int done;
+
+	if (!ibt_poll_trylock_event(f)) {
+		/* the owner saw or will see MISSED and calls us again */
+		irq_poll_complete(iop);
+		return 0;
+	}
+	done = ibt_rx_drain(f, budget, IBT_RX_IRQ);
+	if (done >= budget) {
+		/* irq_poll calls again; let a spinning caller in meanwhile */
+		ibt_poll_unlock(f, false);
+		return done;
+	}
+	irq_poll_complete(iop);
+	ibt_poll_unlock(f, true);
+	return done;
+}
+
+/* CQ event.  Context: the device's completion interrupt (or rxe's tasklet). */
+void ibt_rx_comp(struct ib_cq *cq, void *ctx)
+{
+	struct ibt_feed *f = ctx;
+
+	atomic64_inc(&f->cq_events);
+	irq_poll_sched(&f->iop);
+}
+
+/*
+ * SO_BUSY_POLL from recvmsg/poll: spin until a tick past @cursor is in the
+ * ring, the feed dies, the scheduler or a signal wants the CPU, or
+ * ktime_get_ns() passes @end_ns.  When nobody else owns the CQ, drain it
+ * from here (no CQ event, no softirq, no wake-up on the way); otherwise
+ * just watch the ring.  True when a tick (or the feed's death) arrived.
+ * Context: process, no lock held.
+ */
+bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns)
+{
+	bool owned = false, got = false;
+
+	do {
+		if (!owned && READ_ONCE(f->poll_mode) == IBTICK_POLL_IRQ &&
+		    ibt_poll_trylock(f)) {
+			owned = true;
+			if (!ibt_feed_live(f))
+				break;
+		}
+		if (owned) {
+			local_bh_disable();
+			ibt_rx_drain(f, IBT_RX_BATCH, IBT_RX_CALLER);
+			local_bh_enable();
+		}
+		if (ibt_ring_backlog(&f->ring, cursor) || !ibt_feed_live(f)) {
+			got = true;
+			break;
+		}
+		if (need_resched() || signal_pending(current))
+			break;
+		cpu_relax();
+	} while (ktime_get_ns() < end_ns);
+	if (owned)
+		ibt_poll_unlock(f, true);
+	return got;
+}
+
+/*
+ * The busy-poll thread.  Owns the CQ while the feed has subscribers; gives
+ * it back, re-armed, while there are none and when stopped.
+ */
+static int ibt_poll_thread(void *arg)
+{
+	struct ibt_feed *f = arg;
+	bool owned = false;
+	u64 t0 = 0, now;
+	int n;
+
+	while (!kthread_should_stop()) {
+		if (!atomic_read(&f->readers) || !ibt_feed_live(f)) {
+			if (owned) {
+				WRITE_ONCE(f->st.poll_busy_ns, f->st.poll_busy_ns +
+					   ktime_get_ns() - t0);
+				ibt_poll_unlock(f, true);
+				owned = false;
+			}
+			wait_event_interruptible(f->poll_wq,
+						 (atomic_read(&f->readers) &&
+						  ibt_feed_live(f)) ||
+						 kthread_should_stop());
+			continue;
+		}
+		if (!owned) {
+			if (!ibt_poll_trylock(f)) {
+				cond_resched();	/* a softirq poll is finishing */
+				continue;
+			}
+			owned = true;
+			t0 = ktime_get_ns();
+		}
+		n = ibt_rx_drain(f, IBT_POLL_THREAD_BUDGET, IBT_RX_THREAD);
+		WRITE_ONCE(f->st.poll_loops, f->st.poll_loops + 1);
+		if (!n)
+			WRITE_ONCE(f->st.poll_empty, f->st.poll_empty + 1);
+		if (need_resched()) {
+			/*
+			 * Yield, keeping the CQ (as threaded NAPI does): the
+			 * admin gave us this CPU; ticks wait in the CQ and the
+			 * 1024-deep RQ meanwhile, and if it runs dry that is
+			 * counted (feed_rq_empty).  Time off CPU is not busy.
+			 */
+			now = ktime_get_ns();
+			WRITE_ONCE(f->st.poll_busy_ns,
+				   f->st.poll_busy_ns + now - t0);
+			WRITE_ONCE(f->st.poll_yields, f->st.poll_yields + 1);
+			cond_resched();
+			t0 = ktime_get_ns();
+			continue;
+		}
+		cpu_relax();
+	}
+	if (owned) {
+		WRITE_ONCE(f->st.poll_busy_ns,
+			   f->st.poll_busy_ns + ktime_get_ns() - t0);
+		ibt_poll_unlock(f, true);
+	}
+	return 0;
+}
+
+void ibt_poll_init(struct ibt_feed *f)
+{
+	mutex_init(&f->poll_lock);
+	init_waitqueue_head(&f->poll_wq);
+	f->poll_mode = IBTICK_POLL_IRQ;
+	f->poll_cpu = -1;
+}
+
+/* Stop the busy-poll thread, if any.  poll_lock held. */
+static void ibt_poll_stop_locked(struct ibt_feed *f)
+{
+	lockdep_assert_held(&f->poll_lock);
+	if (f->poll_thread) {
+		kthread_stop(f->poll_thread);	/* gives the CQ back */
+		put_task_struct(f->poll_thread);
+		f->poll_thread = NULL;
+	}
+	WRITE_ONCE(f->poll_mode, IBTICK_POLL_IRQ);
+	f->poll_cpu = -1;
+}
+
+/*
+ * Switch the feed to @mode (IBTICK_POLL_*), with the busy-poll thread on
+ * @cpu (-1: any).  Returns -EINVAL for an unknown mode or a CPU that is
+ * not online, -ENODEV for a dead feed.  Context: process.
+ */
+int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu)
+{
+	struct task_struct *t;
+	int err = 0;
+
+	if (mode != IBTICK_POLL_IRQ && mode != IBTICK_POLL_BUSY)
+		return -EINVAL;
+	if (mode == IBTICK_POLL_IRQ)
+		cpu = -1;
+	else if (cpu < -1 || (cpu >= 0 && (cpu >= nr_cpu_ids ||
+					   !cpu_online(cpu))))
+		return -EINVAL;
+
+	mutex_lock(&f->poll_lock);
+	if (!ibt_feed_live(f)) {
+		err = -ENODEV;
+		goto out;
+	}
+	if (f->poll_mode == mode && f->poll_cpu == cpu)
+		goto out;
+	ibt_poll_stop_locked(f);
+	if (mode == IBTICK_POLL_IRQ)
+		goto out;
+	t = kthread_create(ibt_poll_thread, f, "ibtick-poll/%u", f->port);
+	if (IS_ERR(t)) {
+		err = PTR_ERR(t);
+		goto out;
+	}
+	if (cpu >= 0)
+		kthread_bind(t, cpu);
+	get_task_struct(t);
+	f->poll_thread = t;
+	WRITE_ONCE(f->poll_mode, mode);
+	f->poll_cpu = cpu;
+	wake_up_process(t);
+out:
+	mutex_unlock(&f->poll_lock);
+	return err;
+}
+
+/* Back to IRQ mode for good: the feed is being torn down. */
+void ibt_poll_stop(struct ibt_feed *f)
+{
+	mutex_lock(&f->poll_lock);
+	ibt_poll_stop_locked(f);
+	mutex_unlock(&f->poll_lock);
+}
+
+/*
+ * Teardown: stop the thread and take the CQ for good, waiting for a
+ * spinning caller or a softirq poll to let go (they see !live and do so
+ * within one batch).  Called after f->live was cleared.  Context: process.
+ */
+void ibt_poll_seize(struct ibt_feed *f)
+{
+	ibt_poll_stop(f);
+	if (test_bit(IBT_POLL_SEIZED, &f->poll_state))
+		return;		/* a failed setup's teardown, then release */
+	while (!ibt_poll_trylock(f))
+		usleep_range(50, 200);
+	set_bit(IBT_POLL_SEIZED, &f->poll_state);
+}
+
+/* A socket subscribed: a waiting busy-poll thread goes back to work. */
+void ibt_poll_reader_added(struct ibt_feed *f)
+{
+	if (atomic_inc_return(&f->readers) == 1)
+		wake_up_interruptible(&f->poll_wq);
+}
