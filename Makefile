@@ -45,9 +45,22 @@ CLI_SRCS := user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c \
 	    user/common/out.c user/common/names.c
 CLI_HDRS := $(wildcard user/ibtick/*.h user/common/*.h include/uapi/linux/*.h)
 UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
-	     tests/unit/names_test.c user/common/out.c user/common/names.c
+	     tests/unit/names_test.c tests/unit/libibtick_test.c \
+	     user/common/out.c user/common/names.c
 
-.PHONY: all module user check unit kunit vmtest install clean
+# libibtick: shared (soname libibtick.so.0) and static, the fast path inline
+# in its header.
+LIB_SOVER := 0
+LIB_SO    := user/lib/libibtick.so.$(LIB_SOVER)
+LIB_A     := user/lib/libibtick.a
+LIB_HDRS  := user/lib/libibtick.h include/uapi/linux/ibtick.h
+LIBDIR    ?= $(PREFIX)/lib
+INCDIR    ?= $(PREFIX)/include
+LIB_CFLAGS := $(UCFLAGS) -Iuser/lib -fvisibility=default
+EXAMPLES  := user/examples/spin-reader user/examples/epoll-reader \
+	     user/examples/publisher
+
+.PHONY: all module user lib check unit kunit vmtest install clean
 
 all: module user
 
@@ -57,20 +70,47 @@ module:
 
 TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat
 
-user: user/ibtick/ibtick $(TOOLS) tests/vm/sockapi
+user: user/ibtick/ibtick $(TOOLS) tests/vm/sockapi lib $(EXAMPLES) \
+	tests/vm/ringtest
+
+lib: $(LIB_SO) $(LIB_A)
+
+user/lib/libibtick.o: user/lib/libibtick.c $(LIB_HDRS)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+user/lib/libibtick.pic.o: user/lib/libibtick.c $(LIB_HDRS)
+	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
+
+$(LIB_SO): user/lib/libibtick.pic.o
+	$(CC) -shared -Wl,-soname,libibtick.so.$(LIB_SOVER) -o $@ $<
+	ln -sf libibtick.so.$(LIB_SOVER) user/lib/libibtick.so
+
+$(LIB_A): user/lib/libibtick.o
+	rm -f $@
+	ar rcs $@ $<
+
+# written at install time: it names the install's PREFIX/LIBDIR/INCDIR
+PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	      -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|'
+
+user/examples/%: user/examples/%.c $(LIB_A) $(LIB_HDRS)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< $(LIB_A)
+
+tests/vm/ringtest: tests/vm/ringtest.c $(LIB_A) $(LIB_HDRS) user/common/ibtsock.c
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/ibtsock.c $(LIB_A) -lpthread
 
 tests/vm/sockapi: tests/vm/sockapi.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
 	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c -lm
 
-user/tools/%: user/tools/%.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c -lm
+user/tools/%: user/tools/%.c user/common/ibtsock.c user/common/ibtsock.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/ibtsock.c $(LIB_A) -lm
 
 user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
 	$(CC) $(UCFLAGS) $(NL_CFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
-tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) tests/unit/unit.h
-	$(CC) $(UCFLAGS) -Itests/unit -o $@ $(UNIT_SRCS)
+tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(LIB_A) tests/unit/unit.h
+	$(CC) $(UCFLAGS) -Itests/unit -Iuser/lib -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread
 
 unit: tests/unit/unit
 	tests/unit/unit
@@ -91,13 +131,24 @@ install: all
 	install -D -m 0755 user/ibtick/ibtick $(DESTDIR)$(BINDIR)/ibtick
 	install -D -m 0755 user/tools/ibtick-pub $(DESTDIR)$(BINDIR)/ibtick-pub
 	install -D -m 0755 user/tools/ibtick-sub $(DESTDIR)$(BINDIR)/ibtick-sub
+	install -D -m 0755 user/tools/ibtick-lat $(DESTDIR)$(BINDIR)/ibtick-lat
 	install -D -m 0644 user/man/ibtick.8 $(DESTDIR)$(MANDIR)/man8/ibtick.8
 	install -D -m 0644 user/man/ibtick-dev.8 $(DESTDIR)$(MANDIR)/man8/ibtick-dev.8
 	install -D -m 0644 user/man/ibtick.7 $(DESTDIR)$(MANDIR)/man7/ibtick.7
 	install -D -m 0644 include/uapi/linux/ibtick.h $(DESTDIR)$(PREFIX)/include/linux/ibtick.h
 	install -D -m 0644 include/uapi/linux/ibtick_netlink.h $(DESTDIR)$(PREFIX)/include/linux/ibtick_netlink.h
+	install -D -m 0644 user/lib/libibtick.h $(DESTDIR)$(INCDIR)/libibtick.h
+	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libibtick.so.$(LIB_SOVER)
+	ln -sf libibtick.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libibtick.so
+	install -D -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libibtick.a
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
+	$(PC_SED) user/lib/libibtick.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libibtick.pc
+	for m in user/man/*.3; do install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done
+	-test -n "$(DESTDIR)" || ldconfig
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -f user/ibtick/ibtick tests/unit/unit tests/vm/sockapi $(TOOLS)
+	rm -f user/ibtick/ibtick tests/unit/unit tests/vm/sockapi $(TOOLS) \
+		tests/vm/ringtest $(EXAMPLES) user/lib/*.o user/lib/*.a \
+		user/lib/libibtick.so*
 	rm -rf .check

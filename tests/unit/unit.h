@@ -35,5 +35,6 @@ struct unit_case {
 
 extern const struct unit_case out_cases[];
 extern const struct unit_case names_cases[];
+extern const struct unit_case libibtick_cases[];
 
 #endif

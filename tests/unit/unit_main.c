@@ -10,6 +10,7 @@ int unit_failed_checks;
 static const struct unit_case *const suites[] = {
 	out_cases,
 	names_cases,
+	libibtick_cases,
 };
 
 int main(void)
