@@ -3,11 +3,14 @@
  * ibtick-lat: recvmsg ping-pong latency over two feeds, in the style of
  * perftest's ib_send_lat (half the round trip per sample).
  *
- *   ibtick-lat -e -i IF [-n N] [-s SIZE] [-b USEC] GROUP PORT_A PORT_B   echo side
- *   ibtick-lat    -i IF [-n N] [-s SIZE] [-b USEC] [-w WARMUP] GROUP PORT_A PORT_B
+ *   ibtick-lat -e -i IF [-n N] [-s SIZE] [-b USEC|-m] [-B CPU] GROUP PORT_A PORT_B   echo side
+ *   ibtick-lat    -i IF [-n N] [-s SIZE] [-b USEC|-m] [-B CPU] [-w WARMUP] GROUP PORT_A PORT_B
  *
- * -b sets SO_BUSY_POLL on the reading socket: recvmsg spins on the ring that
- * long before it sleeps.
+ * -b sets SO_BUSY_POLL on the reading socket: recvmsg drains the CQ itself
+ * and spins on the ring that long before it sleeps.  -m reads the mapped
+ * ring with libibtick, spinning (no system call on the receive side).  -B
+ * switches the reading feed to busy-poll mode with its thread on CPU (needs
+ * CAP_NET_ADMIN).
  *
  * The initiator publishes on PORT_A and reads PORT_B; the echo side reads
  * PORT_A and publishes on PORT_B.  Prints perftest's columns in
@@ -26,6 +29,31 @@
 #include <unistd.h>
 
 #include "ibtsock.h"
+#include "libibtick.h"
+
+static int mapped;
+static struct ibtick_reader rd;
+
+/* One tick from the reading feed: recvmsg, or spinning on the mapped ring. */
+static ssize_t get_tick(int sub, char *buf, size_t len)
+{
+	struct ibtick_tick t;
+	size_t n;
+
+	if (!mapped)
+		return recv(sub, buf, len, 0);
+	for (;;) {
+		while (!ibtick_next(&rd, &t))
+			if (ibtick_ended(&rd)) {
+				errno = ENODEV;
+				return -1;
+			}
+		n = t.len < len ? t.len : len;
+		memcpy(buf, t.data, n);
+		if (ibtick_done(&rd, &t))
+			return n;
+	}
+}
 
 static uint64_t now_ns(void)
 {
@@ -66,15 +94,17 @@ static int feed_socket(int fam, const char *group, const char *port,
 
 int main(int argc, char **argv)
 {
-	int echo = 0, opt, fam, pub, sub, busy = 0;
+	int echo = 0, opt, fam, pub, sub, busy = 0, busy_cpu = -2;
 	long n = 10000, warm = 1000, size = 64, i;
 	const char *ifname = NULL;
 	char buf[4096];
 	uint64_t *lat, t0;
 	double sum = 0, sq = 0, avg;
 
-	while ((opt = getopt(argc, argv, "b:ei:n:s:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:B:ei:mn:s:w:")) != -1) {
 		switch (opt) {
+		case 'B': busy_cpu = atoi(optarg); break;
+		case 'm': mapped = 1; break;
 		case 'b': busy = atoi(optarg); break;
 		case 'e': echo = 1; break;
 		case 'i': ifname = optarg; break;
@@ -97,11 +127,23 @@ int main(int argc, char **argv)
 		perror("ibtick-lat: SO_BUSY_POLL");
 		return 1;
 	}
+	if (busy_cpu >= -1) {
+		struct ibtick_poll_mode pm = { IBTICK_POLL_BUSY, busy_cpu };
+
+		if (setsockopt(sub, SOL_IBTICK, IBTICK_POLL_MODE, &pm, sizeof(pm))) {
+			perror("ibtick-lat: IBTICK_POLL_MODE");
+			return 1;
+		}
+	}
+	if (mapped && ibtick_reader_attach(&rd, sub)) {
+		perror("ibtick-lat: mapping the ring");
+		return 1;
+	}
 	memset(buf, 0x33, sizeof(buf));
 	if (echo) {
 		fprintf(stderr, "ibtick-lat: echo ready\n");
 		for (i = 0; i < n + warm; i++) {
-			if (recv(sub, buf, sizeof(buf), 0) < 0 ||
+			if (get_tick(sub, buf, sizeof(buf)) < 0 ||
 			    send(pub, buf, size, 0) < 0) {
 				perror("ibtick-lat: echo");
 				return 1;
@@ -114,7 +156,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (i = 0; i < n + warm; i++) {
 		t0 = now_ns();
-		if (send(pub, buf, size, 0) < 0 || recv(sub, buf, sizeof(buf), 0) < 0) {
+		if (send(pub, buf, size, 0) < 0 || get_tick(sub, buf, sizeof(buf)) < 0) {
 			fprintf(stderr, "ibtick-lat: sample %ld: %s\n", i, strerror(errno));
 			return 1;
 		}
@@ -135,6 +177,6 @@ int main(int argc, char **argv)
 	free(lat);
 	return 0;
 usage:
-	fprintf(stderr, "Usage: ibtick-lat [-e] -i IF [-n N] [-s SIZE] [-b USEC] [-w WARMUP] GROUP PORT_A PORT_B\n");
+	fprintf(stderr, "Usage: ibtick-lat [-e] -i IF [-n N] [-s SIZE] [-b USEC|-m] [-B CPU] [-w WARMUP] GROUP PORT_A PORT_B\n");
 	return 2;
 }

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# VM topic: the mmap'd ring, libibtick and the poll modes on Soft-RoCE.
+# A publisher on rxe1 (veth1), readers on rxe0 (veth0): mapped readers in
+# separate processes next to recvmsg readers, the bad-mmap and sockopt
+# tables, zero system calls per tick for a spinning reader (strace -c),
+# busy-poll mode with the CQ event count standing still, SO_BUSY_POLL
+# draining the CQ from the caller, DEAD under a mapping, SIGKILL mid-read.
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+RT=tests/vm/ringtest
+PUB=user/tools/ibtick-pub
+ALL_TESTS="mmap_bad_input sockopt_table sockopt_unprivileged fanout_identical
+	zero_syscalls_per_tick busy_poll_thread so_busy_poll_caller
+	killed_mapped_reader dead_while_mapped"
+
+cleanup() {
+	jobs -p | xargs -r kill -9 2>/dev/null
+	rdma dev show rxe0 >/dev/null 2>&1 || rdma link add rxe0 type rxe netdev veth0
+	rmmod ibtick 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+# wait_bound FILE...: until every reader reported its bind (10 s)
+wait_bound() {
+	local f i
+	for f in "$@"; do
+		for i in $(seq 100); do
+			grep -q bound "$f" 2>/dev/null && break
+			sleep 0.1
+		done
+		grep -q bound "$f" || { echo "  $f: never bound"; cat "$f"; return 1; }
+	done
+}
+
+# jtrue FILE EXPR: the python expression on the JSON in FILE (as j) holds
+jtrue() {
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
+}
+
+mmap_bad_input() {
+	$RT bad -i veth0 239.3.0.1 7300
+	log_test "mmap: unbound/offset/length/PROT_WRITE/PROT_EXEC/MAP_PRIVATE refused; no mprotect, split, grow or fork copy; 65 maps" $?
+}
+
+sockopt_table() {
+	$RT opts -i veth0 239.3.0.2 7301
+	log_test "IBTICK_RING_CURSOR / IBTICK_POLL_MODE / IBTICK_COMP_VECTOR: errnos and round trips" $?
+}
+
+sockopt_unprivileged() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		$RT opts -i veth0 239.3.0.3 7302
+	log_test "an unprivileged reader may map and move its cursor, not change the poll mode (EPERM)" $?
+}
+
+fanout_identical() {
+	local rc=0 r=$RESULTS/fanout n=20000 i f hashes
+	mkdir -p "$r"
+	rm -f "$r"/*
+	for i in 1 2 3 4; do
+		$RT read -n $n -t 20 -i veth0 239.3.0.4 7303 >"$r/spin$i.json" 2>"$r/spin$i.err" &
+		$RT read -E -n $n -t 20 -i veth0 239.3.0.4 7303 >"$r/epoll$i.json" 2>"$r/epoll$i.err" &
+	done
+	for i in 1 2; do
+		$RT read -R -n $n -t 20 -i veth0 239.3.0.4 7303 >"$r/recv$i.json" 2>"$r/recv$i.err" &
+	done
+	wait_bound "$r"/{spin,epoll}{1,2,3,4}.err "$r"/recv{1,2}.err || rc=1
+	$PUB -i veth1 -n $n -r 4000 239.3.0.4 7303 >/dev/null || rc=1
+	wait
+	for f in "$r"/*.json; do
+		echo "  $(basename "$f" .json): $(cat "$f")"
+		# every tick the feed took: delivered once, intact, or counted lost
+		jtrue "$f" "j['delivered'] + j['lost'] == j['feed_rx'] and j['torn'] == 0 and j['lib_agrees'] and j['feed_rx'] >= 0.95 * $n" ||
+			{ echo "  $f: delivered + lost != feed_rx, torn tick, or the feed took < 95%"; rc=1; }
+	done
+	# readers that lost nothing saw exactly the same sequence
+	hashes=$(for f in "$r"/*.json; do
+		python3 -c "import json,sys; j=json.load(open(sys.argv[1])); j['lost'] or print(j['hash'])" "$f"
+	done | sort -u)
+	[[ $(wc -l <<<"$hashes") -le 1 ]] || { echo "  lossless readers disagree: $hashes"; rc=1; }
+	[[ -n $hashes ]] || echo "  (every reader was lapped at least once)"
+	log_test "$n ticks to 8 mapped readers (4 spinning, 4 epoll) + 2 recvmsg readers: same sequence or exact loss" $rc
+}
+
+zero_syscalls_per_tick() {
+	local rc=0 r=$RESULTS/syscalls n=10000 calls clock
+	mkdir -p "$r"
+	require_cmd strace
+	strace -f -c -o "$r/strace" $RT read -n $n -t 20 -i veth0 239.3.0.5 7304 \
+		>"$r/read.json" 2>"$r/read.err" &
+	wait_bound "$r/read.err" || rc=1
+	$PUB -i veth1 -n $n -r 5000 239.3.0.5 7304 >/dev/null || rc=1
+	wait
+	calls=$(awk '$NF == "total" { print $(NF - 2) }' "$r/strace")
+	# the test's idle timer (no vDSO clock under TCG): once per 2^16 empty polls
+	clock=$(awk '$NF == "clock_gettime" { print $(NF - 1) }' "$r/strace")
+	echo "  $(cat "$r/read.json")"
+	echo "  system calls, whole process: $calls, of which clock_gettime (idle timer) ${clock:-0}"
+	jtrue "$r/read.json" "j['delivered'] >= 0.95 * $n and j['delivered'] + j['lost'] == j['feed_rx']" ||
+		{ echo "  reader got < 95% of $n"; rc=1; }
+	# (libibtick never calls the clock: those are the test's own idle timer)
+	[[ -n $calls ]] && ((calls - ${clock:-0} < 100)) ||
+		{ echo "  too many system calls:"; cat "$r/strace"; rc=1; }
+	log_test "a spinning mapped reader: $n ticks, < 100 system calls besides its idle timer (start-up and bind included)" $rc
+}
+
+busy_poll_thread() {
+	local rc=0 r=$RESULTS/busy n=5000 psr
+	mkdir -p "$r"
+	$RT read -c 0 -B 1 -n $n -t 20 -i veth0 239.3.0.6 7305 >"$r/read.json" 2>"$r/read.err" &
+	wait_bound "$r/read.err" || rc=1
+	sleep 0.5
+	psr=$(ps -eLo psr=,comm= | awk '$2 ~ /^ibtick-poll/ { print $1 }')
+	[[ $psr == 1 ]] || { echo "  ibtick-poll thread on CPU '$psr', wanted 1"; rc=1; }
+	$PUB -i veth1 -n $n -r 5000 239.3.0.6 7305 >/dev/null || rc=1
+	wait
+	echo "  $(cat "$r/read.json")"
+	# the thread drained everything; the CQ event fired at most once (armed
+	# before the switch)
+	jtrue "$r/read.json" "j['delivered'] + j['lost'] == j['feed_rx'] and j['feed_rx'] >= 0.95 * $n and j['cq_events'] - j['cq_events0'] <= 1 and j['cqe_thread'] >= j['feed_rx'] and j['poll_loops'] > 0 and j['poll_busy_ns'] > 0" ||
+		{ echo "  not drained by the thread, or CQ events rose"; rc=1; }
+	sleep 0.5
+	ps -eLo comm= | grep -q '^ibtick-poll' && { echo "  poll thread outlived its feed"; rc=1; }
+	log_test "busy-poll mode: thread pinned to CPU 1 drains $n ticks, CQ events do not rise, stops with the feed" $rc
+}
+
+so_busy_poll_caller() {
+	local rc=0 r=$RESULTS/sobusy n=3000
+	mkdir -p "$r"
+	$RT read -R -P 100000 -n $n -t 20 -i veth0 239.3.0.7 7306 >"$r/read.json" 2>"$r/read.err" &
+	wait_bound "$r/read.err" || rc=1
+	$PUB -i veth1 -n $n -r 2000 239.3.0.7 7306 >/dev/null || rc=1
+	wait
+	echo "  $(cat "$r/read.json")"
+	jtrue "$r/read.json" "j['delivered'] + j['lost'] == j['feed_rx'] and j['feed_rx'] >= 0.95 * $n and j['cqe_caller'] > 0 and j['cqe_caller'] + j['cqe_irq'] >= j['feed_rx']" ||
+		{ echo "  the caller never drained the CQ, or counts disagree"; rc=1; }
+	log_test "SO_BUSY_POLL recvmsg drains the CQ from the caller's context" $rc
+}
+
+killed_mapped_reader() {
+	local rc=0 r=$RESULTS/killed pids=() i
+	mkdir -p "$r"
+	for i in 1 2 3; do
+		$RT read -n 1000000 -t 30 -i veth0 239.3.0.8 7307 >/dev/null 2>"$r/k$i.err" &
+		pids+=($!)
+	done
+	$RT read -R -n 4000 -t 20 -i veth0 239.3.0.8 7307 >"$r/survivor.json" 2>"$r/survivor.err" &
+	wait_bound "$r"/k{1,2,3}.err "$r/survivor.err" || rc=1
+	$PUB -i veth1 -n 4000 -r 4000 239.3.0.8 7307 >/dev/null &
+	sleep 0.5
+	# SIGKILL mid-read: the mapping and the socket go with the process
+	kill -9 "${pids[@]}"
+	wait
+	echo "  survivor: $(cat "$r/survivor.json")"
+	jtrue "$r/survivor.json" "j['delivered'] + j['lost'] == j['feed_rx'] and j['torn'] == 0" ||
+		{ echo "  the survivor's counts do not add up"; rc=1; }
+	# nothing holds the module: every socket and mapping went away
+	rmmod ibtick || { echo "  module still in use"; rc=1; }
+	insmod kmod/ibtick.ko || rc=1
+	log_test "readers killed with SIGKILL mid-read: the others go on, nothing stays referenced" $rc
+}
+
+dead_while_mapped() {
+	local rc=0 r=$RESULTS/dead pid
+	mkdir -p "$r"
+	$RT dead -i veth0 239.3.0.9 7308 >"$r/out" 2>"$r/err" &
+	pid=$!
+	wait_bound "$r/err" || rc=1
+	$PUB -i veth1 -n 100 239.3.0.9 7308 >/dev/null || rc=1
+	sleep 1
+	rdma link delete rxe0 || rc=1
+	wait "$pid" || rc=1
+	cat "$r/out"
+	rdma link add rxe0 type rxe netdev veth0 || rc=1
+	sleep 1
+	log_test "rdma link delete under a mapped reader: DEAD, what was there stays readable, also after close" $rc
+}
+
+insmod kmod/ibtick.ko || { echo "insmod failed"; exit 1; }
+run_tests
