@@ -300,11 +300,11 @@ static void ibt_feed_teardown(struct ibt_feed *f)
 
 	lockdep_assert_held(&ibt_feeds_lock);
 	WRITE_ONCE(f->live, false);
-	ibt_ring_set_dead(&f->ring);
-	wake_up_interruptible_all(&f->wq);
-
 	/* no owner drains or re-arms the CQ after this (poll.c) */
 	ibt_poll_seize(f);
+	/* only now: DEAD promises readers that no tick follows it */
+	ibt_ring_set_dead(&f->ring);
+	wake_up_interruptible_all(&f->wq);
 	if (f->qp)
 		ib_modify_qp(f->qp, &attr, IB_QP_STATE);
 	if (f->rcq) {

@@ -13,14 +13,15 @@
  *    CQ event left disarmed, also while it yields to the scheduler; it
  *    hands the CQ back (re-armed) while the feed has no subscribed socket
  *    and when it stops;
- *  - a caller spinning with SO_BUSY_POLL in recvmsg/poll (IRQ mode): owns
- *    it for the length of its spin.
+ *  - a caller spinning with SO_BUSY_POLL in recvmsg (IRQ mode): owns it,
+ *    with preemption off, for the length of its spin.
  *
  * A CQ event that finds the CQ owned must not be lost: the softirq poll
- * sets IBT_POLL_MISSED and tries once more; the owner, after dropping the
- * bit, looks at MISSED and reschedules the softirq poll.  The two sides
- * are ordered by full barriers (set, mb, test - as Dekker), so one of them
- * always sees the other.  The owner re-arms the CQ while it still owns it:
+ * completes (so that it can be scheduled again), sets IBT_POLL_MISSED and
+ * tries once more; the owner, after dropping the bit, looks at MISSED and
+ * reschedules the softirq poll.  The two sides are ordered by full
+ * barriers (set, mb, test - as Dekker), so one of them always sees the
+ * other.  The owner re-arms the CQ while it still owns it:
  * teardown (feed.c) takes the bit for good before destroying the CQ, so an
  * owner never touches a destroyed CQ.
  *
@@ -28,6 +29,7 @@
  * stop (it is taken under ibt_feeds_lock by teardown, under the socket lock
  * by setsockopt).  The thread itself takes no lock.
  */
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
@@ -46,23 +48,11 @@ static bool ibt_poll_trylock(struct ibt_feed *f)
 }
 
 /*
- * Take the CQ on behalf of a CQ event: when it is owned, leave MISSED for
- * the owner; then try once more, in case the owner let go before it could
- * see MISSED.
- */
-static bool ibt_poll_trylock_event(struct ibt_feed *f)
-{
-	if (ibt_poll_trylock(f))
-		return true;
-	set_bit(IBT_POLL_MISSED, &f->poll_state);
-	smp_mb__after_atomic();		/* MISSED before OWNED, vs unlock */
-	return ibt_poll_trylock(f);
-}
-
-/*
  * Let the CQ go.  With @rearm (the CQ event is wanted again), arm it first,
  * while the CQ is certainly alive, and reschedule the softirq poll for
  * completions that came before the arming or events that found us owning.
+ * The reschedule runs with BH off so that, from process context, the poll
+ * runs at local_bh_enable() rather than when ksoftirqd gets the CPU.
  */
 static void ibt_poll_unlock(struct ibt_feed *f, bool rearm)
 {
@@ -72,11 +62,14 @@ static void ibt_poll_unlock(struct ibt_feed *f, bool rearm)
 		again = ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP |
 					 IB_CQ_REPORT_MISSED_EVENTS) > 0;
 	clear_bit_unlock(IBT_POLL_OWNED, &f->poll_state);
-	smp_mb__after_atomic();		/* OWNED before MISSED, vs trylock_event */
+	smp_mb__after_atomic();		/* OWNED before MISSED, vs ibt_rx_poll */
 	if (test_and_clear_bit(IBT_POLL_MISSED, &f->poll_state))
 		again = true;
-	if (again)
+	if (again) {
+		local_bh_disable();
 		irq_poll_sched(&f->iop);	/* a no-op once teardown disabled it */
+		local_bh_enable();
+	}
 }
 
 /* The softirq poll (IRQ mode), scheduled by the CQ event. */
@@ -85,9 +78,21 @@ int ibt_rx_poll(struct irq_poll *iop, int budget)
 	struct ibt_feed *f = container_of(iop, struct ibt_feed, iop);
 	int done;
 
-	if (!ibt_poll_trylock_event(f)) {
-		/* the owner saw or will see MISSED and calls us again */
+	if (!ibt_poll_trylock(f)) {
+		/*
+		 * Owned: leave MISSED for the owner, whose unlock reschedules
+		 * us.  Complete first, so that its irq_poll_sched() finds
+		 * SCHED clear; then MISSED; then try once more, in case the
+		 * owner let go before it could see MISSED (set, mb, test on
+		 * both sides, as Dekker).  If we get it now, our own unlock
+		 * sees our MISSED and reschedules the poll.
+		 */
 		irq_poll_complete(iop);
+		smp_mb__after_atomic();	/* SCHED clear before MISSED set */
+		set_bit(IBT_POLL_MISSED, &f->poll_state);
+		smp_mb__after_atomic();	/* MISSED before OWNED, vs unlock */
+		if (ibt_poll_trylock(f))
+			ibt_poll_unlock(f, true);
 		return 0;
 	}
 	done = ibt_rx_drain(f, budget, IBT_RX_IRQ);
@@ -111,7 +116,7 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 }
 
 /*
- * SO_BUSY_POLL from recvmsg/poll: spin until a tick past @cursor is in the
+ * SO_BUSY_POLL from recvmsg: spin until a tick past @cursor is in the
  * ring, the feed dies, the scheduler or a signal wants the CPU, or
  * ktime_get_ns() passes @end_ns.  When nobody else owns the CQ, drain it
  * from here (no CQ event, no softirq, no wake-up on the way); otherwise
@@ -123,10 +128,13 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns)
 	bool owned = false, got = false;
 
 	do {
-		if (!owned && READ_ONCE(f->poll_mode) == IBTICK_POLL_IRQ &&
-		    ibt_poll_trylock(f)) {
-			owned = true;
-			if (!ibt_feed_live(f))
+		if (!owned && READ_ONCE(f->poll_mode) == IBTICK_POLL_IRQ) {
+			/* not preempted while the whole feed waits on us */
+			preempt_disable();
+			owned = ibt_poll_trylock(f);
+			if (!owned)
+				preempt_enable();
+			else if (!ibt_feed_live(f))
 				break;
 		}
 		if (owned) {
@@ -142,8 +150,10 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns)
 			break;
 		cpu_relax();
 	} while (ktime_get_ns() < end_ns);
-	if (owned)
+	if (owned) {
 		ibt_poll_unlock(f, true);
+		preempt_enable();
+	}
 	return got;
 }
 
@@ -174,7 +184,7 @@ static int ibt_poll_thread(void *arg)
 		}
 		if (!owned) {
 			if (!ibt_poll_trylock(f)) {
-				cond_resched();	/* a softirq poll is finishing */
+				cond_resched_tasks_rcu_qs(); /* a poll is finishing */
 				continue;
 			}
 			owned = true;
@@ -195,10 +205,17 @@ static int ibt_poll_thread(void *arg)
 			WRITE_ONCE(f->st.poll_busy_ns,
 				   f->st.poll_busy_ns + now - t0);
 			WRITE_ONCE(f->st.poll_yields, f->st.poll_yields + 1);
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 			t0 = ktime_get_ns();
 			continue;
 		}
+		/*
+		 * A task that never sleeps voluntarily holds up RCU-Tasks
+		 * (ftrace, BPF trampolines, livepatch): report a quiescent
+		 * state now and then, as threaded NAPI does.
+		 */
+		if (!(f->st.poll_loops & 1023))
+			cond_resched_tasks_rcu_qs();
 		cpu_relax();
 	}
 	if (owned) {
@@ -253,14 +270,26 @@ int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu)
 		err = -ENODEV;
 		goto out;
 	}
-	if (f->poll_mode == mode && f->poll_cpu == cpu)
-		goto out;
+	if (f->poll_mode == mode && f->poll_cpu == cpu && mode == IBTICK_POLL_IRQ)
+		goto out;	/* BUSY again restarts the thread: re-pins it */
 	ibt_poll_stop_locked(f);
 	if (mode == IBTICK_POLL_IRQ)
 		goto out;
 	t = kthread_create(ibt_poll_thread, f, "ibtick-poll/%u", f->port);
 	if (IS_ERR(t)) {
 		err = PTR_ERR(t);
+		goto out;
+	}
+	/*
+	 * Bound while the CPU is online.  If it goes offline later the
+	 * scheduler moves the thread elsewhere (and it stays unpinned until
+	 * the mode is set again); poll_cpu says what was asked.
+	 */
+	cpus_read_lock();
+	if (cpu >= 0 && !cpu_online(cpu)) {
+		cpus_read_unlock();
+		kthread_stop(t);
+		err = -EINVAL;
 		goto out;
 	}
 	if (cpu >= 0)
@@ -270,6 +299,7 @@ int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu)
 	WRITE_ONCE(f->poll_mode, mode);
 	f->poll_cpu = cpu;
 	wake_up_process(t);
+	cpus_read_unlock();
 out:
 	mutex_unlock(&f->poll_lock);
 	return err;
@@ -292,7 +322,7 @@ void ibt_poll_seize(struct ibt_feed *f)
 {
 	ibt_poll_stop(f);
 	if (test_bit(IBT_POLL_SEIZED, &f->poll_state))
-		return;		/* a failed setup's teardown, then release */
+		return;		/* defensive: teardown runs once per feed */
 	while (!ibt_poll_trylock(f))
 		usleep_range(50, 200);
 	set_bit(IBT_POLL_SEIZED, &f->poll_state);

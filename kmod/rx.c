@@ -208,7 +208,7 @@ int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 			f->st.rx_errors++;	/* QP in error: going */
 		done += n;
 	}
-	switch (ctx) {
+	switch (done ? ctx : -1) {
 	case IBT_RX_IRQ:
 		WRITE_ONCE(f->st.cqe_irq, f->st.cqe_irq + done);
 		break;

@@ -441,8 +441,11 @@ static int ibt_setsockopt(struct socket *sock, int level, int optname,
 			err = -ENOTCONN;
 			break;
 		}
-		/* not past the producer; far behind is lapped, counted later */
-		if ((s64)(ibt_ring_producer(&is->feed->ring) - cur) < 0) {
+		/*
+		 * Not past the producer (indices start at 0, so unsigned);
+		 * far behind is lapped, counted at the next recvmsg.
+		 */
+		if (cur > ibt_ring_producer(&is->feed->ring)) {
 			err = -EINVAL;
 			break;
 		}

@@ -143,7 +143,7 @@ int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
 	wr.remote_qkey = f->qkey;
 	/*
 	 * With BH off: a driver that hands kernel-QP sends to a softirq
-	 * (rxe and siw schedule a tasklet) has it run when BH comes back on,
+	 * (rxe schedules a tasklet) has it run when BH comes back on,
 	 * here, rather than whenever ksoftirqd gets the CPU - as the network
 	 * stack transmits.  Costs nothing to a driver that rings a doorbell.
 	 */

@@ -522,9 +522,9 @@ static int do_opts(int argc, char **argv)
 	cur -= 1;
 	expect_opt("RING_CURSOR at the producer", setsockopt(fd, SOL_IBTICK,
 		   IBTICK_RING_CURSOR, &cur, sizeof(cur)), 0);
-	cur -= 1000000;		/* far behind: lapped, counted at recvmsg */
-	expect_opt("RING_CURSOR far behind", setsockopt(fd, SOL_IBTICK,
-		   IBTICK_RING_CURSOR, &cur, sizeof(cur)), 0);
+	cur -= 1000000;		/* before index 0: no tick ever had it */
+	expect_opt("RING_CURSOR before the ring's first index", setsockopt(fd,
+		   SOL_IBTICK, IBTICK_RING_CURSOR, &cur, sizeof(cur)), EINVAL);
 	if (!admin) {
 		expect_opt("POLL_MODE without CAP_NET_ADMIN", setsockopt(fd,
 			   SOL_IBTICK, IBTICK_POLL_MODE, &pm, sizeof(pm)), EPERM);

@@ -94,6 +94,9 @@ struct sockaddr_ibtick {
  * split (a partial munmap/mprotect fails with EINVAL).  It stays valid
  * until munmap(), even after close(), feed teardown or device removal, when
  * hdr->flags says IBTICK_RING_DEAD and the ticks already there stay readable.
+ * (A reader can only harm itself: MADV_DONTNEED drops its view of the
+ * pages, and later reads fault with SIGBUS; MADV_DOFORK lets a child
+ * inherit the mapping after all.)
  *
  * A mapped reader keeps its own cursor; the mapping never moves the socket's
  * cursor (recvmsg's).  Before blocking in poll()/epoll on the socket, give
@@ -231,7 +234,7 @@ enum {
  * Poll modes:
  * IRQ	the CQ's completion event schedules a softirq poll that drains it
  *	and re-arms it (default).  Callers with SO_BUSY_POLL also drain it
- *	from recvmsg/poll while they spin.
+ *	from recvmsg while they spin.
  * BUSY	a kernel thread ("ibtick-poll") spins on the CQ with the event
  *	disarmed, on @cpu when >= 0; it yields when the scheduler asks,
  *	falls back to IRQ mode while the feed has no subscribed socket, and
