@@ -120,7 +120,7 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
  * ring, the feed dies, the scheduler or a signal wants the CPU, or
  * ktime_get_ns() passes @end_ns.  When nobody else owns the CQ, drain it
  * from here (no CQ event, no softirq, no wake-up on the way); otherwise
- * just watch the ring.  True when a tick (or the feed's death) arrived.
+ * just watch the ring.  True when a tick arrived.
  * Context: process, no lock held.
  */
 bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns)
@@ -142,10 +142,12 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns)
 			ibt_rx_drain(f, IBT_RX_BATCH, IBT_RX_CALLER);
 			local_bh_enable();
 		}
-		if (ibt_ring_backlog(&f->ring, cursor) || !ibt_feed_live(f)) {
+		if (ibt_ring_backlog(&f->ring, cursor)) {
 			got = true;
 			break;
 		}
+		if (!ibt_feed_live(f))
+			break;	/* let teardown seize the CQ; DEAD wakes us */
 		if (need_resched() || signal_pending(current))
 			break;
 		cpu_relax();

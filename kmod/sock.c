@@ -261,7 +261,7 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
  * SO_BUSY_POLL: spin for up to sk_ll_usec before sleeping, draining the
  * CQ from here when nobody else does (poll.c), so a latency-bound reader
  * skips the CQ event, the softirq, the wake-up and the context switch.
- * True when a tick (or the feed's death) arrived while spinning.
+ * True when a tick arrived while spinning.
  */
 static bool ibt_busy_wait(struct ibt_sock *is)
 {
@@ -271,6 +271,12 @@ static bool ibt_busy_wait(struct ibt_sock *is)
 		return false;
 	return ibt_poll_caller(is->feed, READ_ONCE(is->cursor),
 			       ktime_get_ns() + (u64)usec * NSEC_PER_USEC);
+}
+
+/* The ring is flagged DEAD: no tick will follow those in it. */
+static bool ibt_feed_dead(struct ibt_feed *f)
+{
+	return ibt_ring_flags(&f->ring) & IBTICK_RING_DEAD;
 }
 
 /*
@@ -289,7 +295,7 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 		return 0;
 	left = wait_event_interruptible_timeout(f->wq,
 						ibt_ring_backlog(&f->ring, is->cursor) ||
-						!ibt_feed_live(f), *timeo);
+						ibt_feed_dead(f), *timeo);
 	if (left < 0)
 		return sock_intr_errno(*timeo);
 	if (!left)
@@ -324,7 +330,15 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	for (;;) {
 		s = ibt_ring_peek(&f->ring, &is->cursor, &lost);
 		if (!s) {
-			if (!ibt_feed_live(f)) {
+			/*
+			 * End of stream only once the ring says DEAD: it is
+			 * set after the last commit, so a second look then
+			 * sees every tick the feed took (!live comes earlier,
+			 * while the producer may still be finishing a batch).
+			 */
+			if (ibt_feed_dead(f)) {
+				if (ibt_ring_backlog(&f->ring, is->cursor))
+					continue;
 				err = -ENODEV;
 				goto out;
 			}
@@ -408,7 +422,7 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	if (smp_load_acquire(&is->subscribed) &&
 	    ibt_ring_backlog(&f->ring, READ_ONCE(is->cursor)))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (!ibt_feed_live(f))
+	if (ibt_feed_dead(f))
 		mask |= EPOLLERR | EPOLLHUP;
 	else if (READ_ONCE(is->publisher) && ibt_tx_room(f))
 		mask |= EPOLLOUT | EPOLLWRNORM;
