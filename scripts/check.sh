@@ -3,8 +3,11 @@
 #
 #   build   the module (W=1) and userspace (-Wall -Wextra), warning-free
 #   unit    userspace unit tests and the CLI argument table
+#   model   the ring protocol's Promela model, every interleaving (spin)
 #   kunit   pure kernel logic on UML (scripts/kunit.sh)
 #   vm      the module in a QEMU guest with Soft-RoCE (scripts/vm-run.sh)
+#   vmdebug the VM suite again on the debug kernel (KASAN, lockdep,
+#           kmemleak; scripts/vm-debug.sh builds and caches it)
 #
 # STAGES="build unit" selects stages; TESTS= is passed to the VM suite.
 # Each stage prints a "NAME: N passed, N failed" line; the last line here is
@@ -13,7 +16,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 cd "$top" || exit 1
-stages=${STAGES:-build unit kunit vm}
+stages=${STAGES:-build unit model kunit vm}
 logdir=${IBTICK_LOGDIR:-$top/.check}
 mkdir -p "$logdir"
 
@@ -93,6 +96,25 @@ vm() {
 	scripts/vm-run.sh -t "${VM_TIMEOUT:-2400}" -k "$kver" -o "$out" -- tests/vm/run.sh
 }
 
+# tests/model/run.sh ends with "model: N passed, N failed"; without spin
+# (status 4, "# SKIP") the stage is reported skipped rather than failed.
+model() {
+	local rc=0
+	tests/model/run.sh || rc=$?
+	if ((rc == 4)); then
+		echo "model: 0 passed, 0 failed (skipped: spin not installed; scripts/deps.sh)"
+		return 0
+	fi
+	return $rc
+}
+
+vmdebug() {
+	local out=$logdir/vmdebug
+	rm -rf "$out"
+	mkdir -p "$out"
+	scripts/vm-debug.sh -t "${VM_TIMEOUT:-3600}" -o "$out"
+}
+
 for s in $stages; do
 	case $s in
 	build) stage build build ;;
@@ -103,8 +125,10 @@ for s in $stages; do
 		account_unit
 		account unit "$logdir/unit.log" "$rc"
 		;;
+	model) stage model model ;;
 	kunit) stage kunit scripts/kunit.sh ;;
 	vm) stage vm vm ;;
+	vmdebug) stage vmdebug vmdebug ;;
 	*) echo "check: unknown stage $s"; total_fail=$((total_fail + 1)) ;;
 	esac
 done

@@ -17,6 +17,10 @@ pkgs=(
 	# the QEMU bench and the ground truth the tests compare with
 	qemu-system-x86 busybox-static cpio iproute2 rdma-core ibverbs-utils
 	rdmacm-utils perftest util-linux procps strace
+	# the debug kernel (scripts/debug-kernel.sh) and its staging
+	libelf-dev libssl-dev rsync
+	# the ring protocol model (tests/model/run.sh)
+	spin
 )
 
 missing=()
