@@ -9,7 +9,9 @@
  *	(pub_id, pub_seq) sequence delivered, payload checks, feed counters.
  *	-c pins the reader to CPU; -B switches the feed to busy-poll mode
  *	with its thread on CPU (-1: any); -d sleeps US microseconds every 64
- *	ticks (a slow reader, to be lapped).  "bound" on stderr once bound.
+ *	ticks (a slow reader, to be lapped), or with -r SEED at random (one
+ *	tick in 256, up to US, default 2000).  -S: the ring's slot count if
+ *	this reader creates the feed.  "bound" on stderr once bound.
  *   ringtest bad -i IF GROUP PORT
  *	Every bad mmap() and what the mapping must refuse, with its errno.
  *   ringtest opts -i IF GROUP PORT
@@ -56,10 +58,12 @@ static uint64_t now_ns(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ringtest read [-R|-E] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] -i IF GROUP PORT\n"
+	fprintf(stderr, "usage: ringtest read [-R [-P US]|-E] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] [-r SEED] [-S SLOTS] -i IF GROUP PORT\n"
 		"       ringtest bad|dead -i IF GROUP PORT\n");
 	exit(2);
 }
+
+static unsigned int geom_slots;	/* -S: ring slots of a feed we create */
 
 static int open_bound(const char *ifname, const char *group, const char *port,
 		      struct sockaddr_ibtick *sa)
@@ -73,6 +77,12 @@ static int open_bound(const char *ifname, const char *group, const char *port,
 		exit(1);
 	}
 	fd = socket(fam, SOCK_DGRAM, 0);
+	if (fd >= 0 && geom_slots) {
+		struct ibtick_ring_geometry g = { geom_slots, 256 };
+
+		if (setsockopt(fd, SOL_IBTICK, IBTICK_RING_GEOMETRY, &g, sizeof(g)))
+			perror("ringtest: IBTICK_RING_GEOMETRY");
+	}
 	if (fd < 0 || bind(fd, (struct sockaddr *)sa, sizeof(*sa))) {
 		perror("ringtest: socket/bind");
 		exit(1);
@@ -84,8 +94,20 @@ static int open_bound(const char *ifname, const char *group, const char *port,
 
 struct acct {
 	uint64_t delivered, lost, torn, bytes, first, last, pub_id, nonmono;
-	uint64_t hash;
+	uint64_t hash, dups, idx_disorder, last_idx;
+	uint8_t *seen;		/* pub_seq 1..nseen (one publisher) */
+	uint64_t nseen;
 };
+
+static uint64_t rnd_state;
+
+static uint64_t rnd(void)	/* xorshift64 */
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
 
 static void account(struct acct *a, const struct ibtick_slot *d,
 		    const unsigned char *p, uint32_t len)
@@ -109,6 +131,9 @@ static void account(struct acct *a, const struct ibtick_slot *d,
 		a->nonmono++;
 	}
 	a->last = d->pub_seq;
+	if (a->seen && d->pub_seq >= 1 && d->pub_seq <= a->nseen &&
+	    a->seen[d->pub_seq]++)
+		a->dups++;
 	/* FNV-1a over the delivered sequence: equal sequences, equal hashes */
 	a->hash = (a->hash ^ d->pub_id) * 0x100000001b3ULL;
 	a->hash = (a->hash ^ d->pub_seq) * 0x100000001b3ULL;
@@ -130,6 +155,7 @@ static int do_read(int argc, char **argv)
 {
 	const char *ifname = NULL, *mode = "ring";
 	uint64_t n = 10000, idle_ns = 10ULL * 1000000000, last_tick, slow = 0;
+	uint64_t seed = 0;
 	struct acct a = { .hash = 0xcbf29ce484222325ULL };
 	int opt, fd, cpu = -1, busy_cpu = -2, ep = -1, busy_us = 0;
 	struct ibtick_stats st = { 0 }, st0 = { 0 };
@@ -140,8 +166,10 @@ static int do_read(int argc, char **argv)
 	socklen_t sl = sizeof(st);
 	char buf[9000], cbuf[256];
 
-	while ((opt = getopt(argc, argv, "REn:t:c:B:d:i:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "REn:t:c:B:d:i:P:r:S:")) != -1) {
 		switch (opt) {
+		case 'S': geom_slots = strtoul(optarg, NULL, 0); break;
+		case 'r': seed = strtoull(optarg, NULL, 0); break;
 		case 'P': busy_us = atoi(optarg); break;
 		case 'R': mode = "recvmsg"; break;
 		case 'E': mode = "epoll"; break;
@@ -158,6 +186,11 @@ static int do_read(int argc, char **argv)
 		usage();
 	if (cpu >= 0)
 		pin(cpu);
+	rnd_state = seed * 0x9e3779b97f4a7c15ULL + 1;
+	a.nseen = n;
+	a.seen = calloc(n + 1, 1);
+	if (!a.seen)
+		return 1;
 	fd = open_bound(ifname, argv[optind], argv[optind + 1], &sa);
 	if (busy_cpu >= -1) {
 		struct ibtick_poll_mode pm = { IBTICK_POLL_BUSY, busy_cpu };
@@ -252,6 +285,9 @@ static int do_read(int argc, char **argv)
 				a.lost += t.lost;	/* overwritten meanwhile */
 				continue;
 			}
+			if (a.delivered && t.idx <= a.last_idx)
+				a.idx_disorder++;
+			a.last_idx = t.idx;
 			account(&a, &d, (unsigned char *)buf, len);
 			got_tick = true;
 		} else {
@@ -278,8 +314,13 @@ static int do_read(int argc, char **argv)
 			}
 			continue;
 		}
-		if (slow && !(a.delivered % 64))
+		if (seed) {
+			/* randomly slowed: now and then a pause of up to -d us */
+			if (!(rnd() & 255))
+				usleep(rnd() % (slow ? slow : 2000));
+		} else if (slow && !(a.delivered % 64)) {
 			usleep(slow);
+		}
 	}
 	sl = sizeof(st);
 	if (getsockopt(fd, SOL_IBTICK, IBTICK_STATISTICS, &st, &sl))
@@ -292,13 +333,14 @@ static int do_read(int argc, char **argv)
 	}
 	printf("{\"mode\":\"%s\",\"delivered\":%" PRIu64 ",\"lost\":%" PRIu64
 	       ",\"torn\":%" PRIu64 ",\"nonmono\":%" PRIu64 ",\"first\":%" PRIu64
-	       ",\"last\":%" PRIu64 ",\"hash\":\"%016" PRIx64 "\",\"feed_rx\":%llu"
+	       ",\"last\":%" PRIu64 ",\"dups\":%" PRIu64 ",\"idx_disorder\":%" PRIu64
+	       ",\"hash\":\"%016" PRIx64 "\",\"feed_rx\":%llu"
 	       ",\"cq_events0\":%llu,\"cq_events\":%llu,\"cqe_irq\":%llu,\"cqe_thread\":%llu"
 	       ",\"cqe_caller\":%llu,\"poll_loops\":%llu,\"poll_busy_ns\":%llu"
 	       ",\"poll_yields\":%llu,\"mappings\":%llu,\"rx_drain_ns\":%llu"
 	       ",\"lib_agrees\":%s}\n",
 	       mode, a.delivered, a.lost, a.torn, a.nonmono, a.first, a.last,
-	       a.hash, (unsigned long long)st.feed_rx_ticks,
+	       a.dups, a.idx_disorder, a.hash, (unsigned long long)st.feed_rx_ticks,
 	       (unsigned long long)st0.feed_cq_events,
 	       (unsigned long long)st.feed_cq_events,
 	       (unsigned long long)st.feed_cqe_irq,

@@ -1,0 +1,47 @@
+#!/bin/bash
+#
+# vm-debug.sh - the VM suite on the debug kernel (KASAN, lockdep, kmemleak,
+# DEBUG_OBJECTS, fault injection; scripts/debug-kernel.sh builds it).
+#
+# usage: scripts/vm-debug.sh [-o RESULTS_DIR] [-t TIMEOUT_S]
+#
+# ibtick.ko is built against the debug kernel's tree in a staged copy of
+# the repository ($IBTICK_CACHE/debug/stage: the sources and the userspace
+# binaries already built here), so the repository's own kmod/ibtick.ko
+# stays the stock kernel's.  The guest runs tests/vm/run.sh from the stage
+# with TOPICS (default: every topic but dkms, plus leaks.sh last); any
+# KASAN, lockdep, kmemleak, DEBUG_OBJECTS or WARN report in the guest's
+# kernel log fails the run (scripts/vm-run.sh) and is printed.
+set -euo pipefail
+
+IBTICK_PROG=vm-debug
+# shellcheck source-path=SCRIPTDIR source=lib-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib-common.sh"
+
+out=""
+timeout=3600
+while getopts "o:t:" opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+eval "$(scripts/debug-kernel.sh -v)"	# KVER KDIR IMG
+stage=$IBTICK_CACHE/debug/stage
+msg "staging the repository into $stage and building ibtick.ko for $KVER"
+mkdir -p "$stage"
+rsync -a --delete --exclude .git --exclude .check --exclude '*.ko' --exclude '*.o' \
+	--exclude '*.mod*' --exclude '.*.cmd' "$repo/" "$stage/"
+make -s -C "$stage" module KDIR="$KDIR" W=1 >"$stage/.module-build.log" 2>&1 ||
+	{ cat "$stage/.module-build.log"; die "ibtick.ko does not build against $KDIR"; }
+if grep -q 'warning:' "$stage/.module-build.log"; then
+	cat "$stage/.module-build.log"
+	die "ibtick.ko builds with warnings against $KDIR"
+fi
+[[ -n $out ]] && mkdir -p "$out"
+topics=${TOPICS:-dev lifecycle feed ring fuzz leaks}
+exec "$repo/scripts/vm-run.sh" -k "$KVER" -t "$timeout" ${out:+-o "$out"} -- \
+	env TOPICS="$topics" "$stage/tests/vm/run.sh"
