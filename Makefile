@@ -71,7 +71,7 @@ module:
 TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat
 
 user: user/ibtick/ibtick $(TOOLS) tests/vm/sockapi lib $(EXAMPLES) \
-	tests/vm/ringtest
+	tests/vm/ringtest tests/fuzz/sysfuzz
 
 lib: $(LIB_SO) $(LIB_A)
 
@@ -95,6 +95,9 @@ PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 
 user/examples/%: user/examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< $(LIB_A)
+
+tests/fuzz/sysfuzz: tests/fuzz/sysfuzz.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h include/uapi/linux/ibtick_netlink.h
+	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
 
 tests/vm/ringtest: tests/vm/ringtest.c $(LIB_A) $(LIB_HDRS) user/common/ibtsock.c
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/ibtsock.c $(LIB_A) -lpthread
@@ -149,6 +152,6 @@ install: all
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -f user/ibtick/ibtick tests/unit/unit tests/vm/sockapi $(TOOLS) \
-		tests/vm/ringtest $(EXAMPLES) user/lib/*.o user/lib/*.a \
+		tests/vm/ringtest tests/fuzz/sysfuzz $(EXAMPLES) user/lib/*.o user/lib/*.a \
 		user/lib/libibtick.so*
 	rm -rf .check

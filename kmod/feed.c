@@ -655,10 +655,11 @@ void ibt_feeds_rejoin_work(struct work_struct *work)
 
 	mutex_lock(&ibt_feeds_lock);
 	list_for_each_entry(f, &ibt_feeds, list) {
-		if (f->dev == d && f->live)
-			ibt_feed_apply_rejoin(f);
+		if (f->dev != d || !f->live)
+			continue;
+		ibt_feed_apply_rejoin(f);
 		idx = f->dport - d->ports;
-		if (f->dev != d || !f->live || !(ports & BIT(idx)))
+		if (!(ports & BIT(idx)))
 			continue;
 		/* a join still in flight is fresh enough: try again later */
 		if (READ_ONCE(f->join_pending)) {

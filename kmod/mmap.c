@@ -19,6 +19,7 @@
  */
 #include <linux/mm.h>
 #include <linux/net.h>
+#include <linux/version.h>
 #include <linux/vmalloc.h>
 
 #include "ibt.h"
@@ -76,8 +77,13 @@ int ibt_mmap(struct file *file, struct socket *sock,
 		return -EINVAL;
 
 	/* no mprotect(PROT_WRITE) later, no copy into a child, no growing */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+		     VM_MAYWRITE | VM_MAYEXEC);
+#else
 	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+#endif
 	err = remap_vmalloc_range(vma, f->ring_mem, 0);
 	if (err)
 		return err;

@@ -49,10 +49,14 @@ static inline struct ibtick_slot *ibt_ring_slot(const struct ibt_ring *r,
 				      (size_t)(idx & r->mask) * r->slot_size);
 }
 
-/* Producer: the index the next tick gets. */
+/*
+ * The index the next tick gets.  The producer reads its own store; others
+ * (bind, IBTICK_RING_CURSOR) get a value that may be old by the time they
+ * use it, which the lap rule tolerates.
+ */
 static inline u64 ibt_ring_producer(const struct ibt_ring *r)
 {
-	return r->hdr->producer;	/* only the producer writes it */
+	return READ_ONCE(r->hdr->producer);
 }
 
 /*

@@ -263,14 +263,18 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
  * skips the CQ event, the softirq, the wake-up and the context switch.
  * True when a tick arrived while spinning.
  */
-static bool ibt_busy_wait(struct ibt_sock *is)
+static bool ibt_busy_wait(struct ibt_sock *is, long timeo)
 {
 	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
+	u64 spin;
 
 	if (!usec)
 		return false;
+	/* never longer than the receive timeout */
+	spin = min_t(u64, (u64)usec * NSEC_PER_USEC,
+		     (u64)jiffies_to_nsecs(timeo));
 	return ibt_poll_caller(is->feed, READ_ONCE(is->cursor),
-			       ktime_get_ns() + (u64)usec * NSEC_PER_USEC);
+			       ktime_get_ns() + spin);
 }
 
 /* The ring is flagged DEAD: no tick will follow those in it. */
@@ -291,7 +295,7 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 
 	if (!*timeo)
 		return -EAGAIN;
-	if (ibt_busy_wait(is))
+	if (ibt_busy_wait(is, *timeo))
 		return 0;
 	left = wait_event_interruptible_timeout(f->wq,
 						ibt_ring_backlog(&f->ring, is->cursor) ||
@@ -364,8 +368,12 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			iov_iter_revert(&msg->msg_iter, copied);
 			continue;
 		}
-		if (err)
+		if (err) {
+			/* consumed but not delivered: counted, never silent */
+			is->cursor++;
+			lost++;
 			goto out;
+		}
 		is->cursor++;
 		if ((d.flags & IBTICK_TICK_LOCAL) && !is->loopback) {
 			iov_iter_revert(&msg->msg_iter, copy);

@@ -93,7 +93,7 @@ vm() {
 	mkdir -p "$out"
 	kver=$(scripts/vm-kernel.sh) || return 1
 	scripts/dkms-stage.sh "$out/dkms-stage" "$kver" || return 1
-	scripts/vm-run.sh -t "${VM_TIMEOUT:-2400}" -k "$kver" -o "$out" -- tests/vm/run.sh
+	scripts/vm-run.sh -t "${VM_TIMEOUT:-3600}" -k "$kver" -o "$out" -- tests/vm/run.sh
 }
 
 # tests/model/run.sh ends with "model: N passed, N failed"; without spin

@@ -150,6 +150,9 @@ killed_mapped_reader() {
 	$RT read -R -n 4000 -t 20 -i veth0 239.3.0.8 7307 >"$r/survivor.json" 2>"$r/survivor.err" &
 	wait_bound "$r"/k{1,2,3}.err "$r/survivor.err" || rc=1
 	$PUB -i veth1 -n 4000 -r 4000 239.3.0.8 7307 >/dev/null &
+	# and a publisher killed with sends in flight on the same feed
+	$PUB -i veth1 -n 100000000 239.3.0.8 7399 >/dev/null 2>&1 &
+	pids+=($!)
 	sleep 0.5
 	# SIGKILL mid-read: the mapping and the socket go with the process
 	kill -9 "${pids[@]}"
@@ -160,7 +163,7 @@ killed_mapped_reader() {
 	# nothing holds the module: every socket and mapping went away
 	rmmod ibtick || { echo "  module still in use"; rc=1; }
 	insmod kmod/ibtick.ko || rc=1
-	log_test "readers killed with SIGKILL mid-read: the others go on, nothing stays referenced" $rc
+	log_test "readers killed mid-read, a publisher killed mid-send (SIGKILL): the others go on, nothing stays referenced" $rc
 }
 
 dead_while_mapped() {
