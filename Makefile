@@ -71,7 +71,7 @@ module:
 TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat
 
 user: user/ibtick/ibtick $(TOOLS) tests/vm/sockapi lib $(EXAMPLES) \
-	tests/vm/ringtest tests/fuzz/sysfuzz
+	tests/vm/ringtest tests/vm/failnth tests/fuzz/sysfuzz
 
 lib: $(LIB_SO) $(LIB_A)
 
@@ -97,6 +97,9 @@ user/examples/%: user/examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< $(LIB_A)
 
 tests/fuzz/sysfuzz: tests/fuzz/sysfuzz.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h include/uapi/linux/ibtick_netlink.h
+	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
+
+tests/vm/failnth: tests/vm/failnth.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
 	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
 
 tests/vm/ringtest: tests/vm/ringtest.c $(LIB_A) $(LIB_HDRS) user/common/ibtsock.c
@@ -152,6 +155,6 @@ install: all
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -f user/ibtick/ibtick tests/unit/unit tests/vm/sockapi $(TOOLS) \
-		tests/vm/ringtest tests/fuzz/sysfuzz $(EXAMPLES) user/lib/*.o user/lib/*.a \
+		tests/vm/ringtest tests/vm/failnth tests/fuzz/sysfuzz $(EXAMPLES) user/lib/*.o user/lib/*.a \
 		user/lib/libibtick.so*
 	rm -rf .check

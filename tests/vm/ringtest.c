@@ -250,6 +250,8 @@ static int do_read(int argc, char **argv)
 
 			got = recvmsg(fd, &m, 0);	/* SO_RCVTIMEO: 200 ms */
 			if (got < 0) {
+				if (errno == ENODEV)
+					break;	/* the end: the ring is DEAD, drained */
 				if (errno != EAGAIN && errno != EINTR) {
 					perror("ringtest: recvmsg");
 					return 1;
