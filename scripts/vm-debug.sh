@@ -43,5 +43,7 @@ if grep -q 'warning:' "$stage/.module-build.log"; then
 fi
 [[ -n $out ]] && mkdir -p "$out"
 topics=${TOPICS:-dev lifecycle feed ring fuzz leaks}
+# the debug kernel has only the bench's modules: the guest gets all of them
+export IBTICK_VM_MODULES=full
 exec "$repo/scripts/vm-run.sh" -k "$KVER" -t "$timeout" ${out:+-o "$out"} -- \
 	env TOPICS="$topics" "$stage/tests/vm/run.sh"
