@@ -3,6 +3,8 @@
 #
 #   build   the module (W=1) and userspace (-Wall -Wextra), warning-free
 #   unit    userspace unit tests and the CLI argument table
+#   fuzz    libFuzzer on the ring reader, the CLI's arguments and its netlink
+#           replies (tests/fuzz/lib/run.sh; FUZZ_RUNS=, FUZZ_SECONDS=)
 #   model   the ring protocol's Promela model, every interleaving (spin)
 #   kunit   pure kernel logic on UML (scripts/kunit.sh)
 #   vm      the module in a QEMU guest with Soft-RoCE (scripts/vm-run.sh)
@@ -16,7 +18,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 cd "$top" || exit 1
-stages=${STAGES:-build unit model kunit vm}
+stages=${STAGES:-build unit fuzz model kunit vm}
 logdir=${IBTICK_LOGDIR:-$top/.check}
 mkdir -p "$logdir"
 
@@ -96,6 +98,18 @@ vm() {
 	scripts/vm-run.sh -t "${VM_TIMEOUT:-3600}" -k "$kver" -o "$out" -- tests/vm/run.sh
 }
 
+# tests/fuzz/lib/run.sh ends with "libfuzz: N passed, N failed"; without
+# clang's libFuzzer (status 4, "# SKIP") the stage is reported skipped.
+fuzz() {
+	local rc=0
+	tests/fuzz/lib/run.sh || rc=$?
+	if ((rc == 4)); then
+		echo "fuzz: 0 passed, 0 failed (skipped: clang/libFuzzer not installed; scripts/deps.sh)"
+		return 0
+	fi
+	return $rc
+}
+
 # tests/model/run.sh ends with "model: N passed, N failed"; without spin
 # (status 4, "# SKIP") the stage is reported skipped rather than failed.
 model() {
@@ -125,6 +139,7 @@ for s in $stages; do
 		account_unit
 		account unit "$logdir/unit.log" "$rc"
 		;;
+	fuzz) stage fuzz fuzz ;;
 	model) stage model model ;;
 	kunit) stage kunit scripts/kunit.sh ;;
 	vm) stage vm vm ;;

@@ -21,6 +21,10 @@ pkgs=(
 	libelf-dev libssl-dev rsync
 	# the ring protocol model (tests/model/run.sh)
 	spin
+	# the userspace fuzz targets (tests/fuzz/lib/run.sh): clang, its
+	# libFuzzer/ASan/UBSan runtimes (only Recommended by clang-14), and
+	# llvm-symbolizer for readable reports
+	clang libclang-rt-14-dev llvm
 )
 
 missing=()

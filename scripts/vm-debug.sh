@@ -42,7 +42,7 @@ if grep -q 'warning:' "$stage/.module-build.log"; then
 	die "ibtick.ko builds with warnings against $KDIR"
 fi
 [[ -n $out ]] && mkdir -p "$out"
-topics=${TOPICS:-dev lifecycle feed ring fuzz leaks}
+topics=${TOPICS:-dev lifecycle feed ring conserve fuzz faults leaks}
 # the debug kernel has only the bench's modules: the guest gets all of them
 export IBTICK_VM_MODULES=full
 exec "$repo/scripts/vm-run.sh" -k "$KVER" -t "$timeout" ${out:+-o "$out"} -- \

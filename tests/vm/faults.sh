@@ -10,7 +10,8 @@
 #  - device and port faults under full-rate traffic with 16 sockets on the
 #    feed (8 mapped readers, 4 blocking recvmsg, 4 epoll, and a publisher):
 #    CYCLES x rdma link delete + re-add and CYCLES x veth0 down/up.
-# CYCLES defaults to 50 (the debug-kernel run uses fewer: see vm-debug.sh).
+# CYCLES defaults to 10 in make check (about 5 minutes); the issue's full run is
+# CYCLES=50 (about 25 minutes under TCG).
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/../.." || exit 1
 RT=tests/vm/ringtest
 PUB=user/tools/ibtick-pub
 FN=tests/vm/failnth
-CYCLES=${CYCLES:-50}
+CYCLES=${CYCLES:-10}
 ALL_TESTS="alloc_failures module_lifecycle device_faults_under_traffic port_flaps_under_traffic"
 
 cleanup() {

@@ -3,6 +3,7 @@
  * Generic netlink client for the CLI (see nl.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,22 +124,32 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
 	struct transact *t = arg;
+	size_t skip, body;
 	struct nlattr *a;
 	int len, rem;
-	size_t skip;
 
 	(void)nla;
-	t->error = -e->error;
+	/* an error is negative; anything else (or INT_MIN) is malformed */
+	t->error = e->error < 0 && e->error != INT_MIN ? -e->error : EPROTO;
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return NL_STOP;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*e))
+		return NL_STOP;
+	body = nlh->nlmsg_len - NLMSG_HDRLEN;
 	/* TLVs follow the error and the (capped) original request */
 	skip = sizeof(*e);
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		/* the echoed request must fit in what we received */
+		if (e->msg.nlmsg_len < NLMSG_HDRLEN ||
+		    e->msg.nlmsg_len - NLMSG_HDRLEN > body - skip)
+			return NL_STOP;
 		skip += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)NLMSG_ALIGN(skip);
-	if (len <= 0)
+	}
+	skip = NLMSG_ALIGN(skip);
+	if (skip >= body)
 		return NL_STOP;
-	a = (struct nlattr *)((char *)e + NLMSG_ALIGN(skip));
+	len = (int)(body - skip);	/* body < 2^32: one datagram */
+	a = (struct nlattr *)((char *)e + skip);
 	nla_for_each_attr(a, a, len, rem) {
 		switch (nla_type(a)) {
 		case NLMSGERR_ATTR_MSG:
