@@ -30,7 +30,7 @@ link_downed() {
 }
 
 # Wait up to 10 s for $1's port state to read $2 in ibtick and in rdma.
-wait_state() {
+wait_both_state() {
 	local i s r
 	for i in $(seq 50); do
 		s=$(port_field "$1" "p['state']")
@@ -108,9 +108,9 @@ port_down_up_events() {
 	ld0=$(link_downed rxe0)
 
 	ip link set veth0 down
-	wait_state rxe0 DOWN || rc=1
+	wait_both_state rxe0 DOWN || rc=1
 	ip link set veth0 up
-	wait_state rxe0 ACTIVE || rc=1
+	wait_both_state rxe0 ACTIVE || rc=1
 	sleep 0.5
 
 	err1=$(port_field rxe0 "p['events']['port_err']")

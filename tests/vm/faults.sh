@@ -33,14 +33,6 @@ trap cleanup EXIT
 
 slab_kb() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
 
-wait_state() {	# DEV STATE
-	local i
-	for i in $(seq 50); do
-		rdma link show "$1/1" 2>/dev/null | grep -q "state $2 " && return 0
-		sleep 0.2
-	done
-	return 1
-}
 
 # sweep OP ARGS...: fail fault point 1, 2, ... of OP until it makes no more
 # checks; counts how many points were injected and how they ended

@@ -23,17 +23,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wait_bound FILE...: until every subscriber reported its bind (10 s)
-wait_bound() {
-	local f i
-	for f in "$@"; do
-		for i in $(seq 100); do
-			grep -q bound "$f" 2>/dev/null && break
-			sleep 0.1
-		done
-		grep -q bound "$f" || { echo "  $f: never bound"; cat "$f"; return 1; }
-	done
-}
 
 # jfield FILE EXPR: evaluate a python expression on the JSON in FILE (as j)
 jfield() {
@@ -112,15 +101,6 @@ publish_needs_cap_net_raw() {
 	log_test "publishing needs CAP_NET_RAW; a created ring is charged to RLIMIT_MEMLOCK" $rc
 }
 
-# wait_state DEV STATE: rdma's view of DEV/1 (10 s)
-wait_state() {
-	local i
-	for i in $(seq 50); do
-		rdma link show "$1/1" | grep -q "state $2 " && return 0
-		sleep 0.2
-	done
-	return 1
-}
 
 port_flap_rejoin() {
 	local rc=0 r=$RESULTS/flap pid

@@ -112,6 +112,35 @@ require_cmd() {
 	done
 }
 
+# wait_bound FILE...: until each file (a reader's stderr) says "bound"
+# (10 s each); shows the file and fails when one never does.
+wait_bound() {
+	local f i
+	for f in "$@"; do
+		for i in $(seq 100); do
+			grep -q bound "$f" 2>/dev/null && break
+			sleep 0.1
+		done
+		grep -q bound "$f" || { echo "  $f: never bound"; cat "$f"; return 1; }
+	done
+}
+
+# wait_state DEV STATE: until rdma shows port DEV/1 in STATE (10 s).
+wait_state() {
+	local i
+	for i in $(seq 50); do
+		rdma link show "$1/1" 2>/dev/null | grep -q "state $2 " && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# jtrue FILE EXPR: the python expression EXPR holds on the JSON in FILE
+# (bound to j).
+jtrue() {
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
+}
+
 # Print the summary line and exit: 1 if any test failed, else 0.
 ksft_exit() {
 	printf '%d passed, %d failed\n' "$__ksft_pass" "$__ksft_fail"

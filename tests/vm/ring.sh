@@ -23,22 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wait_bound FILE...: until every reader reported its bind (10 s)
-wait_bound() {
-	local f i
-	for f in "$@"; do
-		for i in $(seq 100); do
-			grep -q bound "$f" 2>/dev/null && break
-			sleep 0.1
-		done
-		grep -q bound "$f" || { echo "  $f: never bound"; cat "$f"; return 1; }
-	done
-}
 
-# jtrue FILE EXPR: the python expression on the JSON in FILE (as j) holds
-jtrue() {
-	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
-}
 
 mmap_bad_input() {
 	$RT bad -i veth0 239.3.0.1 7300

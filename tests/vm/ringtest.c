@@ -279,12 +279,14 @@ static int do_read(int argc, char **argv)
 		} else if (ibtick_next(&r, &t)) {
 			struct ibtick_slot d;
 			uint32_t len = t.len;
+			uint64_t seen = t.lost;
 
 			a.lost += t.lost;
 			memcpy(&d, t.slot, sizeof(d));
 			memcpy(buf, t.data, len);
 			if (!ibtick_done(&r, &t)) {
-				a.lost += t.lost;	/* overwritten meanwhile */
+				/* overwritten meanwhile: done() adds to t.lost */
+				a.lost += t.lost - seen;
 				continue;
 			}
 			if (a.delivered && t.idx <= a.last_idx)
