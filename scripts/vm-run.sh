@@ -39,7 +39,7 @@ IBTICK_PROG=vm-run
 
 # Kernel log lines that fail a run, and lines that look alike but are benign.
 DMESG_BAD='BUG:|WARNING:|Oops|KASAN|possible circular locking|inconsistent lock state|lockdep|Call Trace|kmemleak'
-DMESG_BENIGN='kmemleak: Kernel memory leak detector initialized|kmemleak: Automatic memory scanning thread started'
+DMESG_BENIGN='kmemleak: Kernel memory leak detector initialized|kmemleak: Automatic memory scanning thread started|RCU lockdep checking is enabled|kasan: KernelAddressSanitizer initialized'
 # Taint bits that are expected: O (out-of-tree module) and E (unsigned).
 TAINT_OK=$((4096 | 8192))
 TAINT_LETTERS=PFSRMBUDAWCIOELKXTN   # bit 0 = P, bit 1 = F, ...
