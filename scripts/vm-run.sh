@@ -30,7 +30,8 @@
 # Results dir: rc, dmesg.txt, tainted, timing (written by the guest),
 # output.log (ttyS1: CMD output), console.log (ttyS0: kernel console),
 # qemu.log.  Environment: IBTICK_CACHE (see lib-common.sh),
-# IBTICK_VM_MODULES=full (all modules in the guest, not the subset).
+# IBTICK_VM_MODULES=full (all modules in the guest, not the subset),
+# IBTICK_VM_APPEND (more kernel command line).
 set -euo pipefail
 
 IBTICK_PROG=vm-run
@@ -126,6 +127,7 @@ start_guest() {
 	append+=" IBTICK_RESULTS=$dir IBTICK_TOPOLOGY=$topology IBTICK_NODE=$node"
 	append+=" IBTICK_REPO=$IBTICK_REPO_DIR"
 	append+=" IBTICK_MODTREE=$IBTICK_GUEST_MODTREE"
+	append+="${IBTICK_VM_APPEND:+ $IBTICK_VM_APPEND}"
 
 	local -a qemu=(
 		qemu-system-x86_64

@@ -31,10 +31,10 @@ conservation_over_seeds() {
 		port=$((7500 + seed))
 		rm -f "$r"/*
 		# the first reader creates the feed with a 256-slot ring
-		$RT read -S 256 -r "$seed" -d 30000 -n $n -t 5 -i veth0 239.4.0.1 $port >"$r/spin.json" 2>"$r/spin.err" &
+		$RT read -S 256 -r "$seed" -d 30000 -n $n -t $(tmo 5) -i veth0 239.4.0.1 $port >"$r/spin.json" 2>"$r/spin.err" &
 		wait_bound "$r/spin.err" || rc=1
-		$RT read -E -r $((seed + 1000)) -d 30000 -n $n -t 5 -i veth0 239.4.0.1 $port >"$r/epoll.json" 2>"$r/epoll.err" &
-		$RT read -R -r $((seed + 2000)) -d 30000 -n $n -t 5 -i veth0 239.4.0.1 $port >"$r/recv.json" 2>"$r/recv.err" &
+		$RT read -E -r $((seed + 1000)) -d 30000 -n $n -t $(tmo 5) -i veth0 239.4.0.1 $port >"$r/epoll.json" 2>"$r/epoll.err" &
+		$RT read -R -r $((seed + 2000)) -d 30000 -n $n -t $(tmo 5) -i veth0 239.4.0.1 $port >"$r/recv.json" 2>"$r/recv.err" &
 		wait_bound "$r/epoll.err" "$r/recv.err" || rc=1
 		$PUB -i veth1 -n $n 239.4.0.1 $port >/dev/null 2>&1 || rc=1
 		wait

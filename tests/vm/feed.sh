@@ -13,7 +13,7 @@ PUB=user/tools/ibtick-pub
 ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
 	publish_needs_cap_net_raw port_flap_rejoin device_removal_blocked_reader
 	unload_refused_with_sockets"
-N=${N:-100000}
+N=${N:-$(cnt 100000)}
 
 cleanup() {
 	jobs -p | xargs -r kill 2>/dev/null
@@ -37,11 +37,11 @@ socket_api_table() {
 pubsub_conservation() {
 	local rc=0 s r=$RESULTS/conserve
 	mkdir -p "$r"
-	$SUB -i veth0 -n "$N" -t 15 -j 239.2.0.1 7200 >"$r/a.json" 2>"$r/a.err" &
-	$SUB -i veth0 -n "$N" -t 15 -j 239.2.0.1 7200 >"$r/b.json" 2>"$r/b.err" &
-	$SUB -i veth1 -l -n "$N" -t 15 -j 239.2.0.1 7200 >"$r/c.json" 2>"$r/c.err" &
+	$SUB -i veth0 -n "$N" -t $(tmo 15) -j 239.2.0.1 7200 >"$r/a.json" 2>"$r/a.err" &
+	$SUB -i veth0 -n "$N" -t $(tmo 15) -j 239.2.0.1 7200 >"$r/b.json" 2>"$r/b.err" &
+	$SUB -i veth1 -l -n "$N" -t $(tmo 15) -j 239.2.0.1 7200 >"$r/c.json" 2>"$r/c.err" &
 	# d skips every tick (all LOCAL): it returns when quiet for 15 s
-	$SUB -i veth1 -n "$N" -t 15 -j 239.2.0.1 7200 >"$r/d.json" 2>"$r/d.err" &
+	$SUB -i veth1 -n "$N" -t $(tmo 15) -j 239.2.0.1 7200 >"$r/d.json" 2>"$r/d.err" &
 	wait_bound "$r"/{a,b,c,d}.err || rc=1
 	$PUB -i veth1 -n "$N" 239.2.0.1 7200 || rc=1
 	wait
@@ -68,9 +68,9 @@ slow_reader_lapped() {
 	mkdir -p "$r"
 	# the slow reader (10 ms a tick) creates the feed with a 256-slot
 	# ring; at 500 ticks/s the fast one has half a second of slack
-	$SUB -i veth0 -S 256 -d 10000 -n 3000 -t 5 -j 239.2.0.2 7201 >"$r/slow.json" 2>"$r/slow.err" &
+	$SUB -i veth0 -S 256 -d 10000 -n 3000 -t $(tmo 5) -j 239.2.0.2 7201 >"$r/slow.json" 2>"$r/slow.err" &
 	wait_bound "$r/slow.err" || rc=1
-	$SUB -i veth0 -n 3000 -t 5 -j 239.2.0.2 7201 >"$r/fast.json" 2>"$r/fast.err" &
+	$SUB -i veth0 -n 3000 -t $(tmo 5) -j 239.2.0.2 7201 >"$r/fast.json" 2>"$r/fast.err" &
 	wait_bound "$r/fast.err" || rc=1
 	$PUB -i veth1 -n 3000 -r 500 239.2.0.2 7201 >/dev/null || rc=1
 	wait
@@ -89,14 +89,14 @@ publish_needs_cap_net_raw() {
 		$PUB -i veth1 -n 1 239.2.0.3 7202 2>&1) && rc=1
 	[[ $out == *"Operation not permitted"* ]] || { echo "  unprivileged publish: $out"; rc=1; }
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		$SUB -i veth0 -n 1 -t 1 239.2.0.3 7202 2>&1)
+		$SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.3 7202 2>&1)
 	[[ $out == *"bound"* ]] || { echo "  unprivileged subscribe: $out"; rc=1; }
 	# the ring of a feed a user creates counts against RLIMIT_MEMLOCK
 	out=$(prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all $SUB -i veth0 -n 1 -t 1 239.2.0.6 7206 2>&1) && rc=1
+		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7206 2>&1) && rc=1
 	[[ $out == *"No buffer space available"* ]] || { echo "  64 KiB memlock, 1 MiB ring: $out"; rc=1; }
 	out=$(prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all $SUB -i veth0 -S 64 -Z 256 -n 1 -t 1 239.2.0.6 7207 2>&1)
+		--inh-caps=-all $SUB -i veth0 -S 64 -Z 256 -n 1 -t $(tmo 1) 239.2.0.6 7207 2>&1)
 	[[ $out == *"bound"* ]] || { echo "  64 KiB memlock, 16 KiB ring: $out"; rc=1; }
 	log_test "publishing needs CAP_NET_RAW; a created ring is charged to RLIMIT_MEMLOCK" $rc
 }
@@ -133,7 +133,7 @@ device_removal_blocked_reader() {
 	rdma link add rxe0 type rxe netdev veth0 || rc=1
 	sleep 1
 	# a new bind on the re-added device works end to end
-	$SUB -i veth0 -n 10 -t 5 -j 239.2.0.4 7203 >"$r/after.json" 2>"$r/after.err" &
+	$SUB -i veth0 -n 10 -t $(tmo 5) -j 239.2.0.4 7203 >"$r/after.json" 2>"$r/after.err" &
 	wait_bound "$r/after.err" || rc=1
 	$PUB -i veth1 -n 10 239.2.0.4 7203 >/dev/null || rc=1
 	wait

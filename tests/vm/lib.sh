@@ -112,12 +112,31 @@ require_cmd() {
 	done
 }
 
+# IBTICK_SLOW: how many times slower than the stock kernel this guest runs
+# (scripts/vm-debug.sh sets it for the KASAN/lockdep kernel, which under
+# TCG is about ten times slower).  Timeouts are stretched by it and traffic
+# volumes cut by it, so that a test asks the same of both kernels.
+SLOW=${IBTICK_SLOW:-1}
+
+# tmo SECONDS: a timeout for this kernel.
+tmo() {
+	echo $(($1 * SLOW))
+}
+
+# cnt N [MIN]: a tick count for this kernel: N / SLOW, but not below MIN
+# (default 100) unless N itself is.
+cnt() {
+	local n=$(($1 / SLOW)) min=${2:-100}
+	((n < min)) && n=$((min < $1 ? min : $1))
+	echo "$n"
+}
+
 # wait_bound FILE...: until each file (a reader's stderr) says "bound"
-# (10 s each); shows the file and fails when one never does.
+# (10 s each, times SLOW); shows the file and fails when one never does.
 wait_bound() {
 	local f i
 	for f in "$@"; do
-		for i in $(seq 100); do
+		for i in $(seq $((100 * SLOW))); do
 			grep -q bound "$f" 2>/dev/null && break
 			sleep 0.1
 		done

@@ -42,15 +42,15 @@ sockopt_unprivileged() {
 }
 
 fanout_identical() {
-	local rc=0 r=$RESULTS/fanout n=20000 i f hashes
+	local rc=0 r=$RESULTS/fanout n=$(cnt 20000) i f hashes
 	mkdir -p "$r"
 	rm -f "$r"/*
 	for i in 1 2 3 4; do
-		$RT read -n $n -t 20 -i veth0 239.3.0.4 7303 >"$r/spin$i.json" 2>"$r/spin$i.err" &
-		$RT read -E -n $n -t 20 -i veth0 239.3.0.4 7303 >"$r/epoll$i.json" 2>"$r/epoll$i.err" &
+		$RT read -n $n -t $(tmo 20) -i veth0 239.3.0.4 7303 >"$r/spin$i.json" 2>"$r/spin$i.err" &
+		$RT read -E -n $n -t $(tmo 20) -i veth0 239.3.0.4 7303 >"$r/epoll$i.json" 2>"$r/epoll$i.err" &
 	done
 	for i in 1 2; do
-		$RT read -R -n $n -t 20 -i veth0 239.3.0.4 7303 >"$r/recv$i.json" 2>"$r/recv$i.err" &
+		$RT read -R -n $n -t $(tmo 20) -i veth0 239.3.0.4 7303 >"$r/recv$i.json" 2>"$r/recv$i.err" &
 	done
 	wait_bound "$r"/{spin,epoll}{1,2,3,4}.err "$r"/recv{1,2}.err || rc=1
 	$PUB -i veth1 -n $n -r 4000 239.3.0.4 7303 >/dev/null || rc=1
@@ -71,10 +71,10 @@ fanout_identical() {
 }
 
 zero_syscalls_per_tick() {
-	local rc=0 r=$RESULTS/syscalls n=10000 calls clock
+	local rc=0 r=$RESULTS/syscalls n=$(cnt 10000) calls clock
 	mkdir -p "$r"
 	require_cmd strace
-	strace -f -c -o "$r/strace" $RT read -n $n -t 20 -i veth0 239.3.0.5 7304 \
+	strace -f -c -o "$r/strace" $RT read -n $n -t $(tmo 20) -i veth0 239.3.0.5 7304 \
 		>"$r/read.json" 2>"$r/read.err" &
 	wait_bound "$r/read.err" || rc=1
 	$PUB -i veth1 -n $n -r 5000 239.3.0.5 7304 >/dev/null || rc=1
@@ -93,9 +93,9 @@ zero_syscalls_per_tick() {
 }
 
 busy_poll_thread() {
-	local rc=0 r=$RESULTS/busy n=5000 psr
+	local rc=0 r=$RESULTS/busy n=$(cnt 5000) psr
 	mkdir -p "$r"
-	$RT read -c 0 -B 1 -n $n -t 20 -i veth0 239.3.0.6 7305 >"$r/read.json" 2>"$r/read.err" &
+	$RT read -c 0 -B 1 -n $n -t $(tmo 20) -i veth0 239.3.0.6 7305 >"$r/read.json" 2>"$r/read.err" &
 	wait_bound "$r/read.err" || rc=1
 	sleep 0.5
 	psr=$(ps -eLo psr=,comm= | awk '$2 ~ /^ibtick-poll/ { print $1 }')
@@ -113,9 +113,9 @@ busy_poll_thread() {
 }
 
 so_busy_poll_caller() {
-	local rc=0 r=$RESULTS/sobusy n=3000
+	local rc=0 r=$RESULTS/sobusy n=$(cnt 3000)
 	mkdir -p "$r"
-	$RT read -R -P 100000 -n $n -t 20 -i veth0 239.3.0.7 7306 >"$r/read.json" 2>"$r/read.err" &
+	$RT read -R -P 100000 -n $n -t $(tmo 20) -i veth0 239.3.0.7 7306 >"$r/read.json" 2>"$r/read.err" &
 	wait_bound "$r/read.err" || rc=1
 	$PUB -i veth1 -n $n -r 2000 239.3.0.7 7306 >/dev/null || rc=1
 	wait
@@ -129,12 +129,12 @@ killed_mapped_reader() {
 	local rc=0 r=$RESULTS/killed pids=() i
 	mkdir -p "$r"
 	for i in 1 2 3; do
-		$RT read -n 1000000 -t 30 -i veth0 239.3.0.8 7307 >/dev/null 2>"$r/k$i.err" &
+		$RT read -n 1000000 -t $(tmo 30) -i veth0 239.3.0.8 7307 >/dev/null 2>"$r/k$i.err" &
 		pids+=($!)
 	done
-	$RT read -R -n 4000 -t 20 -i veth0 239.3.0.8 7307 >"$r/survivor.json" 2>"$r/survivor.err" &
+	$RT read -R -n $(cnt 4000) -t $(tmo 20) -i veth0 239.3.0.8 7307 >"$r/survivor.json" 2>"$r/survivor.err" &
 	wait_bound "$r"/k{1,2,3}.err "$r/survivor.err" || rc=1
-	$PUB -i veth1 -n 4000 -r 4000 239.3.0.8 7307 >/dev/null &
+	$PUB -i veth1 -n $(cnt 4000) -r 4000 239.3.0.8 7307 >/dev/null &
 	# and a publisher killed with sends in flight on the same feed
 	$PUB -i veth1 -n 100000000 239.3.0.8 7399 >/dev/null 2>&1 &
 	pids+=($!)

@@ -5,7 +5,7 @@
  *   ringtest read [-R [-P US]|-E] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] -i IF GROUP PORT
  *	One reader: mapped ring spinning (default), blocking recvmsg (-R,
  *	with SO_BUSY_POLL of US microseconds: -P) or mapped with epoll (-E).  Reads until delivered + lost >= N or IDLE_S seconds
- *	without a tick, then prints one JSON object: counts, a hash of the
+ *	without a tick (at least 120 s before the first one), then prints one JSON object: counts, a hash of the
  *	(pub_id, pub_seq) sequence delivered, payload checks, feed counters.
  *	-c pins the reader to CPU; -B switches the feed to busy-poll mode
  *	with its thread on CPU (-1: any); -d sleeps US microseconds every 64
@@ -151,6 +151,18 @@ static void pin(int cpu)
 		perror("ringtest: sched_setaffinity");
 }
 
+/*
+ * How long the reader waits for a tick: IDLE_S once the stream has begun,
+ * but at least two minutes for the first one, so that a publisher that
+ * starts late on a loaded (or debug) guest does not find the feed gone.
+ */
+static uint64_t idle_limit(const struct acct *a, uint64_t idle_ns)
+{
+	const uint64_t first = 120ULL * 1000000000;
+
+	return a->delivered + a->lost || idle_ns > first ? idle_ns : first;
+}
+
 static int do_read(int argc, char **argv)
 {
 	const char *ifname = NULL, *mode = "ring";
@@ -256,7 +268,7 @@ static int do_read(int argc, char **argv)
 					perror("ringtest: recvmsg");
 					return 1;
 				}
-				if (now_ns() - last_tick > idle_ns)
+				if (now_ns() - last_tick > idle_limit(&a, idle_ns))
 					break;
 				continue;
 			}
@@ -304,7 +316,7 @@ static int do_read(int argc, char **argv)
 
 				if (!idle_since)
 					idle_since = now;
-				else if (now - idle_since > idle_ns)
+				else if (now - idle_since > idle_limit(&a, idle_ns))
 					break;
 			}
 			if (ep >= 0) {
