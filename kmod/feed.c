@@ -222,11 +222,12 @@ static struct ibt_buf *ibt_bufs_alloc(struct ib_device *ibdev, u32 n, u32 size,
 	struct ibt_buf *b;
 	u32 i;
 
-	b = kvcalloc(n, sizeof(*b), GFP_KERNEL_ACCOUNT);
+	/* charged like the ring: over the cgroup's limit, ENOMEM, no OOM kill */
+	b = kvcalloc(n, sizeof(*b), IBT_GFP_CHARGED);
 	if (!b)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		b[i].va = kmalloc_node(size, GFP_KERNEL_ACCOUNT,
+		b[i].va = kmalloc_node(size, IBT_GFP_CHARGED,
 				       ibdev_to_node(ibdev));
 		if (!b[i].va)
 			goto fail;
@@ -575,8 +576,14 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
 	err = ibt_memlock_charge(f, ring_bytes);
 	if (err)
 		goto out_free;
+	/*
+	 * The ring is charged to the creator's memory cgroup as well; over
+	 * its limit the bind fails with ENOMEM rather than waking the OOM
+	 * killer (RETRY_MAYFAIL).  Zeroed: it is mapped to user space.
+	 */
 	err = -ENOMEM;
-	f->ring_mem = vmalloc_user(PAGE_ALIGN(ring_bytes));
+	f->ring_mem = __vmalloc(PAGE_ALIGN(ring_bytes),
+				IBT_GFP_CHARGED | __GFP_ZERO);
 	if (!f->ring_mem)
 		goto out_free;
 	ibt_ring_init(&f->ring, f->ring_mem, p->nslots, p->slot_size, 0);

@@ -93,6 +93,13 @@ struct ibt_dev {
 #define IBT_JOIN_TIMEOUT_MS	10000
 #define IBT_REJOIN_MAX_S	16	/* backoff cap, as IPoIB */
 
+/*
+ * A feed's big allocations (ring, receive and send buffers) are charged to
+ * the memory cgroup of the process that creates the feed; over its limit
+ * they fail (bind gets ENOMEM) instead of invoking the OOM killer.
+ */
+#define IBT_GFP_CHARGED	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 /* A DMA-mapped buffer, mapped once when its feed is created. */
 struct ibt_buf {
 	void	*va;
@@ -192,7 +199,7 @@ struct ibt_feed {
 	struct ib_recv_wr	rx_wr[IBT_RX_BATCH];
 	struct ib_sge		rx_sge[IBT_RX_BATCH];
 	struct ibt_ring		ring;
-	void			*ring_mem;	/* vmalloc_user */
+	void			*ring_mem;	/* vmalloc, memcg-charged */
 	struct user_struct	*memlock_user;	/* charged ring pages */
 	unsigned long		memlock_pages;
 	struct ibt_pubtrack	pubs;

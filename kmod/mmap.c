@@ -3,14 +3,15 @@
  * mmap() of a feed's ring, read-only, for readers that make no system call
  * per tick.  The contract is in <linux/ibtick.h> (IBTICK_MMAP_RING).
  *
- * Lifetime, the whole of it: the ring is vmalloc_user() memory allocated
- * with its feed, sized and laid out once and never reshaped.  A mapping
+ * Lifetime, the whole of it: the ring is zeroed vmalloc memory (charged to
+ * its creator's memory cgroup) allocated with its feed, sized and laid out
+ * once and never reshaped.  A mapping
  * holds the socket's file (vma->vm_file), so the socket is not released
  * before the last munmap(); the socket holds its feed, and the feed frees
  * its ring only when its last reference goes.  Teardown of the feed's verbs
  * side (device removal) leaves the ring in place with IBTICK_RING_DEAD set.
- * The pages are inserted up front (remap_vmalloc_range(), which also takes
- * a page reference per PTE): no fault handler, nothing to race with.
+ * The pages are inserted up front (vm_insert_page(), which also takes a
+ * page reference per PTE): no fault handler, nothing to race with.
  *
  * Locking: none.  mmap runs under the caller's mmap_lock, and recvmsg holds
  * the socket lock while it copies to user memory (which may take the
@@ -23,6 +24,24 @@
 #include <linux/vmalloc.h>
 
 #include "ibt.h"
+
+/*
+ * Insert every page of the ring (the vma's length was checked against the
+ * ring's).  On failure the caller's mmap unwinds the PTEs already made.
+ */
+static int ibt_map_pages(struct vm_area_struct *vma, void *mem)
+{
+	unsigned long addr;
+	int err;
+
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		err = vm_insert_page(vma, addr, vmalloc_to_page(mem));
+		if (err)
+			return err;
+		mem += PAGE_SIZE;
+	}
+	return 0;
+}
 
 static void ibt_vm_open(struct vm_area_struct *vma)
 {
@@ -84,7 +103,7 @@ int ibt_mmap(struct file *file, struct socket *sock,
 	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
 #endif
-	err = remap_vmalloc_range(vma, f->ring_mem, 0);
+	err = ibt_map_pages(vma, f->ring_mem);
 	if (err)
 		return err;
 	vma->vm_ops = &ibt_vm_ops;

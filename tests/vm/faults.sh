@@ -9,7 +9,10 @@
 #    re-added in between; slab usage back near its baseline;
 #  - device and port faults under full-rate traffic with 16 sockets on the
 #    feed (8 mapped readers, 4 blocking recvmsg, 4 epoll, and a publisher):
-#    CYCLES x rdma link delete + re-add and CYCLES x veth0 down/up.
+#    CYCLES x rdma link delete + re-add and CYCLES x veth0 down/up;
+#  - resource limits: a memory cgroup too small for a feed's ring (bind
+#    gets ENOMEM, the OOM killer stays asleep) and one that fits (the ring
+#    is charged to it while the feed lives, and uncharged after).
 # CYCLES defaults to 10 in make check (about 5 minutes); the issue's full run is
 # CYCLES=50 (about 25 minutes under TCG).
 cd "$(dirname "$0")/../.." || exit 1
@@ -20,7 +23,8 @@ RT=tests/vm/ringtest
 PUB=user/tools/ibtick-pub
 FN=tests/vm/failnth
 CYCLES=${CYCLES:-10}
-ALL_TESTS="alloc_failures module_lifecycle device_faults_under_traffic port_flaps_under_traffic"
+ALL_TESTS="alloc_failures memcg_limit module_lifecycle device_faults_under_traffic
+	port_flaps_under_traffic"
 
 cleanup() {
 	jobs -p | xargs -r kill -9 2>/dev/null
@@ -74,7 +78,7 @@ alloc_failures() {
 	sweep busy veth0 239.5.0.3 7603 || rc=1
 	sweep send veth1 239.5.0.4 7604 || rc=1
 	# after all that, the data path works and the module unloads
-	$RT read -n 100 -t 10 -i veth0 239.5.0.5 7605 >"$RESULTS/fault-after.json" 2>"$RESULTS/fault-after.err" &
+	$RT read -n 100 -t $(tmo 10) -i veth0 239.5.0.5 7605 >"$RESULTS/fault-after.json" 2>"$RESULTS/fault-after.err" &
 	for _ in $(seq 100); do grep -q bound "$RESULTS/fault-after.err" 2>/dev/null && break; sleep 0.1; done
 	$PUB -i veth1 -n 100 239.5.0.5 7605 >/dev/null 2>&1 || rc=1
 	wait
@@ -83,6 +87,51 @@ alloc_failures() {
 	rmmod ibtick || rc=1
 	insmod kmod/ibtick.ko || rc=1
 	log_test "allocation failures at every fault point of insmod, bind, mmap, busy-poll start, send: clean errors" $rc
+}
+
+# in_cgroup DIR CMD...: become CMD, a member of cgroup DIR.  It execs: call
+# it in a subshell, $(...) or with &, whose pid is then CMD's.
+in_cgroup() {
+	local cg=$1
+	shift
+	exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@"
+}
+
+memcg_limit() {
+	local rc=0 root=/sys/fs/cgroup cg out base held after ooms pid r=$RESULTS/memcg
+	mkdir -p "$r"
+	if [[ ! -e $root/cgroup.controllers ]]; then
+		mount -t cgroup2 none "$root" 2>/dev/null ||
+			{ log_test "memory cgroup limit" "$ksft_skip" "no cgroup2"; return; }
+	fi
+	grep -qw memory "$root/cgroup.controllers" ||
+		{ log_test "memory cgroup limit" "$ksft_skip" "no memory controller"; return; }
+	echo +memory >"$root/cgroup.subtree_control" || rc=1
+	cg=$root/ibtick-memcg
+	rmdir "$cg" 2>/dev/null
+	mkdir "$cg" || rc=1
+	echo $((16 << 20)) >"$cg/memory.max" || rc=1
+	[[ -e $cg/memory.swap.max ]] && echo 0 >"$cg/memory.swap.max"
+	# 131072 x 256 B = a 32 MiB ring in a 16 MiB cgroup (root: no memlock limit)
+	out=$(in_cgroup "$cg" $RT read -S 131072 -n 1 -t 1 -i veth0 239.5.2.1 7620 2>&1)
+	[[ $out == *"Cannot allocate memory"* ]] || { echo "  32 MiB ring in 16 MiB: $out"; rc=1; }
+	# a 4 MiB ring fits: charged while the feed lives, given back after
+	base=$(cat "$cg/memory.current")
+	in_cgroup "$cg" $RT read -S 16384 -n 1000000 -t $(tmo 30) -i veth0 239.5.2.2 7621 \
+		>"$r/fits.json" 2>"$r/fits.err" &
+	pid=$!
+	wait_bound "$r/fits.err" || rc=1
+	held=$(cat "$cg/memory.current")
+	kill "$pid"
+	wait "$pid"
+	after=$(cat "$cg/memory.current")
+	echo "  memory.current: $base before, $held with a 4 MiB ring's feed, $after after"
+	((held - base >= 4 << 20)) || { echo "  the ring was not charged to the cgroup"; rc=1; }
+	((after - base < 1 << 20)) || { echo "  the charge was not given back"; rc=1; }
+	ooms=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.events")
+	[[ $ooms == 0 ]] || { echo "  the OOM killer ran $ooms times"; rc=1; }
+	rmdir "$cg" || rc=1
+	log_test "memory cgroup: a ring over the limit -> ENOMEM, no OOM kill; one that fits is charged and given back" $rc
 }
 
 module_lifecycle() {
@@ -114,13 +163,13 @@ start_traffic() {
 	local port=$1 d=$2 i
 	TRAFFIC_PIDS=()
 	for i in $(seq 2); do
-		nice -n 19 $RT read -n 100000000 -t 60 -i veth0 239.5.1.1 "$port" >"$d/m$i.json" 2>"$d/m$i.err" &
+		nice -n 19 $RT read -n 100000000 -t $(tmo 60) -i veth0 239.5.1.1 "$port" >"$d/m$i.json" 2>"$d/m$i.err" &
 		TRAFFIC_PIDS+=($!)
 	done
 	for i in $(seq 7); do
-		$RT read -R -n 100000000 -t 60 -i veth0 239.5.1.1 "$port" >"$d/r$i.json" 2>"$d/r$i.err" &
+		$RT read -R -n 100000000 -t $(tmo 60) -i veth0 239.5.1.1 "$port" >"$d/r$i.json" 2>"$d/r$i.err" &
 		TRAFFIC_PIDS+=($!)
-		$RT read -E -n 100000000 -t 60 -i veth0 239.5.1.1 "$port" >"$d/e$i.json" 2>"$d/e$i.err" &
+		$RT read -E -n 100000000 -t $(tmo 60) -i veth0 239.5.1.1 "$port" >"$d/e$i.json" 2>"$d/e$i.err" &
 		TRAFFIC_PIDS+=($!)
 	done
 	for i in $(seq 100); do
