@@ -46,7 +46,9 @@ CLI_SRCS := user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c \
 CLI_HDRS := $(wildcard user/ibtick/*.h user/common/*.h include/uapi/linux/*.h)
 UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     tests/unit/names_test.c tests/unit/libibtick_test.c \
-	     user/common/out.c user/common/names.c
+	     tests/unit/latstats_test.c tests/unit/tickgen_test.c \
+	     user/common/out.c user/common/names.c user/common/latstats.c \
+	     user/common/tickgen.c
 
 # libibtick: shared (soname libibtick.so.0) and static, the fast path inline
 # in its header.
@@ -68,7 +70,8 @@ module:
 	@test -n "$(KDIR)" || { echo "ibtick: no kernel headers (set KDIR=)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(or $(W),1) modules
 
-TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat
+TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat \
+	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md
 
 user: user/ibtick/ibtick $(TOOLS) tests/vm/sockapi lib $(EXAMPLES) \
 	tests/vm/ringtest tests/vm/failnth tests/fuzz/sysfuzz
@@ -108,6 +111,19 @@ tests/vm/ringtest: tests/vm/ringtest.c $(LIB_A) $(LIB_HDRS) user/common/ibtsock.
 tests/vm/sockapi: tests/vm/sockapi.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
 	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c -lm
 
+# the benchmark and market-data tools: statistics, the synthetic stream,
+# one reader interface over the four ways of reading a feed
+TICKRD := user/common/tickrd.c user/common/tickrd.h
+
+user/tools/ibtick-md: user/tools/ibtick-md.c user/common/latstats.c user/common/latstats.h user/common/tickgen.c user/common/tickgen.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/latstats.c user/common/tickgen.c user/common/tickrd.c $(LIB_A) -lm
+
+user/tools/ibtick-perf: user/tools/ibtick-perf.c user/common/latstats.c user/common/latstats.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/latstats.c user/common/tickrd.c $(LIB_A) -lm
+
+user/tools/ibtick-gen: user/tools/ibtick-gen.c user/common/tickgen.c user/common/tickgen.h user/common/out.c user/common/out.h
+	$(CC) $(UCFLAGS) -o $@ $< user/common/tickgen.c user/common/out.c -lm
+
 user/tools/%: user/tools/%.c user/common/ibtsock.c user/common/ibtsock.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/ibtsock.c $(LIB_A) -lm
 
@@ -116,7 +132,7 @@ user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	$(CC) $(UCFLAGS) $(NL_CFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
 tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(LIB_A) tests/unit/unit.h
-	$(CC) $(UCFLAGS) -Itests/unit -Iuser/lib -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread
+	$(CC) $(UCFLAGS) -Itests/unit -Iuser/lib -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
 
 unit: tests/unit/unit
 	tests/unit/unit
@@ -138,9 +154,13 @@ install: all
 	install -D -m 0755 user/tools/ibtick-pub $(DESTDIR)$(BINDIR)/ibtick-pub
 	install -D -m 0755 user/tools/ibtick-sub $(DESTDIR)$(BINDIR)/ibtick-sub
 	install -D -m 0755 user/tools/ibtick-lat $(DESTDIR)$(BINDIR)/ibtick-lat
+	install -D -m 0755 user/tools/ibtick-perf $(DESTDIR)$(BINDIR)/ibtick-perf
+	install -D -m 0755 user/tools/ibtick-gen $(DESTDIR)$(BINDIR)/ibtick-gen
+	install -D -m 0755 user/tools/ibtick-md $(DESTDIR)$(BINDIR)/ibtick-md
 	install -D -m 0644 user/man/ibtick.8 $(DESTDIR)$(MANDIR)/man8/ibtick.8
 	install -D -m 0644 user/man/ibtick-dev.8 $(DESTDIR)$(MANDIR)/man8/ibtick-dev.8
 	install -D -m 0644 user/man/ibtick.7 $(DESTDIR)$(MANDIR)/man7/ibtick.7
+	install -D -m 0644 user/man/ibtick-perf.1 $(DESTDIR)$(MANDIR)/man1/ibtick-perf.1
 	install -D -m 0644 include/uapi/linux/ibtick.h $(DESTDIR)$(PREFIX)/include/linux/ibtick.h
 	install -D -m 0644 include/uapi/linux/ibtick_netlink.h $(DESTDIR)$(PREFIX)/include/linux/ibtick_netlink.h
 	install -D -m 0644 user/lib/libibtick.h $(DESTDIR)$(INCDIR)/libibtick.h

@@ -36,5 +36,7 @@ struct unit_case {
 extern const struct unit_case out_cases[];
 extern const struct unit_case names_cases[];
 extern const struct unit_case libibtick_cases[];
+extern const struct unit_case latstats_cases[];
+extern const struct unit_case tickgen_cases[];
 
 #endif

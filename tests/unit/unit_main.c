@@ -11,6 +11,8 @@ static const struct unit_case *const suites[] = {
 	out_cases,
 	names_cases,
 	libibtick_cases,
+	latstats_cases,
+	tickgen_cases,
 };
 
 int main(void)
