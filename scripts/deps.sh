@@ -16,7 +16,7 @@ pkgs=(
 	linux-source-6.1 flex bison bc python3 xz-utils
 	# the QEMU bench and the ground truth the tests compare with
 	qemu-system-x86 busybox-static cpio iproute2 rdma-core ibverbs-utils
-	rdmacm-utils perftest util-linux procps strace
+	rdmacm-utils perftest sockperf util-linux procps strace
 	# the debug kernel (scripts/debug-kernel.sh) and its staging
 	libelf-dev libssl-dev rsync
 	# the ring protocol model (tests/model/run.sh)

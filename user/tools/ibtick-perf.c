@@ -1,0 +1,1191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibtick-perf: latency and rate of ibtick feeds, measured the way perftest
+ * and sockperf measure (so the numbers line up with ib_send_lat's).
+ *
+ *   ibtick-perf lat    [opts] -i IF [-I IF2 | -e] GROUP PORT   ping-pong, 1/2 RTT
+ *   ibtick-perf oneway [opts] -i IF -I IF2 GROUP PORT          send -> read
+ *   ibtick-perf rate   [opts] -i IF -I IF2 GROUP PORT          loss against rate
+ *   ibtick-perf fanout [opts] -i IF -I IF2 GROUP PORT          N readers on a feed
+ *
+ * -i is this side's netdev (the reader's), -I the other side's: that side
+ * (echo, publisher) runs in a child process on the same host.  Without
+ * -I, `lat` expects `ibtick-perf lat -e` on the other host.  Feeds: PORT
+ * (and PORT + 1 for lat's way back; fanout uses PORT, PORT + 1, ... per
+ * reader count).  See ibtick-perf(1).
+ *
+ * Every sample is kept: the maximum is the true one and the percentiles
+ * are exact (nearest rank); warm-up samples are not counted.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <ifaddrs.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "latstats.h"
+#include "libibtick.h"
+#include "tickrd.h"
+
+#define PROG		"ibtick-perf"
+#define MAX_MSG		4096
+#define PROBE_MAGIC	0x69627466u	/* "ibtf": our own payloads */
+
+enum mode { M_LAT, M_ONEWAY, M_RATE, M_FANOUT };
+
+static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout" };
+#define kind_names tickrd_kind_names
+
+/* The payload of every probe tick (the rest of the message is filler). */
+struct probe {
+	uint32_t	magic;
+	uint32_t	step;		/* rate: which step; fanout: 0 */
+	uint64_t	seq;		/* 0, 1, 2, ... per run or step */
+	uint64_t	t_ns;		/* sender's CLOCK_REALTIME */
+};
+
+static struct {
+	enum mode	mode;
+	enum tickrd_kind kind;
+	const char	*ifname, *ifname2, *group, *hist;
+	unsigned int	port;
+	long		n, warm, size, size_max;
+	bool		sweep, echo, json, compare;
+	int		busy_cpu;	/* -2: interrupt mode */
+	int		cpu, cpu2;	/* -1: not pinned */
+	long		rate;		/* ticks/s; 0: as fast as possible */
+	long		fanout[8];
+	int		nfanout;
+	int		timeout_ms;
+} o = {
+	.n = 100000, .warm = 1000, .size = 64, .size_max = 1024,
+	.busy_cpu = -2, .cpu = -1, .cpu2 = -1, .rate = 10000,
+	.fanout = { 1, 2, 4, 8, 16 }, .nfanout = 5, .timeout_ms = 2000,
+};
+
+static pid_t echo_child = -1;
+
+/* The echo child goes with us, whatever way we leave. */
+static void kill_echo(void)
+{
+	if (echo_child > 0) {
+		kill(echo_child, SIGTERM);
+		waitpid(echo_child, NULL, 0);
+		echo_child = -1;
+	}
+}
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", PROG, what, strerror(errno));
+	exit(1);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/* Shared memory a child writes its results into. */
+static void *shared(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	return p;
+}
+
+/* ---- readers and publishers (user/common/tickrd.c) -------------------- */
+
+static void rdr_open(struct tickrd *d, enum tickrd_kind kind, const char *ifname,
+		     unsigned int port)
+{
+	struct tickrd_opts ro = {
+		/* room for the largest swept size */
+		.slot_size = o.sweep ? 2048 : 0,
+		.busy_cpu = o.busy_cpu,
+	};
+
+	if (tickrd_open(d, kind, o.group, port, ifname, &ro))
+		die(d->failed);
+}
+
+/* tickrd_get(), dying on errors: -1 only when the feed is gone. */
+static ssize_t rdr_get(struct tickrd *d, void *buf, size_t len,
+		       uint64_t ts[2], int timeout_ms)
+{
+	ssize_t got = tickrd_get(d, buf, len, ts, timeout_ms);
+
+	if (got < 0 && errno != ENODEV)
+		die("reading the feed");
+	return got;
+}
+
+static int pub_open(const char *ifname, unsigned int port)
+{
+	int fd = ibtick_publisher_open(o.group, port, ifname);
+
+	if (fd < 0)
+		die("publisher: socket/connect (needs CAP_NET_RAW)");
+	return fd;
+}
+
+static void pub_send(int fd, const void *buf, size_t len, uint64_t *eagain)
+{
+	if (tickrd_send(fd, buf, len, eagain))
+		die("send");
+}
+
+/* ---- the environment every result carries ----------------------------- */
+
+static void read_line(const char *path, const char *prefix, char *out, size_t len)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	snprintf(out, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *v;
+
+		if (prefix && strncmp(line, prefix, strlen(prefix)))
+			continue;
+		v = prefix ? strchr(line, ':') : line;
+		if (!v)
+			continue;
+		v += prefix ? 1 : 0;
+		v += strspn(v, " \t");
+		v[strcspn(v, "\n")] = 0;
+		snprintf(out, len, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+static struct {
+	char kernel[128], cpu[128], governor[64], virt[32];
+} env;
+
+static void env_read(void)
+{
+	struct utsname u;
+	char flags[4096];
+
+	uname(&u);
+	snprintf(env.kernel, sizeof(env.kernel), "%s", u.release);
+	read_line("/proc/cpuinfo", "model name", env.cpu, sizeof(env.cpu));
+	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+		  NULL, env.governor, sizeof(env.governor));
+	read_line("/proc/cpuinfo", "flags", flags, sizeof(flags));
+	/* QEMU's TCG names its CPU model; a KVM guest has the hypervisor bit */
+	if (strstr(env.cpu, "QEMU") || strstr(env.cpu, "TCG"))
+		snprintf(env.virt, sizeof(env.virt), "qemu-tcg");
+	else if (strstr(flags, "hypervisor"))
+		snprintf(env.virt, sizeof(env.virt), "vm");
+	else
+		snprintf(env.virt, sizeof(env.virt), "none");
+}
+
+static void env_print(void)
+{
+	if (o.json) {
+		printf("{\"env\":{\"kernel\":\"%s\",\"cpu\":\"%s\",\"governor\":\"%s\","
+		       "\"virt\":\"%s\",\"if\":\"%s\",\"if2\":\"%s\",\"kernel_poll\":\"%s\","
+		       "\"kernel_poll_cpu\":%d,\"cpu_pin\":%d,\"cpu2_pin\":%d}}\n",
+		       env.kernel, env.cpu, env.governor, env.virt, o.ifname,
+		       o.ifname2 ? o.ifname2 : "", o.busy_cpu >= -1 ? "busy" : "irq",
+		       o.busy_cpu, o.cpu, o.cpu2);
+		return;
+	}
+	printf("# %s %s, reader %s, kernel side %s%s, %s%s%s\n", PROG,
+	       mode_names[o.mode], kind_names[o.kind],
+	       o.busy_cpu >= -1 ? "busy-poll" : "interrupt",
+	       o.busy_cpu >= 0 ? " (thread pinned)" : "", o.ifname,
+	       o.ifname2 ? " <- " : "", o.ifname2 ? o.ifname2 : "");
+	printf("# kernel %s, cpu %s, governor %s, virtualisation %s\n",
+	       env.kernel, env.cpu, env.governor, env.virt);
+	if (!strcmp(env.virt, "qemu-tcg"))
+		printf("# emulated CPU (TCG): absolute times are inflated; compare ratios\n");
+}
+
+/* One result row, perftest's columns (or its JSON keys). */
+static void report(long size, uint64_t *lat, size_t n, const char *extra)
+{
+	struct latstats s;
+
+	latstats_compute(&s, lat, n);
+	if (o.json) {
+		printf("{\"mode\":\"%s\",\"kind\":\"%s\",\"MsgSize\":%ld,"
+		       "\"n_iterations\":%zu,\"t_min\":%.2f,\"t_max\":%.2f,"
+		       "\"t_typical\":%.2f,\"t_avg\":%.2f,\"t_stdev\":%.2f,"
+		       "\"percentile_99\":%.2f,\"percentile_99.9\":%.2f,"
+		       "\"percentile_99.99\":%.2f%s%s}\n",
+		       mode_names[o.mode], kind_names[o.kind], size, s.n,
+		       s.min / 1e3, s.max / 1e3, s.typical / 1e3, s.avg / 1e3, s.stdev / 1e3,
+		       s.p99 / 1e3, s.p99_9 / 1e3, s.p99_99 / 1e3, extra ? "," : "",
+		       extra ? extra : "");
+	} else {
+		latstats_print_row(stdout, (size_t)size, &s);
+		if (extra)
+			printf("#   %s\n", extra);
+	}
+	fflush(stdout);
+}
+
+static void hist_out(uint64_t *lat, size_t n, const char *what);
+
+/* ---- --compare: the verbs floor and kernel UDP in the same boot ------- */
+
+/* A latency row as the three tools report it, microseconds (-1: n/a). */
+struct row {
+	char	name[64];
+	double	n, min, max, typical, avg, p99, p999, p9999;
+	bool	ok;
+};
+
+/* The RDMA device whose port 1 carries netdev @ifname (Soft-RoCE, RoCE). */
+static int rdma_dev_of(const char *ifname, char *dev, size_t len)
+{
+	char path[512], nd[64];
+	struct dirent *e;
+	DIR *d = opendir("/sys/class/infiniband");
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs/0",
+			 e->d_name);
+		read_line(path, NULL, nd, sizeof(nd));
+		if (!strcmp(nd, ifname) && strlen(e->d_name) < len) {
+			memcpy(dev, e->d_name, strlen(e->d_name) + 1);
+			closedir(d);
+			return 0;
+		}
+	}
+	closedir(d);
+	return -1;
+}
+
+/* The first IPv4 address of @ifname, dotted. */
+static int ipv4_of(const char *ifname, char *ip, size_t len)
+{
+	struct ifaddrs *ifa, *i;
+	int rc = -1;
+
+	if (getifaddrs(&ifa))
+		return -1;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+		    strcmp(i->ifa_name, ifname))
+			continue;
+		inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr,
+			  ip, (socklen_t)len);
+		rc = 0;
+		break;
+	}
+	freeifaddrs(ifa);
+	return rc;
+}
+
+/*
+ * Start @argv pinned to @cpu (-1: not), its output into @out (NULL: to
+ * /dev/null).  Returns the pid.
+ */
+static pid_t spawn(char *const argv[], int cpu, int *out)
+{
+	int p[2] = { -1, -1 };
+	pid_t pid;
+
+	if (out && pipe(p))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		pin(cpu);
+		dup2(out ? p[1] : null, 1);
+		dup2(out ? p[1] : null, 2);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: %s: %s\n", PROG, argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (out) {
+		close(p[1]);
+		*out = p[0];
+	}
+	return pid;
+}
+
+/* Everything from @fd until EOF (or @timeout_s), NUL-terminated. */
+static char *slurp(int fd, int timeout_s)
+{
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap);
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_s * 1000000000ULL;
+
+	if (!buf)
+		die("malloc");
+	for (;;) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t got;
+
+		if (now_ns(CLOCK_MONOTONIC) > end || poll(&pf, 1, 1000) < 0)
+			break;
+		if (!pf.revents)
+			continue;
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb)
+				die("realloc");
+			buf = nb;
+		}
+		got = read(fd, buf + len, cap - len - 1);
+		if (got <= 0)
+			break;
+		len += (size_t)got;
+	}
+	buf[len] = 0;
+	close(fd);
+	return buf;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+
+/* ib_send_lat -c UD between the two netdevs' RDMA devices. */
+static void floor_run(struct row *r, const char *dev_srv, const char *dev_cli,
+		      const char *ip_srv, const char *name)
+{
+	char size[16], iters[24], *out, *line;
+	char *srv[] = { "ib_send_lat", "-d", (char *)dev_srv, "-c", "UD", "-F",
+			"-s", size, "-n", iters, NULL };
+	char *cli[] = { "ib_send_lat", "-d", (char *)dev_cli, "-c", "UD", "-F",
+			"-s", size, "-n", iters, (char *)ip_srv, NULL };
+	pid_t s, c;
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(size, sizeof(size), "%ld", o.size);
+	snprintf(iters, sizeof(iters), "%ld", o.n);
+	s = spawn(srv, o.cpu2, NULL);
+	sleep(1);
+	c = spawn(cli, o.cpu, &fd);
+	out = slurp(fd, 600);
+	waitpid(c, NULL, 0);
+	reap(s);
+	/* the row under perftest's header: bytes iters min max typ avg stdev 99 99.9 */
+	line = strstr(out, "#bytes");
+	if (line && (line = strchr(line, '\n'))) {
+		double b, stdev;
+
+		r->ok = sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf", &b,
+			       &r->n, &r->min, &r->max, &r->typical, &r->avg,
+			       &stdev, &r->p99, &r->p999) == 9;
+	}
+	r->p9999 = -1;
+	if (!r->ok)
+		fprintf(stderr, "%s: ib_send_lat gave no result:\n%s\n", PROG, out);
+	free(out);
+}
+
+/* sockperf's "---> percentile 99.900 =   12.345" line, microseconds. */
+static double sockperf_val(const char *out, const char *what)
+{
+	const char *p = strstr(out, what);
+
+	if (!p || !(p = strchr(p, '=')))
+		return -1;
+	return strtod(p + 1, NULL);
+}
+
+/*
+ * sockperf ping-pong over UDP multicast on the same netdevs: server on
+ * the -I side, client here; its latency is half the round trip, as ours.
+ */
+static void sockperf_run(struct row *r, const char *ip_srv, const char *ip_cli,
+			 double seconds)
+{
+	char group[32], port[16], size[16], secs[16], *out, *p;
+	struct in_addr g;
+	char *srv[] = { "sockperf", "server", "-i", group, "-p", port,
+			"--mc-rx-if", (char *)ip_srv, "--mc-tx-if", (char *)ip_srv, NULL };
+	char *cli[] = { "sockperf", "ping-pong", "-i", group, "-p", port,
+			"--mc-rx-if", (char *)ip_cli, "--mc-tx-if", (char *)ip_cli,
+			"-m", size, "-t", secs, "--full-log", "/dev/null", NULL };
+	pid_t s, c;
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "sockperf UDP multicast");
+	/* the next group up: the same netdevs, not ibtick's own group */
+	inet_pton(AF_INET, o.group, &g);
+	g.s_addr = htonl(ntohl(g.s_addr) + 1);
+	inet_ntop(AF_INET, &g, group, sizeof(group));
+	snprintf(port, sizeof(port), "%u", o.port + 100);
+	snprintf(size, sizeof(size), "%ld", o.size);
+	snprintf(secs, sizeof(secs), "%.0f", seconds < 2 ? 2 : seconds);
+	s = spawn(srv, o.cpu2, NULL);
+	sleep(1);
+	c = spawn(cli, o.cpu, &fd);
+	out = slurp(fd, 600);
+	waitpid(c, NULL, 0);
+	reap(s);
+	r->typical = sockperf_val(out, "percentile 50.000");
+	r->p99 = sockperf_val(out, "percentile 99.000");
+	r->p999 = sockperf_val(out, "percentile 99.900");
+	r->p9999 = sockperf_val(out, "percentile 99.990");
+	r->max = sockperf_val(out, "<MAX> observation");
+	r->min = sockperf_val(out, "<MIN> observation");
+	r->avg = sockperf_val(out, "avg-latency");
+	p = strstr(out, "ReceivedMessages=");
+	r->n = p ? strtod(p + 17, NULL) : -1;
+	r->ok = r->typical > 0 && r->p999 > 0 && r->max > 0;
+	if (!r->ok)
+		fprintf(stderr, "%s: sockperf gave no result:\n%s\n", PROG, out);
+	free(out);
+}
+
+static void row_from(struct row *r, const char *name, const struct latstats *s)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->n = (double)s->n;
+	r->min = s->min / 1e3;
+	r->max = s->max / 1e3;
+	r->typical = s->typical / 1e3;
+	r->avg = s->avg / 1e3;
+	r->p99 = s->p99 / 1e3;
+	r->p999 = s->p99_9 / 1e3;
+	r->p9999 = s->p99_99 / 1e3;
+	r->ok = s->n > 0;
+}
+
+/* The table (or JSON) of every row with its ratios to the floor. */
+static void compare_print(const struct row *rows, int nrows, const struct row *fl)
+{
+	int i;
+
+	if (o.json) {
+		for (i = 0; i < nrows; i++) {
+			const struct row *r = &rows[i];
+
+			printf("{\"compare\":\"%s\",\"MsgSize\":%ld,\"n_iterations\":%.0f,"
+			       "\"t_min\":%.2f,\"t_max\":%.2f,\"t_typical\":%.2f,\"t_avg\":%.2f,"
+			       "\"percentile_99\":%.2f,\"percentile_99.9\":%.2f,"
+			       "\"percentile_99.99\":%.2f,\"median_ratio\":%.3f,"
+			       "\"p99.9_ratio\":%.3f,\"ok\":%s}\n",
+			       r->name, o.size, r->n, r->min, r->max, r->typical, r->avg,
+			       r->p99, r->p999, r->p9999,
+			       fl->ok ? r->typical / fl->typical : 0,
+			       fl->ok ? r->p999 / fl->p999 : 0, r->ok ? "true" : "false");
+		}
+		return;
+	}
+	printf("\n# %ld-byte messages, half round trip in usec; ratios to the floor"
+	       " (the mean of the ib_send_lat runs before and after)\n", o.size);
+	printf(" %-28s %10s %10s %10s %10s %10s %10s %9s %9s\n", "path", "t_min",
+	       "t_typical", "t_avg", "99%", "99.9%", "t_max", "x median", "x p99.9");
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+
+		if (!r->ok) {
+			printf(" %-28s   (no result)\n", r->name);
+			continue;
+		}
+		printf(" %-28s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f\n",
+		       r->name, r->min, r->typical, r->avg, r->p99, r->p999, r->max,
+		       fl->ok ? r->typical / fl->typical : 0,
+		       fl->ok ? r->p999 / fl->p999 : 0);
+	}
+	if (!strcmp(env.virt, "qemu-tcg"))
+		printf("# TCG: every path runs on an emulated CPU; only the ratios carry over\n");
+}
+
+/* ---- lat: ping-pong ------------------------------------------------------ */
+
+static void lat_echo(const char *ifname)
+{
+	char buf[MAX_MSG];
+	struct tickrd d;
+	uint64_t ts[2], eagain = 0;
+	int pub;
+	ssize_t got;
+
+	rdr_open(&d, o.kind, ifname, o.port);
+	pub = pub_open(ifname, o.port + 1);
+	fprintf(stderr, "%s: echo ready on %s\n", PROG, ifname);
+	for (;;) {
+		got = rdr_get(&d, buf, sizeof(buf), ts, 60000);
+		if (got < 0)
+			break;
+		if (got > 0)
+			pub_send(pub, buf, (size_t)got, &eagain);
+	}
+	close(pub);
+	tickrd_close(&d);
+}
+
+static int lat_run(void)
+{
+	char buf[MAX_MSG], in[MAX_MSG];
+	struct probe *p = (struct probe *)buf;
+	char dev_srv[64], dev_cli[64], ip_srv[64], ip_cli[64];
+	uint64_t *lat, t0, ts[2], eagain = 0, timeouts = 0;
+	struct row rows[4], fl;
+	struct latstats last;
+	long size, i, sizes[16];
+	int nsizes = 0, pub;
+	struct tickrd d;
+	ssize_t got;
+
+	if (o.echo) {
+		pin(o.cpu);
+		lat_echo(o.ifname);
+		return 0;
+	}
+	if (o.compare) {
+		/* the floor first, before anything of ours spins */
+		if (rdma_dev_of(o.ifname2, dev_srv, sizeof(dev_srv)) ||
+		    rdma_dev_of(o.ifname, dev_cli, sizeof(dev_cli)) ||
+		    ipv4_of(o.ifname2, ip_srv, sizeof(ip_srv)) ||
+		    ipv4_of(o.ifname, ip_cli, sizeof(ip_cli))) {
+			fprintf(stderr, "%s: --compare: no RDMA device or IPv4 address behind %s/%s\n",
+				PROG, o.ifname, o.ifname2);
+			return 1;
+		}
+		floor_run(&rows[0], dev_srv, dev_cli, ip_srv,
+			  "ib_send_lat -c UD, before");
+	}
+	if (o.ifname2) {
+		echo_child = fork();
+		if (echo_child < 0)
+			die("fork");
+		if (!echo_child) {
+			pin(o.cpu2);
+			/* the echo side: reads PORT, answers on PORT + 1 */
+			lat_echo(o.ifname2);
+			_exit(0);
+		}
+		atexit(kill_echo);
+	}
+	pin(o.cpu);
+	rdr_open(&d, o.kind, o.ifname, o.port + 1);
+	pub = pub_open(o.ifname, o.port);
+	if (echo_child > 0)
+		sleep(1);	/* the child's bind and join (it prints "ready") */
+	if (o.sweep)
+		for (size = 32; size <= o.size_max && nsizes < 16; size *= 2)
+			sizes[nsizes++] = size;
+	else
+		sizes[nsizes++] = o.size;
+	lat = calloc((size_t)o.n, sizeof(*lat));
+	if (!lat)
+		die("calloc");
+	memset(buf, 0x33, sizeof(buf));
+	env_print();
+	if (!o.json)
+		latstats_print_header(stdout);
+	for (int k = 0; k < nsizes; k++) {
+		size = sizes[k];
+		for (i = 0; i < o.n + o.warm; i++) {
+			p->magic = PROBE_MAGIC;
+			p->seq = (uint64_t)i | ((uint64_t)k << 48);
+			t0 = now_ns(CLOCK_MONOTONIC);
+			pub_send(pub, buf, (size_t)size, &eagain);
+			for (;;) {
+				got = rdr_get(&d, in, sizeof(in), ts, o.timeout_ms);
+				if (got < 0) {
+					fprintf(stderr, "%s: the feed went away\n", PROG);
+					return 1;
+				}
+				if (got == 0) {
+					/* UD drops silently: send the sample again */
+					if (++timeouts > 10) {
+						fprintf(stderr, "%s: no answer 10 times: is the echo side running?\n", PROG);
+						return 1;
+					}
+					break;
+				}
+				if ((size_t)got >= sizeof(*p) &&
+				    ((struct probe *)in)->seq == p->seq)
+					break;	/* else a late answer to an old sample */
+			}
+			if (got == 0) {
+				i--;
+				continue;
+			}
+			if (i >= o.warm)
+				lat[i - o.warm] = (now_ns(CLOCK_MONOTONIC) - t0) / 2;
+		}
+		{
+			char extra[160];
+
+			snprintf(extra, sizeof(extra),
+				 "\"resent\":%" PRIu64 ",\"reader_lost\":%" PRIu64,
+				 timeouts, d.lost);
+			report(size, lat, (size_t)o.n, o.json ? extra : NULL);
+		}
+		if (k == nsizes - 1) {
+			latstats_sorted(&last, lat, (size_t)o.n);
+			hist_out(lat, (size_t)o.n, "half round trip");
+		}
+	}
+	free(lat);
+	kill_echo();
+	close(pub);
+	tickrd_close(&d);
+	if (o.compare) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "ibtick %s%s", kind_names[o.kind],
+			 o.busy_cpu >= -1 ? " (busy-poll)" : "");
+		row_from(&rows[1], name, &last);
+		sockperf_run(&rows[2], ip_srv, ip_cli,
+			     (double)o.n * last.avg * 2 / 1e9);
+		floor_run(&rows[3], dev_srv, dev_cli, ip_srv,
+			  "ib_send_lat -c UD, after");
+		fl = rows[0];
+		if (rows[0].ok && rows[3].ok) {
+			fl.typical = (rows[0].typical + rows[3].typical) / 2;
+			fl.p999 = (rows[0].p999 + rows[3].p999) / 2;
+		} else if (rows[3].ok) {
+			fl = rows[3];
+		}
+		compare_print(rows, 4, &fl);
+	}
+	return 0;
+}
+
+/* ---- oneway, rate and fanout: a publisher child, readers -------------- */
+
+#define MAX_STEPS	16
+
+/* What the publisher did, per step (shared memory). */
+struct pubres {
+	uint64_t	sent[MAX_STEPS], ns[MAX_STEPS], eagain[MAX_STEPS];
+	int		bound;		/* readers bound so far (atomic) */
+	int		done;
+};
+
+/*
+ * The publisher (a child): @steps runs of @count[s] probes at @rates[s]
+ * per second (0: flat out), numbered from 0 within each step.  It starts
+ * once @want readers are bound and pauses 200 ms between steps.
+ */
+static void publisher(unsigned int port, int steps, const long *count,
+		      const long *rates, struct pubres *res, int want)
+{
+	char buf[MAX_MSG];
+	struct probe *p = (struct probe *)buf;
+	uint64_t t0, due;
+	int fd, s;
+	long i;
+
+	pin(o.cpu2);
+	fd = pub_open(o.ifname2, port);
+	memset(buf, 0x5a, sizeof(buf));
+	while (__atomic_load_n(&res->bound, __ATOMIC_ACQUIRE) < want)
+		usleep(1000);
+	for (s = 0; s < steps; s++) {
+		t0 = now_ns(CLOCK_MONOTONIC);
+		for (i = 0; i < count[s]; i++) {
+			if (rates[s]) {
+				due = t0 + (uint64_t)i * 1000000000ULL / (uint64_t)rates[s];
+				while (now_ns(CLOCK_MONOTONIC) < due)
+					;
+			}
+			p->magic = PROBE_MAGIC;
+			p->step = (uint32_t)s;
+			p->seq = (uint64_t)i;
+			p->t_ns = now_ns(CLOCK_REALTIME);
+			pub_send(fd, buf, (size_t)o.size, &res->eagain[s]);
+		}
+		res->ns[s] = now_ns(CLOCK_MONOTONIC) - t0;
+		res->sent[s] = (uint64_t)count[s];
+		usleep(200000);
+	}
+	close(fd);
+	__atomic_store_n(&res->done, 1, __ATOMIC_RELEASE);
+}
+
+static pid_t spawn_publisher(unsigned int port, int steps, const long *count,
+			     const long *rates, struct pubres *res, int want)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		publisher(port, steps, count, rates, res, want);
+		_exit(0);
+	}
+	return pid;
+}
+
+/* What one reader saw (shared memory when the reader is a child). */
+struct rdres {
+	uint64_t	got[MAX_STEPS], lost[MAX_STEPS];
+	uint64_t	feed_rx, drain_ns, n;
+};
+
+/*
+ * Read probes until the publisher is done and the feed has been quiet for
+ * half a second.  Step-0 probes past the warm-up give samples: @lat the
+ * whole way (this side's CLOCK_REALTIME at read minus the probe's send
+ * time), @wire the kernels' part (receive stamp minus send stamp) and
+ * @deliver the rest (read minus receive stamp); @wire and @deliver may be
+ * NULL, and stay 0 for recvmsg readers.
+ */
+static void reader(unsigned int port, struct rdres *res, struct pubres *pr,
+		   uint64_t *lat, uint64_t *wire, uint64_t *deliver, long nlat)
+{
+	char buf[MAX_MSG];
+	struct probe *p = (struct probe *)buf;
+	struct ibtick_stats st;
+	uint64_t ts[2], t, prev = 0;
+	struct tickrd d;
+	long k = 0;
+	ssize_t got;
+
+	rdr_open(&d, o.kind, o.ifname, port);
+	__atomic_fetch_add(&pr->bound, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		got = rdr_get(&d, buf, sizeof(buf), ts, 500);
+		if (got < 0)
+			break;
+		if (got == 0) {
+			if (__atomic_load_n(&pr->done, __ATOMIC_ACQUIRE))
+				break;
+			continue;
+		}
+		t = now_ns(CLOCK_REALTIME);
+		if ((size_t)got < sizeof(*p) || p->magic != PROBE_MAGIC ||
+		    p->step >= MAX_STEPS)
+			continue;
+		res->got[p->step]++;
+		res->lost[p->step] += d.lost - prev;
+		prev = d.lost;
+		if (p->step || (long)p->seq < o.warm || k >= nlat)
+			continue;
+		lat[k] = t > p->t_ns ? t - p->t_ns : 0;
+		if (wire && ts[1]) {
+			wire[k] = ts[1] > ts[0] ? ts[1] - ts[0] : 0;
+			deliver[k] = t > ts[1] ? t - ts[1] : 0;
+		}
+		k++;
+	}
+	if (tickrd_stats(&d, &st))
+		die("IBTICK_STATISTICS");
+	res->feed_rx = st.feed_rx_ticks;
+	res->drain_ns = st.feed_rx_drain_ns;
+	res->n = (uint64_t)k;
+	tickrd_close(&d);
+}
+
+static void hist_out(uint64_t *lat, size_t n, const char *what)
+{
+	char title[160], sub[256];
+	FILE *f;
+
+	if (!o.hist || !n)
+		return;
+	f = fopen(o.hist, "w");
+	if (!f)
+		die(o.hist);
+	snprintf(title, sizeof(title), "ibtick %s, %s reader, %ld B: %s",
+		 mode_names[o.mode], kind_names[o.kind], o.size, what);
+	snprintf(sub, sizeof(sub), "%zu samples; kernel %s; %s; kernel side %s",
+		 n, env.kernel, env.virt, o.busy_cpu >= -1 ? "busy-poll" : "interrupt");
+	latstats_svg(f, lat, n, title, sub);
+	fclose(f);
+}
+
+static int oneway_run(void)
+{
+	long count = o.n + o.warm, rate = o.rate;
+	struct pubres *pr = shared(sizeof(*pr));
+	struct rdres res;
+	uint64_t *lat = calloc((size_t)o.n, sizeof(*lat));
+	uint64_t *wire = calloc((size_t)o.n, sizeof(*lat));
+	uint64_t *del = calloc((size_t)o.n, sizeof(*lat));
+	struct latstats sw, sd;
+	char extra[512];
+	pid_t pid;
+
+	if (!lat || !wire || !del)
+		die("calloc");
+	memset(&res, 0, sizeof(res));
+	pid = spawn_publisher(o.port, 1, &count, &rate, pr, 1);
+	pin(o.cpu);
+	reader(o.port, &res, pr, lat, wire, del, o.n);
+	waitpid(pid, NULL, 0);
+	env_print();
+	if (!o.json)
+		latstats_print_header(stdout);
+	latstats_compute(&sw, wire, res.n);
+	latstats_compute(&sd, del, res.n);
+	snprintf(extra, sizeof(extra),
+		 "\"published\":%" PRIu64 ",\"delivered\":%" PRIu64 ",\"lost_ring\":%" PRIu64
+		 ",\"lost_wire\":%" PRIu64 ",\"rate\":%ld,"
+		 "\"wire_median\":%.2f,\"wire_p99.9\":%.2f,\"deliver_median\":%.2f,\"deliver_p99.9\":%.2f",
+		 pr->sent[0], res.got[0], res.lost[0],
+		 pr->sent[0] - (res.got[0] + res.lost[0]), o.rate,
+		 sw.typical / 1e3, sw.p99_9 / 1e3, sd.typical / 1e3, sd.p99_9 / 1e3);
+	if (o.json) {
+		report(o.size, lat, res.n, extra);
+	} else {
+		report(o.size, lat, res.n, NULL);
+		printf("# published %" PRIu64 ", delivered %" PRIu64 ", lost in the ring %" PRIu64
+		       ", lost on the wire %" PRIu64 " (delivered + lost == published)\n",
+		       pr->sent[0], res.got[0], res.lost[0],
+		       pr->sent[0] - (res.got[0] + res.lost[0]));
+		if (sw.n)
+			printf("# stages (median / p99.9 usec): send -> kernel rx %.2f / %.2f,"
+			       " kernel rx -> reader %.2f / %.2f\n",
+			       sw.typical / 1e3, sw.p99_9 / 1e3, sd.typical / 1e3, sd.p99_9 / 1e3);
+	}
+	hist_out(lat, res.n, "one way, send to read");
+	free(lat);
+	free(wire);
+	free(del);
+	return 0;
+}
+
+/*
+ * rate: the offered rate doubles from -r (default 10000/s) for -n probes a
+ * step, then one step flat out; per step what was sent, at what rate, and
+ * what the reader got, lost in the ring, and never saw (the wire).
+ */
+static int rate_run(void)
+{
+	long count[MAX_STEPS], rates[MAX_STEPS], r;
+	struct pubres *pr = shared(sizeof(*pr));
+	struct rdres res;
+	int steps = 0, s;
+	uint64_t dummy;
+	pid_t pid;
+
+	for (r = o.rate ? o.rate : 10000; steps < 6; r *= 2) {
+		rates[steps] = r;
+		count[steps++] = o.n;
+	}
+	rates[steps] = 0;
+	count[steps++] = o.n;
+	memset(&res, 0, sizeof(res));
+	pid = spawn_publisher(o.port, steps, count, rates, pr, 1);
+	pin(o.cpu);
+	reader(o.port, &res, pr, &dummy, NULL, NULL, 0);
+	waitpid(pid, NULL, 0);
+	env_print();
+	if (!o.json)
+		printf(" %-12s %-10s %-14s %-10s %-10s %-10s %-8s\n", "offered[/s]",
+		       "sent", "achieved[/s]", "delivered", "lost_ring",
+		       "lost_wire", "loss[%]");
+	for (s = 0; s < steps; s++) {
+		uint64_t sent = pr->sent[s], got = res.got[s], lr = res.lost[s];
+		uint64_t lw = sent > got + lr ? sent - got - lr : 0;
+		double ach = pr->ns[s] ? sent * 1e9 / (double)pr->ns[s] : 0;
+		double loss = sent ? 100.0 * (double)(lr + lw) / (double)sent : 0;
+
+		if (o.json)
+			printf("{\"mode\":\"rate\",\"kind\":\"%s\",\"MsgSize\":%ld,\"offered\":%ld,"
+			       "\"sent\":%" PRIu64 ",\"achieved\":%.0f,\"delivered\":%" PRIu64
+			       ",\"lost_ring\":%" PRIu64 ",\"lost_wire\":%" PRIu64
+			       ",\"loss_pct\":%.3f,\"send_eagain\":%" PRIu64 "}\n",
+			       kind_names[o.kind], o.size, rates[s], sent, ach, got, lr,
+			       lw, loss, pr->eagain[s]);
+		else {
+			char off[24] = "max";
+
+			if (rates[s])
+				snprintf(off, sizeof(off), "%ld", rates[s]);
+			printf(" %-12s %-10" PRIu64 " %-14.0f %-10" PRIu64 " %-10" PRIu64
+			       " %-10" PRIu64 " %-8.3f\n", off, sent, ach, got, lr, lw, loss);
+		}
+	}
+	return 0;
+}
+
+/*
+ * fanout: for each reader count N, N readers (children) on a fresh feed,
+ * -n probes at -r per second; the kernel's cost per tick (receive CQ
+ * drain time / ticks) and the latency over all readers' samples.
+ */
+static int fanout_run(void)
+{
+	long count = o.n + o.warm, rate = o.rate;
+	int f, i, ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	double base_ns = 0;
+
+	pin(o.cpu);
+	env_print();
+	if (!o.json)
+		printf(" %-8s %-12s %-8s %-14s %-14s %-10s %-10s\n", "readers",
+		       "kernel[ns]", "ratio", "median[usec]", "p99.9[usec]",
+		       "delivered", "lost");
+	for (f = 0; f < o.nfanout; f++) {
+		int nr = (int)o.fanout[f];
+		unsigned int port = o.port + (unsigned int)f;
+		struct pubres *pr = shared(sizeof(*pr));
+		struct rdres *rr = shared(sizeof(*rr) * (size_t)nr);
+		uint64_t *lat = shared(sizeof(*lat) * (size_t)o.n * (size_t)nr);
+		uint64_t *all, got = 0, lost = 0, pub_sent, feed_rx = 0, drain = 0;
+		size_t nall = 0;
+		struct latstats s;
+		pid_t pid, *kids = calloc((size_t)nr, sizeof(pid_t));
+		double ns;
+
+		if (!kids)
+			die("calloc");
+		pid = spawn_publisher(port, 1, &count, &rate, pr, nr);
+		for (i = 0; i < nr; i++) {
+			kids[i] = fork();
+			if (kids[i] < 0)
+				die("fork");
+			if (!kids[i]) {
+				/* more spinners than CPUs: let the publisher
+				 * and the softirqs being measured run */
+				if (o.kind == TICKRD_MAPPED && nr >= ncpus && nice(19) < 0)
+					die("nice");
+				reader(port, &rr[i], pr, lat + (size_t)i * (size_t)o.n,
+				       NULL, NULL, o.n);
+				_exit(0);
+			}
+		}
+		for (i = 0; i < nr; i++)
+			waitpid(kids[i], NULL, 0);
+		waitpid(pid, NULL, 0);
+		pub_sent = pr->sent[0];
+		all = calloc((size_t)o.n * (size_t)nr, sizeof(*all));
+		if (!all)
+			die("calloc");
+		for (i = 0; i < nr; i++) {
+			memcpy(all + nall, lat + (size_t)i * (size_t)o.n,
+			       rr[i].n * sizeof(*all));
+			nall += rr[i].n;
+			got += rr[i].got[0];
+			lost += rr[i].lost[0];
+			if (rr[i].feed_rx > feed_rx) {
+				feed_rx = rr[i].feed_rx;
+				drain = rr[i].drain_ns;
+			}
+		}
+		latstats_compute(&s, all, nall);
+		ns = feed_rx ? (double)drain / (double)feed_rx : 0;
+		if (!f)
+			base_ns = ns;
+		if (o.json)
+			printf("{\"mode\":\"fanout\",\"kind\":\"%s\",\"MsgSize\":%ld,\"readers\":%d,"
+			       "\"published\":%" PRIu64 ",\"feed_rx\":%" PRIu64
+			       ",\"kernel_ns_per_tick\":%.0f,\"ratio\":%.3f,"
+			       "\"t_typical\":%.2f,\"percentile_99.9\":%.2f,\"t_max\":%.2f,"
+			       "\"delivered\":%" PRIu64 ",\"lost\":%" PRIu64 "}\n",
+			       kind_names[o.kind], o.size, nr, pub_sent, feed_rx, ns,
+			       base_ns ? ns / base_ns : 0, s.typical / 1e3, s.p99_9 / 1e3,
+			       s.max / 1e3, got, lost);
+		else
+			printf(" %-8d %-12.0f %-8.2f %-14.2f %-14.2f %-10" PRIu64 " %-10" PRIu64 "\n",
+			       nr, ns, base_ns ? ns / base_ns : 0, s.typical / 1e3,
+			       s.p99_9 / 1e3, got, lost);
+		fflush(stdout);
+		if (f == o.nfanout - 1)
+			hist_out(all, nall, "one way, all readers");
+		free(all);
+		free(kids);
+		munmap(lat, sizeof(*lat) * (size_t)o.n * (size_t)nr);
+		munmap(rr, sizeof(*rr) * (size_t)nr);
+		munmap(pr, sizeof(*pr));
+	}
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"Usage: %s MODE [options] GROUP PORT\n"
+		"  MODE: lat | oneway | rate | fanout\n"
+		"  -i IF       this side's netdev (readers)\n"
+		"  -I IF       the other side's netdev (echo or publisher, run as a child)\n"
+		"  -e          lat: be the echo side only (for two hosts)\n"
+		"  -k KIND     reader: mapped (default), epoll, recvmsg, busy (SO_BUSY_POLL)\n"
+		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
+		"  -n N        samples (default 100000), after -w WARMUP (default 1000)\n"
+		"  -s SIZE     payload bytes (default 64); -a: 32, 64, ... up to -S MAX (1024)\n"
+		"  -r RATE     oneway/fanout: ticks/s (default 10000, 0: flat out)\n"
+		"  -N LIST     fanout: reader counts, e.g. 1,2,4,8,16\n"
+		"  -c CPU, -C CPU  pin this side, the other side\n"
+		"  -j          JSON lines (perftest's keys)\n"
+		"  -H FILE     --hist: latency histogram as SVG\n"
+		"  --compare   lat: also ib_send_lat -c UD (before and after) and sockperf\n"
+		"              UDP multicast ping-pong on the same netdevs; one table\n", PROG);
+	exit(2);
+}
+
+static int parse_list(const char *arg)
+{
+	char *end;
+	long v;
+
+	o.nfanout = 0;
+	for (;;) {
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || v < 1 || v > 64 || o.nfanout == 8)
+			return -1;
+		o.fanout[o.nfanout++] = v;
+		if (!*end)
+			return 0;
+		if (*end != ',')
+			return -1;
+		arg = end + 1;
+	}
+}
+
+/* A number in [min, max], or usage. */
+static long num(const char *arg, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 0);
+	if (errno || end == arg || *end || v < min || v > max) {
+		fprintf(stderr, "%s: '%s': want a number in [%ld, %ld]\n", PROG,
+			arg, min, max);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "hist", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "compare", no_argument, NULL, 'X' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, m;
+
+	if (argc < 2)
+		usage();
+	for (m = 0; m < 4; m++)
+		if (!strcmp(argv[1], mode_names[m]))
+			break;
+	if (m == 4)
+		usage();
+	o.mode = (enum mode)m;
+	argc--;
+	argv++;
+	while ((opt = getopt_long(argc, argv, "aB:c:C:ei:I:jH:hk:n:N:r:s:S:w:",
+				  longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'a': o.sweep = true; break;
+		case 'B': o.busy_cpu = (int)num(optarg, -1, 4095); break;
+		case 'c': o.cpu = (int)num(optarg, 0, 4095); break;
+		case 'C': o.cpu2 = (int)num(optarg, 0, 4095); break;
+		case 'e': o.echo = true; break;
+		case 'i': o.ifname = optarg; break;
+		case 'I': o.ifname2 = optarg; break;
+		case 'j': o.json = true; break;
+		case 'X': o.compare = true; break;
+		case 'H': o.hist = optarg; break;
+		case 'k':
+			m = tickrd_kind_parse(optarg);
+			if (m < 0)
+				usage();
+			o.kind = (enum tickrd_kind)m;
+			break;
+		case 'n': o.n = num(optarg, 1, 100000000); break;
+		case 'N':
+			if (parse_list(optarg))
+				usage();
+			break;
+		case 'r': o.rate = num(optarg, 0, 100000000); break;
+		case 's': o.size = num(optarg, 1, MAX_MSG); break;
+		case 'S': o.size_max = num(optarg, 16, MAX_MSG); break;
+		case 'w': o.warm = num(optarg, 0, 100000000); break;
+		default: usage();
+		}
+	}
+	if (argc - optind != 2 || !o.ifname)
+		usage();
+	o.group = argv[optind];
+	o.port = (unsigned int)num(argv[optind + 1], 1, 65535 - 16);
+	if (o.mode != M_LAT && !o.ifname2) {
+		fprintf(stderr, "%s: %s needs -I (the publisher's netdev)\n", PROG,
+			mode_names[o.mode]);
+		return 2;
+	}
+	if (o.mode != M_LAT && (o.sweep || o.echo || o.compare)) {
+		fprintf(stderr, "%s: -a, -e and --compare are for lat\n", PROG);
+		return 2;
+	}
+	if (o.compare && (o.sweep || !o.ifname2)) {
+		fprintf(stderr, "%s: --compare needs -I and one size (no -a)\n", PROG);
+		return 2;
+	}
+	if (o.size < (long)sizeof(struct probe)) {
+		fprintf(stderr, "%s: -s: at least %zu bytes (the probe)\n", PROG,
+			sizeof(struct probe));
+		return 2;
+	}
+	if (ibtick_family() < 0) {
+		fprintf(stderr, "%s: the ibtick module is not loaded\n", PROG);
+		return 1;
+	}
+	env_read();
+	switch (o.mode) {
+	case M_LAT: return lat_run();
+	case M_ONEWAY: return oneway_run();
+	case M_RATE: return rate_run();
+	case M_FANOUT: return fanout_run();
+	}
+	return 2;
+}
