@@ -413,10 +413,16 @@ static void floor_run(struct row *r, const char *dev_srv, const char *dev_cli,
 	snprintf(size, sizeof(size), "%ld", o.size);
 	snprintf(iters, sizeof(iters), "%ld", o.n);
 	s = spawn(srv, o.cpu2, NULL);
-	sleep(1);
-	c = spawn(cli, o.cpu, &fd);
-	out = slurp(fd, 600);
-	waitpid(c, NULL, 0);
+	/* the server listens once it has set up: on a slow guest, try again */
+	for (int tries = 0;; tries++) {
+		sleep(1);
+		c = spawn(cli, o.cpu, &fd);
+		out = slurp(fd, 600);
+		waitpid(c, NULL, 0);
+		if (tries == 9 || !strstr(out, "Couldn't connect"))
+			break;
+		free(out);
+	}
 	reap(s);
 	/* the row under perftest's header: bytes iters min max typ avg stdev 99 99.9 */
 	line = strstr(out, "#bytes");

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# VM topic: a short run of every ibtick-perf mode, --compare, the histogram,
+# and the market-data path of the demo (ibtick-gen -> ibtick-md publish ->
+# ibtick-md read), with small counts.  Asserts on what the tools report:
+# sample counts, ordered statistics, and sums that must add up; not on
+# times (TCG).
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+P=user/tools/ibtick-perf
+MD=user/tools/ibtick-md
+GEN=user/tools/ibtick-gen
+ALL_TESTS="lat_kinds lat_compare oneway_counts rate_steps fanout_counts
+	market_data_accounted bad_arguments"
+
+cleanup() {
+	jobs -p | xargs -r kill -9 2>/dev/null
+	rmmod ibtick 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+# jlines FILE EXPR: EXPR holds for the JSON lines of FILE (list L; the env
+# line first).
+jlines() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+L = [json.loads(x) for x in open(sys.argv[1]) if x.startswith('{')]
+ok = eval(sys.argv[2])
+if not ok:
+    print("  failed:", sys.argv[2])
+    for x in L:
+        print("   ", json.dumps(x))
+sys.exit(0 if ok else 1)
+PY
+}
+
+# a latency row's statistics are ordered
+ORDERED="x['t_min'] <= x['t_typical'] <= x['percentile_99'] <= x['percentile_99.9'] <= x['percentile_99.99'] <= x['t_max'] and x['t_min'] <= x['t_avg'] <= x['t_max'] and x['t_stdev'] >= 0"
+
+lat_kinds() {
+	local rc=0 k n=$(cnt 2000) r=$RESULTS/perf
+	mkdir -p "$r"
+	for k in mapped epoll recvmsg busy; do
+		timeout $(tmo 300) $P lat -j -k $k -n "$n" -w 50 -i veth1 -I veth0 239.8.0.1 7800 \
+			>"$r/lat-$k.json" 2>"$r/lat-$k.err" || { echo "  $k: exit $?"; cat "$r/lat-$k.err"; rc=1; }
+		jlines "$r/lat-$k.json" "'env' in L[0] and L[1]['kind'] == '$k' and L[1]['n_iterations'] == $n and all($ORDERED for x in L[1:]) and L[1]['MsgSize'] == 64" || rc=1
+	done
+	log_test "lat: mapped, epoll, recvmsg, busy readers: $n samples each, statistics in order" $rc
+}
+
+lat_compare() {
+	local rc=0 n=$(cnt 2000) r=$RESULTS/perf
+	mkdir -p "$r"
+	require_cmd ib_send_lat sockperf
+	timeout $(tmo 600) $P lat --compare -j -k mapped -n "$n" -w 50 -H "$r/lat.svg" \
+		-i veth1 -I veth0 239.8.0.1 7810 >"$r/compare.json" 2>"$r/compare.err" ||
+		{ echo "  exit $?"; cat "$r/compare.err"; rc=1; }
+	# four rows, every one with a result; the floor's ratios around 1
+	jlines "$r/compare.json" "[x['compare'] for x in L if 'compare' in x] == ['ib_send_lat -c UD, before', 'ibtick mapped', 'sockperf UDP multicast', 'ib_send_lat -c UD, after'] and all(x['ok'] and x['t_typical'] > 0 and x['percentile_99.9'] >= x['t_typical'] and x['median_ratio'] > 0 for x in L if 'compare' in x) and [x for x in L if 'compare' in x][1]['n_iterations'] == $n" || rc=1
+	head -c 5 "$r/lat.svg" | grep -q '<svg' || { echo "  no SVG"; rc=1; }
+	grep -q '>99.9 ' "$r/lat.svg" && tail -c 7 "$r/lat.svg" | grep -q '</svg>' || { echo "  SVG without its marks or end"; rc=1; }
+	log_test "lat --compare: ib_send_lat before/after and sockperf rows with ratios; histogram SVG" $rc
+}
+
+oneway_counts() {
+	local rc=0 n=$(cnt 3000) r=$RESULTS/perf
+	mkdir -p "$r"
+	timeout $(tmo 300) $P oneway -j -n "$n" -w 100 -r 2000 -i veth0 -I veth1 239.8.0.2 7820 \
+		>"$r/oneway.json" 2>"$r/oneway.err" || { echo "  exit $?"; cat "$r/oneway.err"; rc=1; }
+	# every probe published is delivered or counted lost; stage split present
+	jlines "$r/oneway.json" "all($ORDERED for x in L[1:]) and L[1]['published'] == $n + 100 and L[1]['delivered'] + L[1]['lost_ring'] + L[1]['lost_wire'] == L[1]['published'] and L[1]['n_iterations'] > 0.9 * $n and L[1]['wire_median'] > 0" || rc=1
+	log_test "oneway: published == delivered + lost in ring + lost on wire; kernel stages measured" $rc
+}
+
+rate_steps() {
+	local rc=0 n=$(cnt 2000) r=$RESULTS/perf
+	mkdir -p "$r"
+	timeout $(tmo 300) $P rate -j -n "$n" -r 2000 -i veth0 -I veth1 239.8.0.3 7830 \
+		>"$r/rate.json" 2>"$r/rate.err" || { echo "  exit $?"; cat "$r/rate.err"; rc=1; }
+	jlines "$r/rate.json" "len(L) == 8 and [x['offered'] for x in L[1:]] == [2000, 4000, 8000, 16000, 32000, 64000, 0] and all(x['sent'] == $n and x['delivered'] + x['lost_ring'] + x['lost_wire'] == x['sent'] and x['achieved'] > 0 for x in L[1:])" || rc=1
+	log_test "rate: 7 steps (x2 each, then flat out): sent == delivered + lost in ring + lost on wire per step" $rc
+}
+
+fanout_counts() {
+	local rc=0 n=$(cnt 1000) r=$RESULTS/perf
+	mkdir -p "$r"
+	timeout $(tmo 300) $P fanout -j -k epoll -N 1,3 -n "$n" -w 0 -r 1000 -i veth0 -I veth1 239.8.0.4 7840 \
+		>"$r/fanout.json" 2>"$r/fanout.err" || { echo "  exit $?"; cat "$r/fanout.err"; rc=1; }
+	jlines "$r/fanout.json" "[x['readers'] for x in L[1:]] == [1, 3] and all(x['published'] == $n and x['delivered'] + x['lost'] == x['readers'] * x['feed_rx'] and x['kernel_ns_per_tick'] > 0 for x in L[1:]) and L[1]['ratio'] == 1.0" || rc=1
+	log_test "fanout: 1 and 3 epoll readers, delivered + lost == readers x taken, kernel cost per tick" $rc
+}
+
+market_data_accounted() {
+	local rc=0 n=$(cnt 20000 2000) r=$RESULTS/md k
+	mkdir -p "$r"
+	$GEN -s 9 -n "$n" -r 2000 -o "$r/s.ticks" || rc=1
+	$GEN -d "$r/s.ticks" | grep -q '^checks  ok' || { echo "  the stream does not check"; rc=1; }
+	for k in mapped recvmsg; do
+		$MD read -i veth0 -k $k -o "$r/$k.status" 239.8.0.5 7850 >"$r/$k.json" 2>"$r/$k.err" &
+	done
+	wait_bound "$r"/{mapped,recvmsg}.err || rc=1
+	$MD publish -i veth1 -x 2 "$r/s.ticks" 239.8.0.5 7850 >"$r/pub.json" || rc=1
+	wait
+	for k in mapped recvmsg; do
+		echo "  $k: $(cut -c1-200 "$r/$k.json")"
+		python3 - "$r/pub.json" "$r/$k.json" <<'PY' || rc=1
+import json, sys
+pub = json.load(open(sys.argv[1]))['published']
+j = json.load(open(sys.argv[2]))
+wire = pub - j['feed_rx']
+ok = (j['final'] and j['delivered'] + j['lost_ring'] == j['feed_rx'] and j['invalid'] == 0
+      and j['gap_msgs'] - j['late'] == j['lost_ring'] + wire and j['first_seq'] == 1
+      and j['feed_rx'] > 0.95 * pub and j['lat_us']['median'] > 0)
+if not ok:
+    print(f"  published {pub}, wire lost {wire}: does not add up")
+sys.exit(0 if ok else 1)
+PY
+	done
+	log_test "market data: $n generated messages replayed; per reader delivered + lost == taken, sequence gaps == ring + wire losses" $rc
+}
+
+bad_arguments() {
+	local rc=0 args
+	# exit 2 and usage for every malformed command line, before any socket
+	while read -r args; do
+		# shellcheck disable=SC2086
+		$P $args >/dev/null 2>&1
+		[[ $? == 2 ]] || { echo "  ibtick-perf $args: not exit 2"; rc=1; }
+	done <<'EOF'
+bogus -i veth0 239.8.0.9 1
+lat 239.8.0.9 1
+lat -i veth0 239.8.0.9
+lat -i veth0 -n 0 239.8.0.9 1
+lat -i veth0 -s 8 239.8.0.9 1
+lat -i veth0 -s 99999 239.8.0.9 1
+lat -i veth0 -k nosuch 239.8.0.9 1
+lat -i veth0 --compare 239.8.0.9 1
+lat -i veth0 -I veth1 --compare -a 239.8.0.9 1
+oneway -i veth0 239.8.0.9 1
+rate -i veth0 -I veth1 -e 239.8.0.9 1
+fanout -i veth0 -I veth1 -N 0 239.8.0.9 1
+fanout -i veth0 -I veth1 -N 1,,2 239.8.0.9 1
+lat -i veth0 -B 99999 239.8.0.9 1
+lat -i veth0 239.8.0.9 70000
+EOF
+	$MD read -k nosuch -i veth0 239.8.0.9 1 >/dev/null 2>&1
+	[[ $? == 2 ]] || { echo "  ibtick-md read -k nosuch: not exit 2"; rc=1; }
+	$MD publish -i veth1 /nonexistent 239.8.0.9 1 >/dev/null 2>&1
+	[[ $? == 1 ]] || { echo "  ibtick-md publish of a missing file: not exit 1"; rc=1; }
+	log_test "bad command lines: exit 2 with usage; a missing stream file: exit 1" $rc
+}
+
+insmod kmod/ibtick.ko || { echo "insmod failed"; exit 1; }
+run_tests
