@@ -63,7 +63,9 @@ struct probe {
 
 static struct {
 	enum mode	mode;
-	enum tickrd_kind kind;
+	enum tickrd_kind kind;		/* the one being measured */
+	enum tickrd_kind kinds[TICKRD_NKINDS];
+	int		nkinds;
 	const char	*ifname, *ifname2, *group, *hist;
 	unsigned int	port;
 	long		n, warm, size, size_max;
@@ -576,18 +578,111 @@ static void lat_echo(const char *ifname)
 	tickrd_close(&d);
 }
 
-static int lat_run(void)
+/*
+ * Ping-pong with the current o.kind on feeds @port (out) and @port + 1
+ * (back); prints a row per size, leaves the last size's statistics in
+ * @last.  Returns 0, or 1 when the echo side does not answer.
+ */
+static int lat_kind(unsigned int port, struct latstats *last)
 {
 	char buf[MAX_MSG], in[MAX_MSG];
 	struct probe *p = (struct probe *)buf;
-	char dev_srv[64], dev_cli[64], ip_srv[64], ip_cli[64];
 	uint64_t *lat, t0, ts[2], eagain = 0, timeouts = 0;
-	struct row rows[4], fl;
-	struct latstats last;
 	long size, i, sizes[16];
-	int nsizes = 0, pub;
+	int nsizes = 0, pub, rc = 0;
 	struct tickrd d;
 	ssize_t got;
+
+	if (o.ifname2) {
+		echo_child = fork();
+		if (echo_child < 0)
+			die("fork");
+		if (!echo_child) {
+			pin(o.cpu2);
+			/* the echo side: reads PORT, answers on PORT + 1 */
+			o.port = port;
+			lat_echo(o.ifname2);
+			_exit(0);
+		}
+	}
+	pin(o.cpu);
+	rdr_open(&d, o.kind, o.ifname, port + 1);
+	pub = pub_open(o.ifname, port);
+	if (echo_child > 0)
+		sleep(1);	/* the child's bind and join (it prints "ready") */
+	if (o.sweep)
+		for (size = 32; size <= o.size_max && nsizes < 16; size *= 2)
+			sizes[nsizes++] = size;
+	else
+		sizes[nsizes++] = o.size;
+	lat = calloc((size_t)o.n, sizeof(*lat));
+	if (!lat)
+		die("calloc");
+	memset(buf, 0x33, sizeof(buf));
+	for (int k = 0; k < nsizes && !rc; k++) {
+		size = sizes[k];
+		for (i = 0; i < o.n + o.warm; i++) {
+			p->magic = PROBE_MAGIC;
+			p->seq = (uint64_t)i | ((uint64_t)k << 48);
+			t0 = now_ns(CLOCK_MONOTONIC);
+			pub_send(pub, buf, (size_t)size, &eagain);
+			for (;;) {
+				got = rdr_get(&d, in, sizeof(in), ts, o.timeout_ms);
+				if (got < 0) {
+					fprintf(stderr, "%s: the feed went away\n", PROG);
+					rc = 1;
+					break;
+				}
+				if (got == 0) {
+					/* UD drops silently: send the sample again */
+					if (++timeouts > 10) {
+						fprintf(stderr, "%s: no answer 10 times: is the echo side running?\n", PROG);
+						rc = 1;
+					}
+					break;
+				}
+				if ((size_t)got >= sizeof(*p) &&
+				    ((struct probe *)in)->seq == p->seq)
+					break;	/* else a late answer to an old sample */
+			}
+			if (rc)
+				break;
+			if (got == 0) {
+				i--;
+				continue;
+			}
+			if (i >= o.warm)
+				lat[i - o.warm] = (now_ns(CLOCK_MONOTONIC) - t0) / 2;
+		}
+		if (rc)
+			break;
+		{
+			char extra[160];
+
+			snprintf(extra, sizeof(extra),
+				 "\"resent\":%" PRIu64 ",\"reader_lost\":%" PRIu64,
+				 timeouts, d.lost);
+			report(size, lat, (size_t)o.n, o.json ? extra : NULL);
+		}
+		if (k == nsizes - 1) {
+			latstats_sorted(last, lat, (size_t)o.n);
+			hist_out(lat, (size_t)o.n, "half round trip");
+		}
+	}
+	free(lat);
+	kill_echo();
+	close(pub);
+	tickrd_close(&d);
+	return rc;
+}
+
+static int lat_run(void)
+{
+	char dev_srv[64], dev_cli[64], ip_srv[64], ip_cli[64];
+	struct row rows[2 + TICKRD_NKINDS + 1], fl;
+	struct latstats last;
+	int j, nrows = 0;
+	double sum_avg = 0;
 
 	if (o.echo) {
 		pin(o.cpu);
@@ -604,105 +699,43 @@ static int lat_run(void)
 				PROG, o.ifname, o.ifname2);
 			return 1;
 		}
-		floor_run(&rows[0], dev_srv, dev_cli, ip_srv,
+		floor_run(&rows[nrows++], dev_srv, dev_cli, ip_srv,
 			  "ib_send_lat -c UD, before");
 	}
-	if (o.ifname2) {
-		echo_child = fork();
-		if (echo_child < 0)
-			die("fork");
-		if (!echo_child) {
-			pin(o.cpu2);
-			/* the echo side: reads PORT, answers on PORT + 1 */
-			lat_echo(o.ifname2);
-			_exit(0);
-		}
+	if (o.ifname2)
 		atexit(kill_echo);
-	}
-	pin(o.cpu);
-	rdr_open(&d, o.kind, o.ifname, o.port + 1);
-	pub = pub_open(o.ifname, o.port);
-	if (echo_child > 0)
-		sleep(1);	/* the child's bind and join (it prints "ready") */
-	if (o.sweep)
-		for (size = 32; size <= o.size_max && nsizes < 16; size *= 2)
-			sizes[nsizes++] = size;
-	else
-		sizes[nsizes++] = o.size;
-	lat = calloc((size_t)o.n, sizeof(*lat));
-	if (!lat)
-		die("calloc");
-	memset(buf, 0x33, sizeof(buf));
 	env_print();
 	if (!o.json)
 		latstats_print_header(stdout);
-	for (int k = 0; k < nsizes; k++) {
-		size = sizes[k];
-		for (i = 0; i < o.n + o.warm; i++) {
-			p->magic = PROBE_MAGIC;
-			p->seq = (uint64_t)i | ((uint64_t)k << 48);
-			t0 = now_ns(CLOCK_MONOTONIC);
-			pub_send(pub, buf, (size_t)size, &eagain);
-			for (;;) {
-				got = rdr_get(&d, in, sizeof(in), ts, o.timeout_ms);
-				if (got < 0) {
-					fprintf(stderr, "%s: the feed went away\n", PROG);
-					return 1;
-				}
-				if (got == 0) {
-					/* UD drops silently: send the sample again */
-					if (++timeouts > 10) {
-						fprintf(stderr, "%s: no answer 10 times: is the echo side running?\n", PROG);
-						return 1;
-					}
-					break;
-				}
-				if ((size_t)got >= sizeof(*p) &&
-				    ((struct probe *)in)->seq == p->seq)
-					break;	/* else a late answer to an old sample */
-			}
-			if (got == 0) {
-				i--;
-				continue;
-			}
-			if (i >= o.warm)
-				lat[i - o.warm] = (now_ns(CLOCK_MONOTONIC) - t0) / 2;
-		}
-		{
-			char extra[160];
+	for (j = 0; j < o.nkinds; j++) {
+		o.kind = o.kinds[j];
+		if (!o.json && o.nkinds > 1)
+			printf("# reader %s\n", kind_names[o.kind]);
+		if (lat_kind(o.port + 2 * (unsigned int)j, &last))
+			return 1;
+		if (o.compare) {
+			char name[64];
 
-			snprintf(extra, sizeof(extra),
-				 "\"resent\":%" PRIu64 ",\"reader_lost\":%" PRIu64,
-				 timeouts, d.lost);
-			report(size, lat, (size_t)o.n, o.json ? extra : NULL);
-		}
-		if (k == nsizes - 1) {
-			latstats_sorted(&last, lat, (size_t)o.n);
-			hist_out(lat, (size_t)o.n, "half round trip");
+			snprintf(name, sizeof(name), "ibtick %s%s", kind_names[o.kind],
+				 o.busy_cpu >= -1 ? " (busy-poll)" : "");
+			row_from(&rows[nrows++], name, &last);
+			sum_avg += last.avg;
 		}
 	}
-	free(lat);
-	kill_echo();
-	close(pub);
-	tickrd_close(&d);
 	if (o.compare) {
-		char name[64];
-
-		snprintf(name, sizeof(name), "ibtick %s%s", kind_names[o.kind],
-			 o.busy_cpu >= -1 ? " (busy-poll)" : "");
-		row_from(&rows[1], name, &last);
-		sockperf_run(&rows[2], ip_srv, ip_cli,
-			     (double)o.n * last.avg * 2 / 1e9);
-		floor_run(&rows[3], dev_srv, dev_cli, ip_srv,
+		/* about as long as one of ours took */
+		sockperf_run(&rows[nrows++], ip_srv, ip_cli,
+			     (double)o.n * sum_avg / o.nkinds * 2 / 1e9);
+		floor_run(&rows[nrows++], dev_srv, dev_cli, ip_srv,
 			  "ib_send_lat -c UD, after");
 		fl = rows[0];
-		if (rows[0].ok && rows[3].ok) {
-			fl.typical = (rows[0].typical + rows[3].typical) / 2;
-			fl.p999 = (rows[0].p999 + rows[3].p999) / 2;
-		} else if (rows[3].ok) {
-			fl = rows[3];
+		if (rows[0].ok && rows[nrows - 1].ok) {
+			fl.typical = (rows[0].typical + rows[nrows - 1].typical) / 2;
+			fl.p999 = (rows[0].p999 + rows[nrows - 1].p999) / 2;
+		} else if (rows[nrows - 1].ok) {
+			fl = rows[nrows - 1];
 		}
-		compare_print(rows, 4, &fl);
+		compare_print(rows, nrows, &fl);
 	}
 	return 0;
 }
@@ -835,14 +868,24 @@ static void reader(unsigned int port, struct rdres *res, struct pubres *pr,
 
 static void hist_out(uint64_t *lat, size_t n, const char *what)
 {
-	char title[160], sub[256];
+	char title[160], sub[256], path[4096];
+	const char *dot;
 	FILE *f;
 
 	if (!o.hist || !n)
 		return;
-	f = fopen(o.hist, "w");
+	/* several kinds: lat.svg becomes lat-mapped.svg, lat-busy.svg, ... */
+	dot = strrchr(o.hist, '.');
+	if (o.nkinds > 1 && dot && !strchr(dot, '/'))
+		snprintf(path, sizeof(path), "%.*s-%s%s", (int)(dot - o.hist),
+			 o.hist, kind_names[o.kind], dot);
+	else if (o.nkinds > 1)
+		snprintf(path, sizeof(path), "%s-%s", o.hist, kind_names[o.kind]);
+	else
+		snprintf(path, sizeof(path), "%s", o.hist);
+	f = fopen(path, "w");
 	if (!f)
-		die(o.hist);
+		die(path);
 	snprintf(title, sizeof(title), "ibtick %s, %s reader, %ld B: %s",
 		 mode_names[o.mode], kind_names[o.kind], o.size, what);
 	snprintf(sub, sizeof(sub), "%zu samples; kernel %s; %s; kernel side %s",
@@ -1058,7 +1101,8 @@ static void usage(void)
 		"  -i IF       this side's netdev (readers)\n"
 		"  -I IF       the other side's netdev (echo or publisher, run as a child)\n"
 		"  -e          lat: be the echo side only (for two hosts)\n"
-		"  -k KIND     reader: mapped (default), epoll, recvmsg, busy (SO_BUSY_POLL)\n"
+		"  -k KIND     reader: mapped (default), epoll, recvmsg, busy (SO_BUSY_POLL);\n"
+		"              lat takes a list (mapped,busy,...): a row for each\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
 		"  -n N        samples (default 100000), after -w WARMUP (default 1000)\n"
 		"  -s SIZE     payload bytes (default 64); -a: 32, 64, ... up to -S MAX (1024)\n"
@@ -1070,6 +1114,28 @@ static void usage(void)
 		"  --compare   lat: also ib_send_lat -c UD (before and after) and sockperf\n"
 		"              UDP multicast ping-pong on the same netdevs; one table\n", PROG);
 	exit(2);
+}
+
+/* -k mapped,busy,...: each kind once; one kind only outside lat. */
+static int parse_kinds(const char *arg)
+{
+	char copy[128], *tok, *save;
+	int k, j;
+
+	if (strlen(arg) >= sizeof(copy))
+		return -1;
+	strcpy(copy, arg);
+	o.nkinds = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		k = tickrd_kind_parse(tok);
+		if (k < 0)
+			return -1;
+		for (j = 0; j < o.nkinds; j++)
+			if (o.kinds[j] == (enum tickrd_kind)k)
+				return -1;
+		o.kinds[o.nkinds++] = (enum tickrd_kind)k;
+	}
+	return o.nkinds ? 0 : -1;
 }
 
 static int parse_list(const char *arg)
@@ -1143,10 +1209,8 @@ int main(int argc, char **argv)
 		case 'X': o.compare = true; break;
 		case 'H': o.hist = optarg; break;
 		case 'k':
-			m = tickrd_kind_parse(optarg);
-			if (m < 0)
+			if (parse_kinds(optarg))
 				usage();
-			o.kind = (enum tickrd_kind)m;
 			break;
 		case 'n': o.n = num(optarg, 1, 100000000); break;
 		case 'N':
@@ -1162,6 +1226,13 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2 || !o.ifname)
 		usage();
+	if (!o.nkinds)
+		o.kinds[o.nkinds++] = TICKRD_MAPPED;
+	o.kind = o.kinds[0];
+	if (o.nkinds > 1 && (o.mode != M_LAT || o.echo)) {
+		fprintf(stderr, "%s: several reader kinds are for lat\n", PROG);
+		return 2;
+	}
 	o.group = argv[optind];
 	o.port = (unsigned int)num(argv[optind + 1], 1, 65535 - 16);
 	if (o.mode != M_LAT && !o.ifname2) {
