@@ -36,7 +36,8 @@ json.dump(env, open(sys.argv[1], "w"), indent=1)
 PY
 
 say "ping-pong, 64 B, $N samples per row: the floor, ibtick's four readers, sockperf, the floor again"
-$P lat --compare -j -k mapped,busy,recvmsg,epoll -n "$N" -w 1000 -i veth1 -I veth0 \
+# each side (and each tool's server and client) pinned to its own vCPU
+$P lat --compare -j -k mapped,busy,recvmsg,epoll -n "$N" -w 1000 -c 1 -C 0 -i veth1 -I veth0 \
 	-H "$R/lat.svg" 239.9.0.1 7900 >"$R/compare.json"
 grep '"compare"' "$R/compare.json" | cut -c1-160
 
@@ -48,9 +49,9 @@ tail -n 1 "$R/oneway.json" | cut -c1-200
 say "publish rate and loss"
 $P rate -j -n 20000 -r 5000 -i veth0 -I veth1 239.9.0.3 7930 >"$R/rate.json"
 tail -n +2 "$R/rate.json" | cut -c1-200
-ib_send_bw -d rxe0 -c UD -s 64 -n 100000 -F >"$R/bw-server.txt" 2>&1 &
+timeout 300 ib_send_bw -d rxe0 -c UD -s 64 -n 100000 -F >"$R/bw-server.txt" 2>&1 &
 sleep 2
-ib_send_bw -d rxe1 -c UD -s 64 -n 100000 -F 10.99.0.1 >"$R/bw.txt" 2>&1 || true
+timeout 300 ib_send_bw -d rxe1 -c UD -s 64 -n 100000 -F 10.99.0.1 >"$R/bw.txt" 2>&1 || true
 wait || true
 grep -A1 '#bytes' "$R/bw.txt" || true
 

@@ -39,7 +39,9 @@ for k in mapped recvmsg epoll; do
 done
 $T/ibtick-md publish -i veth1 "$R/futures.ticks" 239.7.0.1 9100 >"$R/md-pub.json" &
 pub=$!
-scripts/demo-table.py ${DEMO_TTY:+--tty} "$R"/md-{mapped,recvmsg,epoll}.json
+tty=()
+[[ ${DEMO_TTY:-} == 1 ]] && tty=(--tty)
+scripts/demo-table.py "${tty[@]}" "$R"/md-{mapped,recvmsg,epoll}.json
 wait $pub
 wait
 
@@ -54,7 +56,7 @@ for path in sys.argv[2:]:
     # what the ring took is delivered or counted lost; the exchange sequence
     # numbers the reader never saw (skipped by gaps, less those that came
     # late: rxe reorders) are exactly the ring's and the wire's losses
-    missed = r['gap_msgs'] - r['late']
+    missed = r['gap_msgs'] - r['late'] + (pub - r['last_seq'])
     good = (r['delivered'] + r['lost_ring'] == r['feed_rx'] and r['invalid'] == 0
             and missed == r['lost_ring'] + wire and r['first_seq'] == 1)
     ok &= good
@@ -66,13 +68,10 @@ PY
 
 step "tail latency: ibtick next to ib_send_lat -c UD (the verbs floor) and sockperf UDP multicast"
 echo "  $samples ping-pong samples each, 64 bytes, half round trip; this takes a minute"
-$T/ibtick-perf lat --compare -k mapped -n "$samples" -w 1000 -i veth1 -I veth0 \
-	-H "$R/latency-mapped.svg" 239.7.0.2 9200 | tee "$R/compare.txt" | sed -n '/^# [0-9]*-byte/,$p'
-if command -v rsvg-convert >/dev/null; then
-	rsvg-convert -o "$R/latency-mapped.png" "$R/latency-mapped.svg" 2>/dev/null || true
-fi
+$T/ibtick-perf lat --compare -k mapped,busy -n "$samples" -w 1000 -c 1 -C 0 -i veth1 -I veth0 \
+	-H "$R/latency.svg" 239.7.0.2 9200 | tee "$R/compare.txt" | sed -n '/^# [0-9]*-byte/,$p'
 
 rmmod ibtick
 step "done"
-echo "  histogram: $R/latency-mapped.svg$( [[ -f $R/latency-mapped.png ]] && echo " (and .png)")"
+echo "  histograms: $R/latency-mapped.svg, $R/latency-busy.svg$( [[ -f $R/latency-mapped.png ]] && echo " (and .png)")"
 echo "  raw results: $R (stream, reader states, comparison)"

@@ -5,11 +5,15 @@ usage: demo-table.py [--tty] STATUS_FILE...
 
 Each STATUS_FILE is rewritten by an `ibtick-md read -o` four times a
 second (one JSON object).  The table is redrawn in place with --tty, else
-printed every 5 s; it ends when every reader has written its final state.
+printed every 5 s; it ends when every reader has written its final state
+(or after 15 minutes).  Latency columns are over each reader's last 8192
+messages while live, over all of them in the final state.
 """
 import json
 import sys
 import time
+
+DEADLINE = 900  # seconds: a reader that died never writes its final state
 
 HEAD = (f" {'reader':8} {'ticks':>8} {'rate/s':>8} {'lost':>6} {'gaps':>5} "
         f"{'missed':>7} {'median':>8} {'p99':>8} {'p99.9':>8} {'max':>9}   (latency usec)")
@@ -63,6 +67,9 @@ def main():
             sys.stdout.flush()
             drawn, last_print = len(text), now
         if done:
+            return
+        if now - t0 > DEADLINE:
+            print(f" no final state from every reader after {DEADLINE} s: giving up the table")
             return
         time.sleep(0.5)
 

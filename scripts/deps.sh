@@ -17,6 +17,8 @@ pkgs=(
 	# the QEMU bench and the ground truth the tests compare with
 	qemu-system-x86 busybox-static cpio iproute2 rdma-core ibverbs-utils
 	rdmacm-utils perftest sockperf util-linux procps strace
+	# PNG copies of the latency histograms (optional)
+	librsvg2-bin
 	# the debug kernel (scripts/debug-kernel.sh) and its staging
 	libelf-dev libssl-dev rsync
 	# the ring protocol model (tests/model/run.sh)

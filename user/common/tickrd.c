@@ -106,19 +106,22 @@ void tickrd_close(struct tickrd *d)
 static ssize_t get_recvmsg(struct tickrd *d, void *buf, size_t len,
 			   uint64_t ts[2], int timeout_ms)
 {
-	char cbuf[CMSG_SPACE(sizeof(struct ibtick_tick_info)) +
-		  CMSG_SPACE(sizeof(uint64_t))];
+	union {		/* aligned for struct cmsghdr */
+		char buf[CMSG_SPACE(sizeof(struct ibtick_tick_info)) +
+			 CMSG_SPACE(sizeof(uint64_t))];
+		struct cmsghdr align;
+	} cbuf;
 	struct iovec iov = { buf, len };
 	struct msghdr mh = {
 		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf,
+		.msg_control = cbuf.buf,
 	};
 	uint64_t deadline = 0;
 	struct cmsghdr *c;
 	ssize_t got;
 
 	for (;;) {
-		mh.msg_controllen = sizeof(cbuf);
+		mh.msg_controllen = sizeof(cbuf.buf);
 		got = recvmsg(d->fd, &mh, 0);
 		if (got >= 0)
 			break;
@@ -128,6 +131,11 @@ static ssize_t get_recvmsg(struct tickrd *d, void *buf, size_t len,
 			deadline = mono_ns() + (uint64_t)timeout_ms * 1000000;
 		else if (mono_ns() > deadline)
 			return 0;
+	}
+	if (mh.msg_flags & MSG_CTRUNC) {
+		/* a loss report could have been cut: never lose one silently */
+		errno = EMSGSIZE;
+		return -1;
 	}
 	ts[0] = 0;
 	ts[1] = 0;
@@ -165,13 +173,16 @@ ssize_t tickrd_get(struct tickrd *d, void *buf, size_t len, uint64_t ts[2],
 			uint64_t sn = t.slot->send_ns, rn = t.slot->rx_ns;
 
 			memcpy(buf, t.data, n);
-			if (!ibtick_done(&d->r, &t))
-				continue;	/* overwritten while copied: lost */
-			d->lost += t.lost;
+			if (!ibtick_done(&d->r, &t)) {
+				d->lost = d->r.lost;	/* overwritten while copied */
+				continue;
+			}
+			d->lost = d->r.lost;	/* the library's total, counted once */
 			ts[0] = sn;
 			ts[1] = rn;
 			return (ssize_t)n;
 		}
+		d->lost = d->r.lost;	/* lapped on the way to catching up */
 		if (ibtick_ended(&d->r)) {
 			errno = ENODEV;
 			return -1;

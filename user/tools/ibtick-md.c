@@ -14,13 +14,14 @@
  * exchange sequence numbers (a jump is a gap: messages this reader never
  * saw), keeps the books, and measures each message's latency from the
  * publisher's send time to the moment it has it (one host, one clock).
- * With -o it rewrites STATUS (JSON) four times a second for a live view;
+ * With -o it rewrites STATUS (JSON) four times a second for a live view
+ * (latency percentiles there over the last 8192 messages);
  * at the end, after IDLE_S seconds without a message (default 3) or when
  * the feed goes away, it prints its totals as one JSON object:
  * delivered + lost_ring == feed_rx (what the feed took) and, for a
  * reader that saw the stream from its start, the messages its sequence
- * gaps skipped, less those that came late (reordered), are exactly what
- * the ring and the wire lost.
+ * gaps skipped, less those that came late (reordered), plus those after
+ * the last it saw, are exactly what the ring and the wire lost.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -194,9 +195,17 @@ static void account(struct md_reader *m, const struct md_tick *t, uint64_t lat)
 	m->lat[m->nlat++] = lat;
 }
 
-/* The reader's state as one JSON object (percentiles over every sample). */
+/* Live percentiles are over the latest messages only: cheap to sort. */
+#define LIVE_WINDOW	8192
+
+/*
+ * The reader's state as one JSON object: latency percentiles over every
+ * message when @final, over the last LIVE_WINDOW while live (the reader
+ * must not stall on its own statistics in the middle of a burst).
+ */
 static void print_state(struct md_reader *m, FILE *f, bool final)
 {
+	size_t n = final || m->nlat < LIVE_WINDOW ? m->nlat : LIVE_WINDOW;
 	struct ibtick_stats st;
 	struct latstats s;
 	uint64_t *copy = NULL;
@@ -205,13 +214,13 @@ static void print_state(struct md_reader *m, FILE *f, bool final)
 
 	if (tickrd_stats(&m->d, &st))
 		memset(&st, 0, sizeof(st));
-	if (m->nlat) {
-		copy = malloc(m->nlat * sizeof(*copy));
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
 		if (!copy)
 			die("malloc");
-		memcpy(copy, m->lat, m->nlat * sizeof(*copy));
+		memcpy(copy, m->lat + (m->nlat - n), n * sizeof(*copy));
 	}
-	latstats_compute(&s, copy, m->nlat);
+	latstats_compute(&s, copy, n);
 	free(copy);
 	fprintf(f, "{\"kind\":\"%s\",\"final\":%s,\"delivered\":%" PRIu64
 		",\"rate\":%.0f,\"lost_ring\":%" PRIu64 ",\"feed_rx\":%" PRIu64

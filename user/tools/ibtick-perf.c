@@ -18,6 +18,7 @@
  * are exact (nearest rank); warm-up samples are not counted.
  */
 #include <arpa/inet.h>
+#include <cpuid.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -102,22 +104,60 @@ static uint64_t now_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static bool in_child;
+static int *publisher_done;
+
 static void die(const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", PROG, what, strerror(errno));
+	if (publisher_done)
+		__atomic_store_n(publisher_done, 2, __ATOMIC_RELEASE);
+	if (in_child)
+		_exit(1);	/* not the parent's stdio buffers and atexit */
 	exit(1);
 }
 
+/* Pin to @cpu; -1: every online CPU (undo what the parent had). */
 static void pin(int cpu)
 {
+	long i, n = sysconf(_SC_NPROCESSORS_ONLN);
 	cpu_set_t set;
 
-	if (cpu < 0)
-		return;
 	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
+	if (cpu >= 0)
+		CPU_SET(cpu, &set);
+	else
+		for (i = 0; i < n && i < CPU_SETSIZE; i++)
+			CPU_SET(i, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		die("sched_setaffinity");
+}
+
+/*
+ * fork(), the child dying with its parent (a benchmark killed by a
+ * timeout must not leave spinners behind) and not flushing its stdio.
+ */
+static pid_t fork_child(void)
+{
+	pid_t parent = getpid(), pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		in_child = true;
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
+	}
+	return pid;
+}
+
+/* A child's exit status: 0 when it exited 0. */
+static int child_failed(int status)
+{
+	return !WIFEXITED(status) || WEXITSTATUS(status);
 }
 
 /* Shared memory a child writes its results into. */
@@ -176,13 +216,14 @@ static void pub_send(int fd, const void *buf, size_t len, uint64_t *eagain)
 
 static void read_line(const char *path, const char *prefix, char *out, size_t len)
 {
-	char line[256];
 	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
 
 	snprintf(out, len, "unknown");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
 		char *v;
 
 		if (prefix && strncmp(line, prefix, strlen(prefix)))
@@ -196,12 +237,43 @@ static void read_line(const char *path, const char *prefix, char *out, size_t le
 		snprintf(out, len, "%s", v);
 		break;
 	}
+	free(line);
 	fclose(f);
 }
 
 static struct {
 	char kernel[128], cpu[128], governor[64], virt[32];
 } env;
+
+/* A ratio for JSON into @buf: null without a base to divide by. */
+static const char *ratio_str(char buf[32], double v, double base)
+{
+	if (base <= 0)
+		return "null";
+	snprintf(buf, 32, "%.3f", v / base);
+	return buf;
+}
+
+/* @s as a JSON string body: quotes, backslashes and controls escaped. */
+static const char *jstr(const char *s)
+{
+	static char bufs[4][512];
+	static int which;
+	char *b = bufs[which++ & 3], *d = b;
+
+	for (; *s && d < b + sizeof(bufs[0]) - 7; s++) {
+		if (*s == '"' || *s == '\\') {
+			*d++ = '\\';
+			*d++ = *s;
+		} else if ((unsigned char)*s < 0x20) {
+			d += sprintf(d, "\\u%04x", (unsigned char)*s);
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = 0;
+	return b;
+}
 
 static void env_read(void)
 {
@@ -214,13 +286,22 @@ static void env_read(void)
 	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
 		  NULL, env.governor, sizeof(env.governor));
 	read_line("/proc/cpuinfo", "flags", flags, sizeof(flags));
-	/* QEMU's TCG names its CPU model; a KVM guest has the hypervisor bit */
-	if (strstr(env.cpu, "QEMU") || strstr(env.cpu, "TCG"))
+	snprintf(env.virt, sizeof(env.virt), "none");
+	if (strstr(flags, " hypervisor")) {
+		unsigned int a, sig[3];
+
+		/* the hypervisor's CPUID signature: KVM says so */
+		__cpuid(0x40000000, a, sig[0], sig[1], sig[2]);
+		(void)a;
+		if (!memcmp(sig, "KVMKVMKVM", 9))
+			snprintf(env.virt, sizeof(env.virt), "kvm");
+		else if (!memcmp(sig, "TCGTCGTCGTCG", 12) || strstr(env.cpu, "QEMU"))
+			snprintf(env.virt, sizeof(env.virt), "qemu-tcg");
+		else
+			snprintf(env.virt, sizeof(env.virt), "vm");
+	} else if (strstr(env.cpu, "QEMU")) {
 		snprintf(env.virt, sizeof(env.virt), "qemu-tcg");
-	else if (strstr(flags, "hypervisor"))
-		snprintf(env.virt, sizeof(env.virt), "vm");
-	else
-		snprintf(env.virt, sizeof(env.virt), "none");
+	}
 }
 
 static void env_print(void)
@@ -229,8 +310,9 @@ static void env_print(void)
 		printf("{\"env\":{\"kernel\":\"%s\",\"cpu\":\"%s\",\"governor\":\"%s\","
 		       "\"virt\":\"%s\",\"if\":\"%s\",\"if2\":\"%s\",\"kernel_poll\":\"%s\","
 		       "\"kernel_poll_cpu\":%d,\"cpu_pin\":%d,\"cpu2_pin\":%d}}\n",
-		       env.kernel, env.cpu, env.governor, env.virt, o.ifname,
-		       o.ifname2 ? o.ifname2 : "", o.busy_cpu >= -1 ? "busy" : "irq",
+		       jstr(env.kernel), jstr(env.cpu), jstr(env.governor), env.virt,
+		       jstr(o.ifname), jstr(o.ifname2 ? o.ifname2 : ""),
+		       o.busy_cpu >= -1 ? "busy" : "irq",
 		       o.busy_cpu, o.cpu, o.cpu2);
 		return;
 	}
@@ -338,9 +420,7 @@ static pid_t spawn(char *const argv[], int cpu, int *out)
 
 	if (out && pipe(p))
 		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
+	pid = fork_child();
 	if (!pid) {
 		int null = open("/dev/null", O_RDWR);
 
@@ -392,9 +472,10 @@ static char *slurp(int fd, int timeout_s)
 	return buf;
 }
 
+/* End @pid (a server, or a client past its time) and collect it. */
 static void reap(pid_t pid)
 {
-	kill(pid, SIGTERM);
+	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
 
@@ -420,7 +501,7 @@ static void floor_run(struct row *r, const char *dev_srv, const char *dev_cli,
 		sleep(1);
 		c = spawn(cli, o.cpu, &fd);
 		out = slurp(fd, 600);
-		waitpid(c, NULL, 0);
+		reap(c);	/* also one that hung past slurp's limit */
 		if (tries == 9 || !strstr(out, "Couldn't connect"))
 			break;
 		free(out);
@@ -481,7 +562,7 @@ static void sockperf_run(struct row *r, const char *ip_srv, const char *ip_cli,
 	sleep(1);
 	c = spawn(cli, o.cpu, &fd);
 	out = slurp(fd, 600);
-	waitpid(c, NULL, 0);
+	reap(c);
 	reap(s);
 	r->typical = sockperf_val(out, "percentile 50.000");
 	r->p99 = sockperf_val(out, "percentile 99.000");
@@ -521,16 +602,20 @@ static void compare_print(const struct row *rows, int nrows, const struct row *f
 	if (o.json) {
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
+			char b1[32], b2[32];
+			bool both = fl->ok && r->ok;
 
+			/* no floor or no result: the ratios are null, not 0 */
 			printf("{\"compare\":\"%s\",\"MsgSize\":%ld,\"n_iterations\":%.0f,"
 			       "\"t_min\":%.2f,\"t_max\":%.2f,\"t_typical\":%.2f,\"t_avg\":%.2f,"
 			       "\"percentile_99\":%.2f,\"percentile_99.9\":%.2f,"
-			       "\"percentile_99.99\":%.2f,\"median_ratio\":%.3f,"
-			       "\"p99.9_ratio\":%.3f,\"ok\":%s}\n",
-			       r->name, o.size, r->n, r->min, r->max, r->typical, r->avg,
+			       "\"percentile_99.99\":%.2f,\"median_ratio\":%s,"
+			       "\"p99.9_ratio\":%s,\"ok\":%s}\n",
+			       jstr(r->name), o.size, r->n, r->min, r->max, r->typical, r->avg,
 			       r->p99, r->p999, r->p9999,
-			       fl->ok ? r->typical / fl->typical : 0,
-			       fl->ok ? r->p999 / fl->p999 : 0, r->ok ? "true" : "false");
+			       ratio_str(b1, r->typical, both ? fl->typical : 0),
+			       ratio_str(b2, r->p999, both ? fl->p999 : 0),
+			       r->ok ? "true" : "false");
 		}
 		return;
 	}
@@ -545,10 +630,12 @@ static void compare_print(const struct row *rows, int nrows, const struct row *f
 			printf(" %-28s   (no result)\n", r->name);
 			continue;
 		}
-		printf(" %-28s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f\n",
-		       r->name, r->min, r->typical, r->avg, r->p99, r->p999, r->max,
-		       fl->ok ? r->typical / fl->typical : 0,
-		       fl->ok ? r->p999 / fl->p999 : 0);
+		printf(" %-28s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f",
+		       r->name, r->min, r->typical, r->avg, r->p99, r->p999, r->max);
+		if (fl->ok)
+			printf(" %9.2f %9.2f\n", r->typical / fl->typical, r->p999 / fl->p999);
+		else
+			printf(" %9s %9s\n", "-", "-");
 	}
 	if (!strcmp(env.virt, "qemu-tcg"))
 		printf("# TCG: every path runs on an emulated CPU; only the ratios carry over\n");
@@ -587,16 +674,14 @@ static int lat_kind(unsigned int port, struct latstats *last)
 {
 	char buf[MAX_MSG], in[MAX_MSG];
 	struct probe *p = (struct probe *)buf;
-	uint64_t *lat, t0, ts[2], eagain = 0, timeouts = 0;
+	uint64_t *lat, t0, ts[2], eagain = 0, timeouts = 0, attempt = 0;
 	long size, i, sizes[16];
-	int nsizes = 0, pub, rc = 0;
+	int nsizes = 0, pub, rc = 0, in_a_row = 0;
 	struct tickrd d;
 	ssize_t got;
 
 	if (o.ifname2) {
-		echo_child = fork();
-		if (echo_child < 0)
-			die("fork");
+		echo_child = fork_child();
 		if (!echo_child) {
 			pin(o.cpu2);
 			/* the echo side: reads PORT, answers on PORT + 1 */
@@ -623,9 +708,18 @@ static int lat_kind(unsigned int port, struct latstats *last)
 		size = sizes[k];
 		for (i = 0; i < o.n + o.warm; i++) {
 			p->magic = PROBE_MAGIC;
-			p->seq = (uint64_t)i | ((uint64_t)k << 48);
+			/* a resent sample is told from the late first answer */
+			p->seq = (uint64_t)i | ((uint64_t)k << 48) | (attempt << 40);
 			t0 = now_ns(CLOCK_MONOTONIC);
-			pub_send(pub, buf, (size_t)size, &eagain);
+			if (tickrd_send(pub, buf, (size_t)size, &eagain)) {
+				if (errno != EMSGSIZE || !o.sweep)
+					die("send");
+				/* the sweep went past the port's MTU: stop there */
+				if (!o.json)
+					printf("# %ld bytes: larger than the port's MTU allows; sweep ends\n", size);
+				nsizes = k;
+				goto out;
+			}
 			for (;;) {
 				got = rdr_get(&d, in, sizeof(in), ts, o.timeout_ms);
 				if (got < 0) {
@@ -635,8 +729,10 @@ static int lat_kind(unsigned int port, struct latstats *last)
 				}
 				if (got == 0) {
 					/* UD drops silently: send the sample again */
-					if (++timeouts > 10) {
-						fprintf(stderr, "%s: no answer 10 times: is the echo side running?\n", PROG);
+					timeouts++;
+					attempt = (attempt + 1) & 0xff;
+					if (++in_a_row >= 10) {
+						fprintf(stderr, "%s: no answer 10 times in a row: is the echo side running?\n", PROG);
 						rc = 1;
 					}
 					break;
@@ -651,6 +747,7 @@ static int lat_kind(unsigned int port, struct latstats *last)
 				i--;
 				continue;
 			}
+			in_a_row = 0;
 			if (i >= o.warm)
 				lat[i - o.warm] = (now_ns(CLOCK_MONOTONIC) - t0) / 2;
 		}
@@ -664,11 +761,10 @@ static int lat_kind(unsigned int port, struct latstats *last)
 				 timeouts, d.lost);
 			report(size, lat, (size_t)o.n, o.json ? extra : NULL);
 		}
-		if (k == nsizes - 1) {
-			latstats_sorted(last, lat, (size_t)o.n);
-			hist_out(lat, (size_t)o.n, "half round trip");
-		}
+		latstats_sorted(last, lat, (size_t)o.n);
+		hist_out(lat, (size_t)o.n, "half round trip");	/* the last size's stays */
 	}
+out:
 	free(lat);
 	kill_echo();
 	close(pub);
@@ -748,8 +844,11 @@ static int lat_run(void)
 struct pubres {
 	uint64_t	sent[MAX_STEPS], ns[MAX_STEPS], eagain[MAX_STEPS];
 	int		bound;		/* readers bound so far (atomic) */
-	int		done;
+	int		done;		/* 1: published all; 2: gave up (atomic) */
 };
+
+/* publisher_done (above): set in the publisher child, so that its die()
+ * tells the readers to stop. */
 
 /*
  * The publisher (a child): @steps runs of @count[s] probes at @rates[s]
@@ -765,11 +864,18 @@ static void publisher(unsigned int port, int steps, const long *count,
 	int fd, s;
 	long i;
 
+	publisher_done = &res->done;
 	pin(o.cpu2);
 	fd = pub_open(o.ifname2, port);
 	memset(buf, 0x5a, sizeof(buf));
-	while (__atomic_load_n(&res->bound, __ATOMIC_ACQUIRE) < want)
+	/* every reader bound, within two minutes (a reader that failed never is) */
+	for (i = 0; __atomic_load_n(&res->bound, __ATOMIC_ACQUIRE) < want; i++) {
+		if (i == 120000) {
+			errno = ETIMEDOUT;
+			die("waiting for the readers to bind");
+		}
 		usleep(1000);
+	}
 	for (s = 0; s < steps; s++) {
 		t0 = now_ns(CLOCK_MONOTONIC);
 		for (i = 0; i < count[s]; i++) {
@@ -795,10 +901,8 @@ static void publisher(unsigned int port, int steps, const long *count,
 static pid_t spawn_publisher(unsigned int port, int steps, const long *count,
 			     const long *rates, struct pubres *res, int want)
 {
-	pid_t pid = fork();
+	pid_t pid = fork_child();
 
-	if (pid < 0)
-		die("fork");
 	if (!pid) {
 		publisher(port, steps, count, rates, res, want);
 		_exit(0);
@@ -809,8 +913,39 @@ static pid_t spawn_publisher(unsigned int port, int steps, const long *count,
 /* What one reader saw (shared memory when the reader is a child). */
 struct rdres {
 	uint64_t	got[MAX_STEPS], lost[MAX_STEPS];
-	uint64_t	feed_rx, drain_ns, n;
+	uint64_t	lost_total;	/* = sum of lost[]: each loss once */
+	uint64_t	other;		/* ticks that were not our probes */
+	uint64_t	feed_rx, drain_ns, n, nstage;
 };
+
+/*
+ * The publisher child of a reader that is its parent (oneway, rate): its
+ * exit status once reaped here, so that a publisher killed by a signal
+ * (no chance to set done) still ends the reading.
+ */
+static pid_t pub_pid = -1;
+static int pub_status = -1;
+
+static bool publisher_gone(void)
+{
+	int st;
+
+	if (pub_pid <= 0 || pub_status >= 0)
+		return pub_status >= 0;
+	if (waitpid(pub_pid, &st, WNOHANG) != pub_pid)
+		return false;
+	pub_status = st;
+	return true;
+}
+
+/* Collect the publisher (if publisher_gone() has not); 0 if it succeeded. */
+static int publisher_wait(void)
+{
+	if (pub_status < 0 && waitpid(pub_pid, &pub_status, 0) != pub_pid)
+		die("waitpid");
+	pub_pid = -1;
+	return child_failed(pub_status);
+}
 
 /*
  * Read probes until the publisher is done and the feed has been quiet for
@@ -827,6 +962,7 @@ static void reader(unsigned int port, struct rdres *res, struct pubres *pr,
 	struct probe *p = (struct probe *)buf;
 	struct ibtick_stats st;
 	uint64_t ts[2], t, prev = 0;
+	uint32_t step = 0;
 	struct tickrd d;
 	long k = 0;
 	ssize_t got;
@@ -838,26 +974,33 @@ static void reader(unsigned int port, struct rdres *res, struct pubres *pr,
 		if (got < 0)
 			break;
 		if (got == 0) {
-			if (__atomic_load_n(&pr->done, __ATOMIC_ACQUIRE))
+			if (__atomic_load_n(&pr->done, __ATOMIC_ACQUIRE) ||
+			    publisher_gone())
 				break;
 			continue;
 		}
 		t = now_ns(CLOCK_REALTIME);
 		if ((size_t)got < sizeof(*p) || p->magic != PROBE_MAGIC ||
-		    p->step >= MAX_STEPS)
+		    p->step >= MAX_STEPS) {
+			res->other++;
 			continue;
-		res->got[p->step]++;
-		res->lost[p->step] += d.lost - prev;
+		}
+		step = p->step;
+		res->got[step]++;
+		/* losses go to the step of the tick that follows them */
+		res->lost[step] += d.lost - prev;
 		prev = d.lost;
-		if (p->step || (long)p->seq < o.warm || k >= nlat)
+		if (step || (long)p->seq < o.warm || k >= nlat)
 			continue;
 		lat[k] = t > p->t_ns ? t - p->t_ns : 0;
 		if (wire && ts[1]) {
-			wire[k] = ts[1] > ts[0] ? ts[1] - ts[0] : 0;
-			deliver[k] = t > ts[1] ? t - ts[1] : 0;
+			wire[res->nstage] = ts[1] > ts[0] ? ts[1] - ts[0] : 0;
+			deliver[res->nstage++] = t > ts[1] ? t - ts[1] : 0;
 		}
 		k++;
 	}
+	res->lost[step] += d.lost - prev;	/* lapped at the very end */
+	res->lost_total = d.lost;
 	if (tickrd_stats(&d, &st))
 		die("IBTICK_STATISTICS");
 	res->feed_rx = st.feed_rx_ticks;
@@ -891,7 +1034,16 @@ static void hist_out(uint64_t *lat, size_t n, const char *what)
 	snprintf(sub, sizeof(sub), "%zu samples; kernel %s; %s; kernel side %s",
 		 n, env.kernel, env.virt, o.busy_cpu >= -1 ? "busy-poll" : "interrupt");
 	latstats_svg(f, lat, n, title, sub);
-	fclose(f);
+	if (fclose(f))
+		die(path);
+	/* and a PNG next to it where a converter is installed */
+	dot = strrchr(path, '.');
+	if (dot && !strcmp(dot, ".svg") && !access("/usr/bin/rsvg-convert", X_OK)) {
+		char png[4096], *argv[] = { "rsvg-convert", "-o", png, path, NULL };
+
+		snprintf(png, sizeof(png), "%.*s.png", (int)(dot - path), path);
+		waitpid(spawn(argv, -1, NULL), NULL, 0);
+	}
 }
 
 static int oneway_run(void)
@@ -903,36 +1055,54 @@ static int oneway_run(void)
 	uint64_t *wire = calloc((size_t)o.n, sizeof(*lat));
 	uint64_t *del = calloc((size_t)o.n, sizeof(*lat));
 	struct latstats sw, sd;
-	char extra[512];
+	char extra[768];
 	pid_t pid;
+	int n;
 
 	if (!lat || !wire || !del)
 		die("calloc");
 	memset(&res, 0, sizeof(res));
 	pid = spawn_publisher(o.port, 1, &count, &rate, pr, 1);
+	pub_pid = pid;
 	pin(o.cpu);
 	reader(o.port, &res, pr, lat, wire, del, o.n);
-	waitpid(pid, NULL, 0);
+	if (publisher_wait() || pr->done != 1) {
+		fprintf(stderr, "%s: the publisher failed\n", PROG);
+		return 1;
+	}
 	env_print();
 	if (!o.json)
 		latstats_print_header(stdout);
-	latstats_compute(&sw, wire, res.n);
-	latstats_compute(&sd, del, res.n);
-	snprintf(extra, sizeof(extra),
-		 "\"published\":%" PRIu64 ",\"delivered\":%" PRIu64 ",\"lost_ring\":%" PRIu64
-		 ",\"lost_wire\":%" PRIu64 ",\"rate\":%ld,"
-		 "\"wire_median\":%.2f,\"wire_p99.9\":%.2f,\"deliver_median\":%.2f,\"deliver_p99.9\":%.2f",
-		 pr->sent[0], res.got[0], res.lost[0],
-		 pr->sent[0] - (res.got[0] + res.lost[0]), o.rate,
-		 sw.typical / 1e3, sw.p99_9 / 1e3, sd.typical / 1e3, sd.p99_9 / 1e3);
+	latstats_compute(&sw, wire, res.nstage);
+	latstats_compute(&sd, del, res.nstage);
+	/*
+	 * The feed took feed_rx of what was published (the rest was lost on
+	 * the wire); of what it took, the reader got some and counted the
+	 * rest lost in the ring.  Both sums are printed, not assumed.
+	 */
+	n = snprintf(extra, sizeof(extra),
+		     "\"published\":%" PRIu64 ",\"feed_rx\":%" PRIu64 ",\"delivered\":%" PRIu64
+		     ",\"lost_ring\":%" PRIu64 ",\"lost_wire\":%" PRId64 ",\"other\":%" PRIu64
+		     ",\"rate\":%ld",
+		     pr->sent[0], res.feed_rx, res.got[0], res.lost_total,
+		     (int64_t)(pr->sent[0] - res.feed_rx), res.other, o.rate);
+	if (sw.n)
+		snprintf(extra + n, sizeof(extra) - (size_t)n,
+			 ",\"wire_median\":%.2f,\"wire_p99.9\":%.2f,\"deliver_median\":%.2f,"
+			 "\"deliver_p99.9\":%.2f", sw.typical / 1e3, sw.p99_9 / 1e3,
+			 sd.typical / 1e3, sd.p99_9 / 1e3);
+	else	/* recvmsg readers see no kernel receive stamp */
+		snprintf(extra + n, sizeof(extra) - (size_t)n,
+			 ",\"wire_median\":null,\"wire_p99.9\":null,\"deliver_median\":null,"
+			 "\"deliver_p99.9\":null");
 	if (o.json) {
 		report(o.size, lat, res.n, extra);
 	} else {
 		report(o.size, lat, res.n, NULL);
-		printf("# published %" PRIu64 ", delivered %" PRIu64 ", lost in the ring %" PRIu64
-		       ", lost on the wire %" PRIu64 " (delivered + lost == published)\n",
-		       pr->sent[0], res.got[0], res.lost[0],
-		       pr->sent[0] - (res.got[0] + res.lost[0]));
+		printf("# published %" PRIu64 "; the feed took %" PRIu64 " (lost on the wire %" PRId64
+		       ") = delivered %" PRIu64 " + lost in the ring %" PRIu64 "\n",
+		       pr->sent[0], res.feed_rx, (int64_t)(pr->sent[0] - res.feed_rx),
+		       res.got[0], res.lost_total);
 		if (sw.n)
 			printf("# stages (median / p99.9 usec): send -> kernel rx %.2f / %.2f,"
 			       " kernel rx -> reader %.2f / %.2f\n",
@@ -955,8 +1125,8 @@ static int rate_run(void)
 	long count[MAX_STEPS], rates[MAX_STEPS], r;
 	struct pubres *pr = shared(sizeof(*pr));
 	struct rdres res;
+	uint64_t dummy, total = 0, delivered = 0;
 	int steps = 0, s;
-	uint64_t dummy;
 	pid_t pid;
 
 	for (r = o.rate ? o.rate : 10000; steps < 6; r *= 2) {
@@ -967,9 +1137,13 @@ static int rate_run(void)
 	count[steps++] = o.n;
 	memset(&res, 0, sizeof(res));
 	pid = spawn_publisher(o.port, steps, count, rates, pr, 1);
+	pub_pid = pid;
 	pin(o.cpu);
 	reader(o.port, &res, pr, &dummy, NULL, NULL, 0);
-	waitpid(pid, NULL, 0);
+	if (publisher_wait() || pr->done != 1) {
+		fprintf(stderr, "%s: the publisher failed\n", PROG);
+		return 1;
+	}
 	env_print();
 	if (!o.json)
 		printf(" %-12s %-10s %-14s %-10s %-10s %-10s %-8s\n", "offered[/s]",
@@ -977,14 +1151,16 @@ static int rate_run(void)
 		       "lost_wire", "loss[%]");
 	for (s = 0; s < steps; s++) {
 		uint64_t sent = pr->sent[s], got = res.got[s], lr = res.lost[s];
-		uint64_t lw = sent > got + lr ? sent - got - lr : 0;
-		double ach = pr->ns[s] ? sent * 1e9 / (double)pr->ns[s] : 0;
-		double loss = sent ? 100.0 * (double)(lr + lw) / (double)sent : 0;
+		/* per step an estimate (a loss is booked to the step of the
+		 * tick after it); the totals below are exact */
+		int64_t lw = (int64_t)(sent - got - lr);
+		double ach = pr->ns[s] ? (double)sent * 1e9 / (double)pr->ns[s] : 0;
+		double loss = sent ? 100.0 * (double)(sent - got) / (double)sent : 0;
 
 		if (o.json)
 			printf("{\"mode\":\"rate\",\"kind\":\"%s\",\"MsgSize\":%ld,\"offered\":%ld,"
 			       "\"sent\":%" PRIu64 ",\"achieved\":%.0f,\"delivered\":%" PRIu64
-			       ",\"lost_ring\":%" PRIu64 ",\"lost_wire\":%" PRIu64
+			       ",\"lost_ring\":%" PRIu64 ",\"lost_wire\":%" PRId64
 			       ",\"loss_pct\":%.3f,\"send_eagain\":%" PRIu64 "}\n",
 			       kind_names[o.kind], o.size, rates[s], sent, ach, got, lr,
 			       lw, loss, pr->eagain[s]);
@@ -994,9 +1170,21 @@ static int rate_run(void)
 			if (rates[s])
 				snprintf(off, sizeof(off), "%ld", rates[s]);
 			printf(" %-12s %-10" PRIu64 " %-14.0f %-10" PRIu64 " %-10" PRIu64
-			       " %-10" PRIu64 " %-8.3f\n", off, sent, ach, got, lr, lw, loss);
+			       " %-10" PRId64 " %-8.3f\n", off, sent, ach, got, lr, lw, loss);
 		}
+		total += sent;
+		delivered += got;
 	}
+	/* exact: the feed took feed_rx = delivered + lost in the ring */
+	if (o.json)
+		printf("{\"mode\":\"rate\",\"total\":true,\"sent\":%" PRIu64 ",\"feed_rx\":%" PRIu64
+		       ",\"delivered\":%" PRIu64 ",\"lost_ring\":%" PRIu64 ",\"lost_wire\":%" PRId64
+		       ",\"other\":%" PRIu64 "}\n", total, res.feed_rx, delivered, res.lost_total,
+		       (int64_t)(total - res.feed_rx), res.other);
+	else
+		printf("# in all: sent %" PRIu64 "; the feed took %" PRIu64 " (lost on the wire %" PRId64
+		       ") = delivered %" PRIu64 " + lost in the ring %" PRIu64 "\n", total,
+		       res.feed_rx, (int64_t)(total - res.feed_rx), delivered, res.lost_total);
 	return 0;
 }
 
@@ -1005,6 +1193,41 @@ static int rate_run(void)
  * -n probes at -r per second; the kernel's cost per tick (receive CQ
  * drain time / ticks) and the latency over all readers' samples.
  */
+/*
+ * Collect the publisher @pub and readers @kids; the first that fails
+ * stops the others (done = 2, then SIGKILL).  Returns 0 if all did well.
+ */
+static int wait_all(pid_t pub, pid_t *kids, int nr, struct pubres *pr)
+{
+	int left = nr + 1, failed = 0, st, i;
+	pid_t pid;
+
+	while (left > 0) {
+		pid = waitpid(-1, &st, 0);
+		if (pid < 0)
+			die("waitpid");
+		if (pid != pub) {
+			for (i = 0; i < nr && kids[i] != pid; i++)
+				;
+			if (i == nr)
+				continue;	/* not one of these */
+			kids[i] = 0;
+		} else {
+			pub = 0;
+		}
+		left--;
+		if (!child_failed(st) || failed++)
+			continue;
+		__atomic_store_n(&pr->done, 2, __ATOMIC_RELEASE);
+		if (pub > 0)
+			kill(pub, SIGKILL);
+		for (i = 0; i < nr; i++)
+			if (kids[i] > 0)
+				kill(kids[i], SIGKILL);
+	}
+	return failed || pr->done != 1;
+}
+
 static int fanout_run(void)
 {
 	long count = o.n + o.warm, rate = o.rate;
@@ -1027,15 +1250,14 @@ static int fanout_run(void)
 		size_t nall = 0;
 		struct latstats s;
 		pid_t pid, *kids = calloc((size_t)nr, sizeof(pid_t));
+		char rbuf[32];
 		double ns;
 
 		if (!kids)
 			die("calloc");
 		pid = spawn_publisher(port, 1, &count, &rate, pr, nr);
 		for (i = 0; i < nr; i++) {
-			kids[i] = fork();
-			if (kids[i] < 0)
-				die("fork");
+			kids[i] = fork_child();
 			if (!kids[i]) {
 				/* more spinners than CPUs: let the publisher
 				 * and the softirqs being measured run */
@@ -1046,9 +1268,10 @@ static int fanout_run(void)
 				_exit(0);
 			}
 		}
-		for (i = 0; i < nr; i++)
-			waitpid(kids[i], NULL, 0);
-		waitpid(pid, NULL, 0);
+		if (wait_all(pid, kids, nr, pr)) {
+			fprintf(stderr, "%s: a reader or the publisher failed\n", PROG);
+			return 1;
+		}
 		pub_sent = pr->sent[0];
 		all = calloc((size_t)o.n * (size_t)nr, sizeof(*all));
 		if (!all)
@@ -1058,7 +1281,7 @@ static int fanout_run(void)
 			       rr[i].n * sizeof(*all));
 			nall += rr[i].n;
 			got += rr[i].got[0];
-			lost += rr[i].lost[0];
+			lost += rr[i].lost_total;
 			if (rr[i].feed_rx > feed_rx) {
 				feed_rx = rr[i].feed_rx;
 				drain = rr[i].drain_ns;
@@ -1071,11 +1294,11 @@ static int fanout_run(void)
 		if (o.json)
 			printf("{\"mode\":\"fanout\",\"kind\":\"%s\",\"MsgSize\":%ld,\"readers\":%d,"
 			       "\"published\":%" PRIu64 ",\"feed_rx\":%" PRIu64
-			       ",\"kernel_ns_per_tick\":%.0f,\"ratio\":%.3f,"
+			       ",\"kernel_ns_per_tick\":%.0f,\"ratio\":%s,"
 			       "\"t_typical\":%.2f,\"percentile_99.9\":%.2f,\"t_max\":%.2f,"
 			       "\"delivered\":%" PRIu64 ",\"lost\":%" PRIu64 "}\n",
 			       kind_names[o.kind], o.size, nr, pub_sent, feed_rx, ns,
-			       base_ns ? ns / base_ns : 0, s.typical / 1e3, s.p99_9 / 1e3,
+			       ratio_str(rbuf, ns, base_ns), s.typical / 1e3, s.p99_9 / 1e3,
 			       s.max / 1e3, got, lost);
 		else
 			printf(" %-8d %-12.0f %-8.2f %-14.2f %-14.2f %-10" PRIu64 " %-10" PRIu64 "\n",
@@ -1229,8 +1452,8 @@ int main(int argc, char **argv)
 	if (!o.nkinds)
 		o.kinds[o.nkinds++] = TICKRD_MAPPED;
 	o.kind = o.kinds[0];
-	if (o.nkinds > 1 && (o.mode != M_LAT || o.echo)) {
-		fprintf(stderr, "%s: several reader kinds are for lat\n", PROG);
+	if (o.nkinds > 1 && (o.mode != M_LAT || o.echo || !o.ifname2)) {
+		fprintf(stderr, "%s: several reader kinds are for lat with -I (each kind on its own feeds)\n", PROG);
 		return 2;
 	}
 	o.group = argv[optind];
