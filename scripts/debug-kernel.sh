@@ -5,7 +5,11 @@
 # linux-source-6.1 and lay it out like an unpacked linux-image package, so
 # that scripts/vm-run.sh -k KVER boots it.  Prints KVER.
 #
-# usage: scripts/debug-kernel.sh [-v]
+# usage: scripts/debug-kernel.sh [-v | -q]
+#
+#   -v  print KVER, KDIR and IMG as shell assignments
+#   -q  query: print KVER and exit 0 if the kernel for the current inputs
+#       is cached, exit 1 (building nothing) if not
 #
 # The config: Debian's config of the stock guest kernel, cut down to the
 # modules the bench loads (localmodconfig with tests/debug/modules), plus
@@ -22,7 +26,9 @@ IBTICK_PROG=debug-kernel
 . "$(dirname "${BASH_SOURCE[0]}")/lib-common.sh"
 
 verbose=0
+query=0
 [[ ${1:-} == -v ]] && verbose=1
+[[ ${1:-} == -q ]] && query=1
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 frag=$repo/tests/debug/debug.config
@@ -41,6 +47,16 @@ hash=$( { sha256sum "$base" "$frag" "$modlist" | cut -d' ' -f1; stat -c %s "$tar
 work=$IBTICK_CACHE/debug
 src=$work/linux-source-6.1
 build=$work/build-$hash
+
+if ((query)); then
+	for img in "$IBTICK_CACHE"/img-6.1.*-ibtick-debug-"$hash"; do
+		if [[ -f $img/.ibtick-ready && -f $build/.ibtick-built ]]; then
+			printf '%s\n' "${img##*/img-}"
+			exit 0
+		fi
+	done
+	exit 1
+fi
 
 _unpack_locked() {
 	[[ -f $src/.ibtick-unpacked ]] && [[ $(cat "$src/.ibtick-unpacked") == "$(stat -c %s "$tarball")" ]] &&
