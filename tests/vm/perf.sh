@@ -127,8 +127,8 @@ pub = json.load(open(sys.argv[1]))['published']
 j = json.load(open(sys.argv[2]))
 wire = pub - j['feed_rx']
 ok = (j['final'] and j['delivered'] + j['lost_ring'] == j['feed_rx'] and j['invalid'] == 0
-      and j['gap_msgs'] - j['late'] + (pub - j['last_seq']) == j['lost_ring'] + wire
-      and j['first_seq'] == 1
+      and (j['first_seq'] - 1) + j['gap_msgs'] + (pub - j['last_seq']) - j['late']
+          == j['lost_ring'] + wire
       and j['feed_rx'] > 0.95 * pub and j['lat_us']['median'] > 0)
 if not ok:
     print(f"  published {pub}, wire lost {wire}: does not add up")

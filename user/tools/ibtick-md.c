@@ -19,9 +19,10 @@
  * at the end, after IDLE_S seconds without a message (default 3) or when
  * the feed goes away, it prints its totals as one JSON object:
  * delivered + lost_ring == feed_rx (what the feed took) and, for a
- * reader that saw the stream from its start, the messages its sequence
- * gaps skipped, less those that came late (reordered), plus those after
- * the last it saw, are exactly what the ring and the wire lost.
+ * reader bound before the stream began, the sequence numbers it never saw
+ * - those before its first (first_seq - 1), skipped by its gaps
+ * (gap_msgs) and after its last, less those that came late (reordered,
+ * late) - are exactly what the ring and the wire lost.
  */
 #include <errno.h>
 #include <getopt.h>
