@@ -25,6 +25,7 @@
 #include <getopt.h>
 #include <ifaddrs.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -483,7 +484,7 @@ static void reap(pid_t pid)
 static void floor_run(struct row *r, const char *dev_srv, const char *dev_cli,
 		      const char *ip_srv, const char *name)
 {
-	char size[16], iters[24], *out, *line;
+	char size[16], iters[24], *out = NULL, *line;
 	char *srv[] = { "ib_send_lat", "-d", (char *)dev_srv, "-c", "UD", "-F",
 			"-s", size, "-n", iters, NULL };
 	char *cli[] = { "ib_send_lat", "-d", (char *)dev_cli, "-c", "UD", "-F",
@@ -495,30 +496,38 @@ static void floor_run(struct row *r, const char *dev_srv, const char *dev_cli,
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	snprintf(size, sizeof(size), "%ld", o.size);
 	snprintf(iters, sizeof(iters), "%ld", o.n);
-	s = spawn(srv, o.cpu2, NULL);
-	/* the server listens once it has set up: on a slow guest, try again */
-	for (int tries = 0;; tries++) {
-		sleep(1);
-		c = spawn(cli, o.cpu, &fd);
-		out = slurp(fd, 600);
-		reap(c);	/* also one that hung past slurp's limit */
-		if (tries == 9 || !strstr(out, "Couldn't connect"))
-			break;
-		free(out);
-	}
-	reap(s);
-	/* the row under perftest's header: bytes iters min max typ avg stdev 99 99.9 */
-	line = strstr(out, "#bytes");
-	if (line && (line = strchr(line, '\n'))) {
-		double b, stdev;
+	/* a run that gives no usable row (seen once: every column "inf") is
+	 * run again, up to three times */
+	for (int run = 0; run < 3 && !r->ok; run++) {
+		if (run)
+			free(out);
+		s = spawn(srv, o.cpu2, NULL);
+		/* the server listens once it has set up: on a slow guest, try again */
+		for (int tries = 0;; tries++) {
+			sleep(1);
+			c = spawn(cli, o.cpu, &fd);
+			out = slurp(fd, 600);
+			reap(c);	/* also one that hung past slurp's limit */
+			if (tries == 9 || !strstr(out, "Couldn't connect"))
+				break;
+			free(out);
+		}
+		reap(s);
+		/* the row under perftest's header: bytes iters min max typ avg stdev 99 99.9 */
+		line = strstr(out, "#bytes");
+		if (line && (line = strchr(line, '\n'))) {
+			double b, stdev;
 
-		r->ok = sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf", &b,
-			       &r->n, &r->min, &r->max, &r->typical, &r->avg,
-			       &stdev, &r->p99, &r->p999) == 9;
+			r->ok = sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf", &b,
+				       &r->n, &r->min, &r->max, &r->typical, &r->avg,
+				       &stdev, &r->p99, &r->p999) == 9 &&
+				isfinite(r->max) && isfinite(r->avg) && isfinite(r->p999) &&
+				r->min > 0 && r->typical >= r->min && r->max >= r->p999;
+		}
+		if (!r->ok)
+			fprintf(stderr, "%s: ib_send_lat gave no usable result:\n%s\n", PROG, out);
 	}
 	r->p9999 = -1;
-	if (!r->ok)
-		fprintf(stderr, "%s: ib_send_lat gave no result:\n%s\n", PROG, out);
 	free(out);
 }
 
@@ -573,7 +582,8 @@ static void sockperf_run(struct row *r, const char *ip_srv, const char *ip_cli,
 	r->avg = sockperf_val(out, "avg-latency");
 	p = strstr(out, "ReceivedMessages=");
 	r->n = p ? strtod(p + 17, NULL) : -1;
-	r->ok = r->typical > 0 && r->p999 > 0 && r->max > 0;
+	r->ok = r->typical > 0 && r->p999 > 0 && r->max > 0 && isfinite(r->max) &&
+		isfinite(r->avg);
 	if (!r->ok)
 		fprintf(stderr, "%s: sockperf gave no result:\n%s\n", PROG, out);
 	free(out);
