@@ -14,6 +14,7 @@ rm -rf "$out"
 mkdir -p "$out"
 scripts/vm-run.sh -t 5400 -o "$out" -- env N="${N:-100000}" bench/guest.sh
 # keep the results and the run's own log, not the emulator's
-rm -f "$out"/{console.log,qemu.log,.vm-cmd,rc,tainted,timing,setup-error}
+# (dmesg.txt names this machine's paths on the kernel command line)
+rm -f "$out"/{console.log,qemu.log,dmesg.txt,.vm-cmd,rc,tainted,timing,setup-error}
 bench/summary.py "$out" >"$out/summary.md"
 cat "$out/summary.md"
