@@ -74,7 +74,7 @@ sweep() {
 		[[ $op == insmod ]] && rmmod ibtick 2>/dev/null
 	done
 	echo "ibtick-test: expected allocation failures end ($op)" >/dev/kmsg
-	((failed)) && errs=" ($(tr ' ' '\n' <<<"${errs# }" | sort | uniq -c | awk '{printf "%s%s x%s", NR > 1 ? ", " : "", $2, $1}'))"
+	((failed)) && errs=" ($(tr ' ' '\n' <<<"${errs# }" | sort | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}'))"
 	echo "  $op: $injected of its < $n fault points injected, $failed failed cleanly$errs, $ok recovered"
 	SWEPT=$injected
 }
