@@ -113,13 +113,13 @@ tests/vm/sockapi: tests/vm/sockapi.c user/common/ibtsock.c user/common/ibtsock.h
 
 # the benchmark and market-data tools: statistics, the synthetic stream,
 # one reader interface over the four ways of reading a feed
-TICKRD := user/common/tickrd.c user/common/tickrd.h
+TICKRD := user/common/tickrd.c user/common/tickrd.h user/common/args.c user/common/args.h
 
 user/tools/ibtick-md: user/tools/ibtick-md.c user/common/latstats.c user/common/latstats.h user/common/tickgen.c user/common/tickgen.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/latstats.c user/common/tickgen.c user/common/tickrd.c $(LIB_A) -lm
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/latstats.c user/common/tickgen.c user/common/tickrd.c user/common/args.c $(LIB_A) -lm
 
 user/tools/ibtick-perf: user/tools/ibtick-perf.c user/common/latstats.c user/common/latstats.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/latstats.c user/common/tickrd.c $(LIB_A) -lm
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/latstats.c user/common/tickrd.c user/common/args.c $(LIB_A) -lm
 
 user/tools/ibtick-gen: user/tools/ibtick-gen.c user/common/tickgen.c user/common/tickgen.h user/common/out.c user/common/out.h
 	$(CC) $(UCFLAGS) -o $@ $< user/common/tickgen.c user/common/out.c -lm

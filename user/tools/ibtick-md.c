@@ -35,11 +35,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "latstats.h"
 #include "libibtick.h"
 #include "tickgen.h"
 #include "tickrd.h"
 
+#define NUM(arg, min, max)	arg_num(PROG, arg, min, max)
 #define PROG	"ibtick-md"
 
 static uint64_t now_ns(clockid_t c)
@@ -54,21 +56,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", PROG, what, strerror(errno));
 	exit(1);
-}
-
-static long num(const char *arg, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 0);
-	if (errno || end == arg || *end || v < min || v > max) {
-		fprintf(stderr, "%s: '%s': want a number in [%ld, %ld]\n", PROG,
-			arg, min, max);
-		exit(2);
-	}
-	return v;
 }
 
 static void usage(void)
@@ -96,8 +83,8 @@ static int do_publish(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "i:x:l:")) != -1) {
 		switch (opt) {
 		case 'i': ifname = optarg; break;
-		case 'x': speed = (double)num(optarg, 1, 1000); break;
-		case 'l': limit = (uint64_t)num(optarg, 1, 1L << 40); break;
+		case 'x': speed = (double)NUM(optarg, 1, 1000); break;
+		case 'l': limit = (uint64_t)NUM(optarg, 1, 1L << 40); break;
 		default: usage();
 		}
 	}
@@ -112,7 +99,7 @@ static int do_publish(int argc, char **argv)
 		return 1;
 	}
 	fd = ibtick_publisher_open(argv[optind + 1],
-				   (unsigned int)num(argv[optind + 2], 1, 65535), ifname);
+				   (unsigned int)NUM(argv[optind + 2], 1, 65535), ifname);
 	if (fd < 0)
 		die("publisher: socket/connect (needs CAP_NET_RAW)");
 	t0 = now_ns(CLOCK_MONOTONIC);
@@ -293,14 +280,14 @@ static int do_read(int argc, char **argv)
 			kind = (enum tickrd_kind)opt;
 			break;
 		case 'o': m.status = optarg; break;
-		case 't': idle_ms = (int)num(optarg, 1, 3600) * 1000; break;
+		case 't': idle_ms = (int)NUM(optarg, 1, 3600) * 1000; break;
 		default: usage();
 		}
 	}
 	if (argc - optind != 2)
 		usage();
 	if (tickrd_open(&m.d, kind, argv[optind],
-			(unsigned int)num(argv[optind + 1], 1, 65535), ifname, &ro))
+			(unsigned int)NUM(argv[optind + 1], 1, 65535), ifname, &ro))
 		die(m.d.failed);
 	fprintf(stderr, "%s: %s reader bound\n", PROG, tickrd_kind_names[kind]);
 	last_rx = now_ns(CLOCK_MONOTONIC);

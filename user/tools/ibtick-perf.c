@@ -43,10 +43,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "latstats.h"
 #include "libibtick.h"
 #include "tickrd.h"
 
+#define NUM(arg, min, max)	arg_num(PROG, arg, min, max)
 #define PROG		"ibtick-perf"
 #define MAX_MSG		4096
 #define PROBE_MAGIC	0x69627466u	/* "ibtf": our own payloads */
@@ -1391,22 +1393,6 @@ static int parse_list(const char *arg)
 	}
 }
 
-/* A number in [min, max], or usage. */
-static long num(const char *arg, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 0);
-	if (errno || end == arg || *end || v < min || v > max) {
-		fprintf(stderr, "%s: '%s': want a number in [%ld, %ld]\n", PROG,
-			arg, min, max);
-		exit(2);
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1432,9 +1418,9 @@ int main(int argc, char **argv)
 				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a': o.sweep = true; break;
-		case 'B': o.busy_cpu = (int)num(optarg, -1, 4095); break;
-		case 'c': o.cpu = (int)num(optarg, 0, 4095); break;
-		case 'C': o.cpu2 = (int)num(optarg, 0, 4095); break;
+		case 'B': o.busy_cpu = (int)NUM(optarg, -1, 4095); break;
+		case 'c': o.cpu = (int)NUM(optarg, 0, 4095); break;
+		case 'C': o.cpu2 = (int)NUM(optarg, 0, 4095); break;
 		case 'e': o.echo = true; break;
 		case 'i': o.ifname = optarg; break;
 		case 'I': o.ifname2 = optarg; break;
@@ -1445,15 +1431,15 @@ int main(int argc, char **argv)
 			if (parse_kinds(optarg))
 				usage();
 			break;
-		case 'n': o.n = num(optarg, 1, 100000000); break;
+		case 'n': o.n = NUM(optarg, 1, 100000000); break;
 		case 'N':
 			if (parse_list(optarg))
 				usage();
 			break;
-		case 'r': o.rate = num(optarg, 0, 100000000); break;
-		case 's': o.size = num(optarg, 1, MAX_MSG); break;
-		case 'S': o.size_max = num(optarg, 16, MAX_MSG); break;
-		case 'w': o.warm = num(optarg, 0, 100000000); break;
+		case 'r': o.rate = NUM(optarg, 0, 100000000); break;
+		case 's': o.size = NUM(optarg, 1, MAX_MSG); break;
+		case 'S': o.size_max = NUM(optarg, 16, MAX_MSG); break;
+		case 'w': o.warm = NUM(optarg, 0, 100000000); break;
 		default: usage();
 		}
 	}
@@ -1467,7 +1453,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	o.group = argv[optind];
-	o.port = (unsigned int)num(argv[optind + 1], 1, 65535 - 16);
+	o.port = (unsigned int)NUM(argv[optind + 1], 1, 65535 - 16);
 	if (o.mode != M_LAT && !o.ifname2) {
 		fprintf(stderr, "%s: %s needs -I (the publisher's netdev)\n", PROG,
 			mode_names[o.mode]);
