@@ -244,12 +244,13 @@ port_flaps_under_traffic() {
 	sleep 1
 	kill "${TRAFFIC_PIDS[16]}" 2>/dev/null
 	pkill -f ibtick-pub
+	# the readers still hold their sockets: unload must be refused
+	rmmod ibtick 2>/dev/null && { echo "  unloaded with sockets open"; rc=1; }
 	# SIGTERM: background jobs of a script ignore SIGINT, and the readers
 	# would only end by their idle timeout (10 minutes on the debug kernel)
 	for f in "${TRAFFIC_PIDS[@]:0:16}"; do
 		kill "$f" 2>/dev/null
 	done
-	rmmod ibtick 2>/dev/null && { echo "  unloaded with sockets open"; rc=1; }
 	wait
 	sleep 0.5
 	rmmod ibtick || { echo "  module still referenced after the readers exited"; rc=1; }
