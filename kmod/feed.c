@@ -21,8 +21,18 @@
 #include "ibt.h"
 
 DEFINE_MUTEX(ibt_feeds_lock);	/* protects ibt_feeds, feed setup/teardown */
-static LIST_HEAD(ibt_feeds);
+LIST_HEAD(ibt_feeds);		/* sorted by id (ids only grow) */
+u32 ibt_feeds_gen;		/* dump consistency; ibt_feeds_lock */
 static unsigned int ibt_nfeeds;	/* on ibt_feeds; ibt_feeds_lock */
+static u32 ibt_feed_next_id = 1;	/* ibt_feeds_lock */
+
+/*
+ * With auto_feeds=0 only feeds an administrator created (IBTICK_CMD_FEED_NEW)
+ * can be bound or published to: a bind to any other address is refused.
+ */
+static bool auto_feeds = true;
+module_param(auto_feeds, bool, 0644);
+MODULE_PARM_DESC(auto_feeds, "let bind()/connect() create feeds (default 1; 0: admin-created feeds only)");
 
 /*
  * Any user may subscribe, so creating feeds (each one a QP, a ring of up to
@@ -132,6 +142,7 @@ static int ibt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_MULTICAST_JOIN:
 		if (completion_done(&f->joined)) {
 			f->dev->rejoin_backoff = 0;
+			ibt_ev_feed(IBTICK_EV_JOIN_DONE, f, 0, 0, 0);
 			ibt_feed_rejoined(f, &ev->param.ud.ah_attr);
 			break;
 		}
@@ -144,6 +155,10 @@ static int ibt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_MULTICAST_ERROR:
 		f->st.join_errors++;
+		if (f->announced)
+			ibt_ev_feed(IBTICK_EV_JOIN_FAILED, f,
+				    ev->status < 0 ? -ev->status : ENETUNREACH,
+				    0, f->st.join_errors);
 		if (completion_done(&f->joined)) {
 			/* lost the group after joining: try again, backing off */
 			f->dev->rejoin_backoff =
@@ -301,6 +316,10 @@ static void ibt_feed_teardown(struct ibt_feed *f)
 
 	lockdep_assert_held(&ibt_feeds_lock);
 	WRITE_ONCE(f->live, false);
+	if (f->announced)	/* once: teardown may run twice */
+		ibt_ev_feed(IBTICK_EV_FEED_DESTROYED, f, 0, 0, 0);
+	f->announced = false;
+	ibt_feeds_gen++;
 	/* no owner drains or re-arms the CQ after this (poll.c) */
 	ibt_poll_seize(f);
 	/* only now: DEAD promises readers that no tick follows it */
@@ -498,6 +517,7 @@ static void ibt_feed_release(struct kref *ref)
 	if (f->listed) {
 		list_del(&f->list);
 		ibt_nfeeds--;
+		ibt_feeds_gen++;
 	}
 	if (f->live)	/* ticks still in the send queue go out first */
 		ibt_tx_drain(f, IBT_TX_DRAIN_MS);
@@ -517,43 +537,25 @@ void ibt_feed_put(struct ibt_feed *f)
 }
 
 /*
- * The live feed for @a, created when needed (with ring geometry @nslots x
- * @slot_size, already validated), referenced.  Context: process, may sleep
- * for the multicast join (bounded by IBT_JOIN_TIMEOUT_MS).
+ * Build a new feed for @a on device port (@d, @port) and list it.  Takes
+ * over the caller's reference on @d.  Context: process, ibt_feeds_lock held;
+ * may sleep for the multicast join (bounded by IBT_JOIN_TIMEOUT_MS).
  */
-struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
-			      const struct ibt_feed_params *p,
-			      struct netlink_ext_ack *extack)
+static struct ibt_feed *ibt_feed_create_locked(struct ibt_dev *d, u32 port,
+					       const struct ibt_addr *a,
+					       const struct ibt_feed_params *p,
+					       u64 ring_bytes,
+					       struct netlink_ext_ack *extack)
 {
 	struct ibt_feed *f;
-	struct ibt_dev *d;
-	u64 ring_bytes;
-	u32 port;
 	int err;
 
-	err = ibt_ring_geometry(p->nslots, p->slot_size, &ring_bytes);
-	if (err)
-		return ERR_PTR(err);
-
-	mutex_lock(&ibt_feeds_lock);
-	d = ibt_dev_get_by_netdev(a->ifindex, &port);
-	if (IS_ERR(d)) {
-		err = PTR_ERR(d);
-		goto out_unlock;
-	}
-	list_for_each_entry(f, &ibt_feeds, list) {
-		if (f->live && f->dev == d && f->port_num == port &&
-		    f->group == a->group && f->port == a->port) {
-			kref_get(&f->ref);
-			ibt_dev_put(d);
-			mutex_unlock(&ibt_feeds_lock);
-			return f;
-		}
-	}
-
+	lockdep_assert_held(&ibt_feeds_lock);
 	err = -ENOBUFS;
-	if (ibt_nfeeds >= READ_ONCE(max_feeds))
+	if (ibt_nfeeds >= READ_ONCE(max_feeds)) {
+		NL_SET_ERR_MSG(extack, "the host has max_feeds feeds already");
 		goto out_put_dev;
+	}
 	err = -ENOMEM;
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
@@ -562,6 +564,7 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
 	f->dev = d;
 	f->port_num = port;
 	f->dport = &d->ports[port - rdma_start_port(d->ibdev)];
+	strscpy(f->dev_name, dev_name(&d->ibdev->dev), sizeof(f->dev_name));
 	f->group = a->group;
 	f->port = a->port;
 	f->rq_size = IBT_RQ_SIZE;
@@ -572,10 +575,14 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
 	mutex_init(&f->tx_lock);
 	ibt_poll_init(f);
 	f->comp_vector = p->comp_vector;
+	f->acl = p->acl;
+	f->loopback_policy = p->loopback_policy;
 	ibt_pubtrack_init(&f->pubs);
 	err = ibt_memlock_charge(f, ring_bytes);
-	if (err)
+	if (err) {
+		NL_SET_ERR_MSG(extack, "ring exceeds RLIMIT_MEMLOCK");
 		goto out_free;
+	}
 	/*
 	 * The ring is charged to the creator's memory cgroup as well; over
 	 * its limit the bind fails with ENOMEM rather than waking the OOM
@@ -595,6 +602,7 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
 		if (rdma_query_gid(d->ibdev, port, 0, &gid) ||
 		    ibt_port_netdev(d->ibdev, port, &gid, &f->ifindex, name)) {
 			err = -EADDRNOTAVAIL;
+			NL_SET_ERR_MSG(extack, "the device port has no netdev");
 			goto out_free;
 		}
 	}
@@ -605,10 +613,18 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
 		ibt_feed_teardown(f);
 		goto out_free;
 	}
-	list_add(&f->list, &ibt_feeds);
+	f->id = ibt_feed_next_id++;
+	if (p->name)
+		strscpy(f->name, p->name, sizeof(f->name));
+	else
+		snprintf(f->name, sizeof(f->name), "auto-%u", f->id);
+	list_add_tail(&f->list, &ibt_feeds);
 	f->listed = true;
 	ibt_nfeeds++;
-	mutex_unlock(&ibt_feeds_lock);
+	ibt_feeds_gen++;
+	f->announced = true;
+	ibt_ev_feed(IBTICK_EV_FEED_CREATED, f, 0, 0, 0);
+	ibt_ev_feed(IBTICK_EV_JOIN_DONE, f, 0, 0, 0);
 	return f;
 
 out_free:
@@ -617,9 +633,191 @@ out_free:
 	kfree(f);
 out_put_dev:
 	ibt_dev_put(d);
+	return ERR_PTR(err);
+}
+
+/* The live feed of (@d, @port, @a), referenced, or NULL.  ibt_feeds_lock. */
+static struct ibt_feed *ibt_feed_lookup_locked(struct ibt_dev *d, u32 port,
+					       const struct ibt_addr *a)
+{
+	struct ibt_feed *f;
+
+	list_for_each_entry(f, &ibt_feeds, list) {
+		if (f->live && f->dev == d && f->port_num == port &&
+		    f->group == a->group && f->port == a->port) {
+			kref_get(&f->ref);
+			return f;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The live feed for @a, created when needed (with ring geometry @nslots x
+ * @slot_size, already validated) unless auto_feeds is off, referenced.
+ * Context: process, may sleep for the multicast join (bounded by
+ * IBT_JOIN_TIMEOUT_MS).
+ */
+struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
+			      const struct ibt_feed_params *p,
+			      struct netlink_ext_ack *extack)
+{
+	struct ibt_feed *f;
+	struct ibt_dev *d;
+	u64 ring_bytes;
+	u32 port;
+	int err;
+
+	err = ibt_ring_geometry(p->nslots, p->slot_size, &ring_bytes);
+	if (err)
+		return ERR_PTR(err);
+
+	mutex_lock(&ibt_feeds_lock);
+	d = ibt_dev_get_by_netdev(a->ifindex, &port);
+	if (IS_ERR(d)) {
+		f = ERR_CAST(d);
+		goto out_unlock;
+	}
+	f = ibt_feed_lookup_locked(d, port, a);
+	if (f) {
+		ibt_dev_put(d);
+	} else if (!READ_ONCE(auto_feeds)) {
+		ibt_dev_put(d);
+		f = ERR_PTR(-EADDRNOTAVAIL);	/* no admin feed there */
+	} else {
+		f = ibt_feed_create_locked(d, port, a, p, ring_bytes, extack);
+	}
 out_unlock:
 	mutex_unlock(&ibt_feeds_lock);
-	return ERR_PTR(err);
+	return f;
+}
+
+/*
+ * IBTICK_CMD_FEED_NEW: a named feed that holds a reference of its own, so it
+ * lives with no socket on it until ibt_feed_del_locked().  Returned without
+ * an extra reference.  Context: process, genl_mutex held.
+ */
+struct ibt_feed *ibt_feed_add_admin(const struct ibt_addr *a,
+				    const struct ibt_feed_params *p,
+				    struct netlink_ext_ack *extack)
+{
+	struct ibt_feed *f;
+	struct ibt_dev *d;
+	u64 ring_bytes;
+	u32 port;
+	int err;
+
+	err = ibt_ring_geometry(p->nslots, p->slot_size, &ring_bytes);
+	if (err) {
+		NL_SET_ERR_MSG(extack,
+			       "slots must be a power of two, the slot size a multiple of 64");
+		return ERR_PTR(err);
+	}
+	mutex_lock(&ibt_feeds_lock);
+	if (ibt_feed_find_locked(0, p->name)) {
+		NL_SET_ERR_MSG(extack, "a feed of that name exists");
+		f = ERR_PTR(-EEXIST);
+		goto out_unlock;
+	}
+	d = ibt_dev_get_by_netdev(a->ifindex, &port);
+	if (IS_ERR(d)) {
+		NL_SET_ERR_MSG(extack,
+			       "no IB/RoCE port behind that netdev (or several: name one)");
+		f = ERR_CAST(d);
+		goto out_unlock;
+	}
+	f = ibt_feed_lookup_locked(d, port, a);
+	if (f) {
+		NL_SET_ERR_MSG(extack, "another feed serves that group and port");
+		kref_put(&f->ref, ibt_feed_release);
+		ibt_dev_put(d);
+		f = ERR_PTR(-EEXIST);
+		goto out_unlock;
+	}
+	f = ibt_feed_create_locked(d, port, a, p, ring_bytes, extack);
+	if (!IS_ERR(f))
+		f->admin = true;	/* the creation's reference is its own */
+out_unlock:
+	mutex_unlock(&ibt_feeds_lock);
+	return f;
+}
+
+/* The listed feed with @id, or with @name when @name; not referenced. */
+struct ibt_feed *ibt_feed_find_locked(u32 id, const char *name)
+{
+	struct ibt_feed *f;
+
+	lockdep_assert_held(&ibt_feeds_lock);
+	list_for_each_entry(f, &ibt_feeds, list)
+		if (name ? !strcmp(f->name, name) : f->id == id)
+			return f;
+	return NULL;
+}
+
+/*
+ * IBTICK_CMD_FEED_DEL: unlist @f and tear it down now, as a device removal
+ * would (its sockets see a dead feed and keep the ring until they close),
+ * then drop an admin feed's own reference.  Context: ibt_feeds_lock held.
+ */
+void ibt_feed_del_locked(struct ibt_feed *f)
+{
+	lockdep_assert_held(&ibt_feeds_lock);
+	if (f->listed) {
+		list_del(&f->list);
+		f->listed = false;
+		ibt_nfeeds--;
+		ibt_feeds_gen++;
+	}
+	if (f->live) {
+		ibt_tx_drain(f, IBT_TX_DRAIN_MS);
+		ibt_feed_teardown(f);
+	}
+	if (f->admin) {
+		f->admin = false;
+		kref_put(&f->ref, ibt_feed_release);
+	}
+}
+
+/*
+ * Module unload: no socket is left (each holds the module), so what remains
+ * on the list are admin feeds.  Context: process, before the ib_client goes.
+ */
+void ibt_feeds_exit(void)
+{
+	struct ibt_feed *f, *tmp;
+
+	mutex_lock(&ibt_feeds_lock);
+	list_for_each_entry_safe(f, tmp, &ibt_feeds, list)
+		ibt_feed_del_locked(f);
+	mutex_unlock(&ibt_feeds_lock);
+}
+
+/*
+ * May the caller subscribe (IBT_ACL_READ) or publish (IBT_ACL_WRITE) on @f?
+ * Admin feeds decide by their ACL, auto feeds let anyone subscribe and
+ * CAP_NET_RAW publish; CAP_NET_ADMIN passes.  Returns 0, -EACCES (the ACL
+ * said no) or -EPERM (no capability).  Context: process (the caller's
+ * credentials).  *@gen is set to the generation of the ACL that answered.
+ */
+int ibt_feed_permission(struct ibt_feed *f, unsigned int want, u32 *gen)
+{
+	struct ibt_acl acl;
+	bool admin;
+
+	mutex_lock(&ibt_feeds_lock);
+	admin = f->admin;
+	acl = f->acl;
+	*gen = f->acl_gen;	/* the ACL this answer is for */
+	mutex_unlock(&ibt_feeds_lock);
+	if (capable(CAP_NET_ADMIN))
+		return 0;
+	if (!admin) {
+		if ((want & IBT_ACL_WRITE) && !capable(CAP_NET_RAW))
+			return -EPERM;
+		return 0;
+	}
+	return ibt_acl_permits(&acl, current_fsuid(), in_group_p(acl.group),
+			       want) ? 0 : -EACCES;
 }
 
 /*
@@ -634,11 +832,14 @@ void ibt_feeds_dev_gone(struct ibt_dev *d)
 	mutex_lock(&ibt_feeds_lock);
 	d->removing = true;
 	list_for_each_entry_safe(f, tmp, &ibt_feeds, list) {
-		if (f->dev != d)
+		if (f->dev != d || !f->live)
 			continue;
-		list_del(&f->list);
-		f->listed = false;
-		ibt_nfeeds--;
+		/* an admin feed stays listed, dead, until FEED_DEL */
+		if (!f->admin) {
+			list_del(&f->list);
+			f->listed = false;
+			ibt_nfeeds--;
+		}
 		ibt_feed_teardown(f);
 	}
 	mutex_unlock(&ibt_feeds_lock);

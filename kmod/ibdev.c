@@ -134,10 +134,13 @@ static void ibt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 	if (idx < 0 || port < first || port - first >= d->nports)
 		return;
 	atomic64_inc(&d->ports[port - first].evcnt[idx]);
-	if (ev->event == IB_EVENT_PORT_ACTIVE)
+	if (ev->event == IB_EVENT_PORT_ACTIVE) {
 		WRITE_ONCE(d->ports[port - first].active, true);
-	else if (ev->event == IB_EVENT_PORT_ERR)
+		ibt_ev_dev(IBTICK_EV_PORT_UP, d, port);
+	} else if (ev->event == IB_EVENT_PORT_ERR) {
 		WRITE_ONCE(d->ports[port - first].active, false);
+		ibt_ev_dev(IBTICK_EV_PORT_DOWN, d, port);
+	}
 	/*
 	 * On InfiniBand the SA forgets our groups when the SM restarts
 	 * (CLIENT_REREGISTER) and the port may come back into a new fabric:
@@ -226,6 +229,7 @@ static int ibt_add_one(struct ib_device *ibdev)
 	list_add_rcu(&d->list, at);
 	ibt_devs_gen++;
 	mutex_unlock(&ibt_devs_lock);
+	ibt_ev_dev(IBTICK_EV_DEV_ADDED, d, 0);
 	return 0;
 }
 
@@ -237,6 +241,7 @@ static void ibt_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct ibt_dev *d = client_data;
 
+	ibt_ev_dev(IBTICK_EV_DEV_REMOVED, d, 0);
 	/* every feed on the device releases its verbs resources now */
 	ibt_feeds_dev_gone(d);
 

@@ -12,6 +12,10 @@
  *       ibt_feed.tx_lock (sendmsg, the drain before teardown)
  *         ibt_feed.new_ah_lock (spinlock: a rejoin's attributes)
  *       ibt_feed.poll_lock (poll mode changes, the busy-poll thread's life)
+ * ibt_socks_lock (nl_sock.c: the socket list) is taken alone, never with
+ * another ibtick lock; a dump holding it reads the listed sockets without
+ * their locks (counters are single words, read with READ_ONCE).
+ * Events (nl_event.c) take no ibtick lock and may be sent under any.
  * The receive CQ has no lock but an owner: the IBT_POLL_OWNED bit of
  * ibt_feed.poll_state (see poll.c), which whoever drains the CQ holds.
  * The mmap'd ring takes no lock: mappings hold the socket's file, so the
@@ -37,6 +41,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include <linux/ibtick_netlink.h>
+
+#include "acl.h"
 #include "addr.h"
 #include "pubtrack.h"
 #include "ring.h"
@@ -121,6 +128,7 @@ struct ibt_feed_stats {
 	u64	rx_errors;
 	u64	loopback;
 	u64	tx_cqe_errors;	/* tx_lock */
+	u64	tx_ticks;	/* tx_lock */
 	u64	rejoins;	/* ibt_feeds_lock */
 	u64	join_errors;	/* ibt_feeds_lock / rdma_cm handler */
 	/* completions drained, by context (the CQ's owner) */
@@ -156,6 +164,22 @@ enum {
 struct ibt_feed {
 	struct list_head	list;	/* ibt_feeds; ibt_feeds_lock */
 	struct kref		ref;
+	/* identity and control: ibt_feeds_lock (constant once listed) */
+	u32			id;
+	bool			admin;	/* FEED_NEW: holds a reference */
+	bool			announced; /* FEED_CREATED sent */
+	char			name[IBTICK_FEED_NAME_MAX];
+	char			dev_name[IB_DEVICE_NAME_MAX];	/* at creation */
+	struct ibt_acl		acl;	/* admin feeds; ibt_feeds_lock */
+	u32			acl_gen;	/* bumped by FEED_SET; READ_ONCE */
+	u8			loopback_policy; /* IBTICK_FEED_LOOPBACK_*; READ_ONCE */
+	atomic_t		publishers;
+	atomic_t		nsocks;		/* sockets holding the feed */
+	atomic64_t		readers_lost;	/* lapped ticks, all its sockets */
+	atomic64_t		laps;
+	/* event rate limits (jiffies): the receive CQ's owner */
+	unsigned long		ev_gap_at;
+	unsigned long		ev_rqe_at;
 	/* the key, constant */
 	__be32			group;
 	u16			port;
@@ -240,7 +264,14 @@ struct ibt_sock {
 	u32			nslots;		/* geometry for a new feed */
 	u32			slot_size;
 	u32			comp_vector;	/* for a new feed */
+	u32			acl_gen;	/* of the feed's ACL when checked */
 	atomic_t		mappings;	/* live mmaps of the ring */
+	/* the socket list (nl_sock.c): ibt_socks_lock; constant after create */
+	struct list_head	node;
+	u64			id;
+	pid_t			pid;		/* creator's tgid, init_pid_ns */
+	unsigned long		ev_lap_at;	/* lapped event rate limit */
+	u64			laps;		/* times it found itself lapped */
 	u64			cursor;
 	u64			lost_pending;	/* for IBTICK_CMSG_LOST */
 	u32			pub_id;
@@ -269,15 +300,28 @@ struct ibt_dev *ibt_dev_get_by_netdev(int ifindex, u32 *port);
 
 /* feed.c */
 extern struct mutex ibt_feeds_lock;
+extern struct list_head ibt_feeds;	/* sorted by id; ibt_feeds_lock */
+extern u32 ibt_feeds_gen;		/* bumped on every change of the list */
 struct ibt_feed_params {
 	u32	nslots;
 	u32	slot_size;
 	u32	comp_vector;
+	/* admin feeds (FEED_NEW) only */
+	const char	*name;
+	struct ibt_acl	acl;
+	u8	loopback_policy;
 };
 
 struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
 			      const struct ibt_feed_params *p,
 			      struct netlink_ext_ack *extack);
+struct ibt_feed *ibt_feed_add_admin(const struct ibt_addr *a,
+				    const struct ibt_feed_params *p,
+				    struct netlink_ext_ack *extack);
+struct ibt_feed *ibt_feed_find_locked(u32 id, const char *name);
+void ibt_feed_del_locked(struct ibt_feed *f);
+void ibt_feeds_exit(void);
+int ibt_feed_permission(struct ibt_feed *f, unsigned int want, u32 *gen);
 void ibt_feed_put(struct ibt_feed *f);
 void ibt_feeds_dev_gone(struct ibt_dev *d);
 void ibt_feeds_rejoin_work(struct work_struct *work);
@@ -326,9 +370,32 @@ extern struct genl_family ibt_genl_family;
 int ibt_nl_init(void);
 void ibt_nl_exit(void);
 
-/* nl_dev.c */
+/* nl_event.c: notifications on the "events" group; any context */
+void ibt_ev_dev(u8 type, const struct ibt_dev *d, u32 port);
+void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
+		 u64 total);
+void ibt_ev_sock(u8 type, const struct ibt_feed *f, const struct ibt_sock *is,
+		 u64 count, u64 total);
+/* rate limit of the data-path events: true at most every HZ/10 per @at */
+bool ibt_ev_due(unsigned long *at);
+void ibt_nl_set_ready(bool ready);
+
 struct genl_info;
 struct netlink_callback;
+
+/* nl_feed.c */
+int ibt_nl_feed_get_doit(struct sk_buff *skb, struct genl_info *info);
+int ibt_nl_feed_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info);
+int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info);
+int ibt_nl_feed_del_doit(struct sk_buff *skb, struct genl_info *info);
+
+/* nl_sock.c */
+void ibt_sock_list_add(struct ibt_sock *is);
+void ibt_sock_list_del(struct ibt_sock *is);
+int ibt_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* nl_dev.c */
 int ibt_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
 int ibt_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 

@@ -42,6 +42,7 @@ static int __init ibt_init(void)
 
 out_nl:
 	ibt_nl_exit();
+	ibt_feeds_exit();	/* admin feeds made in the meantime */
 out_ib:
 	ibt_ib_exit();
 out:
@@ -53,6 +54,7 @@ static void __exit ibt_exit(void)
 {
 	ibt_sock_exit();
 	ibt_nl_exit();
+	ibt_feeds_exit();	/* admin feeds: no socket is left */
 	ibt_ib_exit();
 	destroy_workqueue(ibt_wq);
 	pr_info(IBT_DRV_NAME ": unloaded\n");

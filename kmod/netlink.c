@@ -5,7 +5,7 @@
  * Policies validate, handlers act: every attribute a command accepts is
  * listed in its policy with its type and range; the core rejects anything
  * else with an extended ACK before a handler runs.  Read-only commands are
- * open to every user; mutating commands (later) carry GENL_ADMIN_PERM.
+ * open to every user; mutating commands carry GENL_ADMIN_PERM.
  */
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
@@ -20,6 +20,64 @@ static const struct nla_policy ibt_dev_get_policy[IBTICK_A_DEV_NAME + 1] = {
 				    .len = IB_DEVICE_NAME_MAX - 1 },
 };
 
+/* FEED_GET and FEED_DEL: the key only */
+static const struct nla_policy ibt_feed_key_policy[IBTICK_A_FEED_NAME + 1] = {
+	[IBTICK_A_FEED_ID]	= { .type = NLA_U32 },
+	[IBTICK_A_FEED_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = IBTICK_FEED_NAME_MAX - 1 },
+};
+
+/* not const: struct nla_policy points at them without const in 6.1 */
+static struct netlink_range_validation ibt_ifindex_range = {
+	.max = INT_MAX,
+};
+
+static struct netlink_range_validation ibt_slots_range = {
+	.min = IBTICK_SLOTS_MIN,
+	.max = IBTICK_SLOTS_MAX,
+};
+
+static struct netlink_range_validation ibt_slot_size_range = {
+	.min = IBTICK_SLOT_SIZE_MIN,
+	.max = IBTICK_SLOT_SIZE_MAX,
+};
+
+/*
+ * FEED_NEW and FEED_SET: the key and every setting.  What a range cannot
+ * say (powers of two, multicast groups, online CPUs, uids that map) the
+ * handlers check, naming the attribute.  Reply-only attributes are
+ * refused as unknown.
+ */
+static const struct nla_policy ibt_feed_cfg_policy[IBTICK_A_FEED_MODE + 1] = {
+	[IBTICK_A_FEED_ID]		= { .type = NLA_U32 },
+	[IBTICK_A_FEED_NAME]		= { .type = NLA_NUL_STRING,
+					    .len = IBTICK_FEED_NAME_MAX - 1 },
+	[IBTICK_A_FEED_GROUP]		= { .type = NLA_BE32 },
+	[IBTICK_A_FEED_PORT]		= NLA_POLICY_MIN(NLA_U16, 1),
+	[IBTICK_A_FEED_IFINDEX]		= NLA_POLICY_FULL_RANGE(NLA_U32,
+						&ibt_ifindex_range),
+	[IBTICK_A_FEED_SLOTS]		= NLA_POLICY_FULL_RANGE(NLA_U32,
+						&ibt_slots_range),
+	[IBTICK_A_FEED_SLOT_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+						&ibt_slot_size_range),
+	[IBTICK_A_FEED_POLL_MODE]	= NLA_POLICY_MAX(NLA_U8, IBTICK_POLL_BUSY),
+	[IBTICK_A_FEED_POLL_CPU]	= NLA_POLICY_RANGE(NLA_S32, -1,
+							   S16_MAX),
+	[IBTICK_A_FEED_COMP_VECTOR]	= NLA_POLICY_MAX(NLA_U32, 1023),
+	[IBTICK_A_FEED_LOOPBACK]	= NLA_POLICY_MAX(NLA_U8,
+						IBTICK_FEED_LOOPBACK_DENY),
+	[IBTICK_A_FEED_OWNER]		= { .type = NLA_U32 },
+	[IBTICK_A_FEED_OWNER_GROUP]	= { .type = NLA_U32 },
+	[IBTICK_A_FEED_MODE]		= NLA_POLICY_MASK(NLA_U16,
+						IBTICK_FEED_MODE_MASK),
+};
+
+/* SOCK_GET dump filters */
+static const struct nla_policy ibt_sock_get_policy[IBTICK_A_SOCK_FEED_ID + 1] = {
+	[IBTICK_A_SOCK_PID]	= { .type = NLA_U32 },
+	[IBTICK_A_SOCK_FEED_ID]	= { .type = NLA_U32 },
+};
+
 static const struct genl_ops ibt_genl_ops[] = {
 	{
 		.cmd		= IBTICK_CMD_DEV_GET,
@@ -29,6 +87,45 @@ static const struct genl_ops ibt_genl_ops[] = {
 		.maxattr	= ARRAY_SIZE(ibt_dev_get_policy) - 1,
 		/* unprivileged: a read-only view of the host's devices */
 	},
+	{
+		.cmd		= IBTICK_CMD_FEED_GET,
+		.doit		= ibt_nl_feed_get_doit,
+		.dumpit		= ibt_nl_feed_get_dumpit,
+		.policy		= ibt_feed_key_policy,
+		.maxattr	= ARRAY_SIZE(ibt_feed_key_policy) - 1,
+	},
+	{
+		.cmd		= IBTICK_CMD_FEED_NEW,
+		.doit		= ibt_nl_feed_new_doit,
+		.policy		= ibt_feed_cfg_policy,
+		.maxattr	= ARRAY_SIZE(ibt_feed_cfg_policy) - 1,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= IBTICK_CMD_FEED_SET,
+		.doit		= ibt_nl_feed_set_doit,
+		.policy		= ibt_feed_cfg_policy,
+		.maxattr	= ARRAY_SIZE(ibt_feed_cfg_policy) - 1,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= IBTICK_CMD_FEED_DEL,
+		.doit		= ibt_nl_feed_del_doit,
+		.policy		= ibt_feed_key_policy,
+		.maxattr	= ARRAY_SIZE(ibt_feed_key_policy) - 1,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= IBTICK_CMD_SOCK_GET,
+		.dumpit		= ibt_nl_sock_get_dumpit,
+		.policy		= ibt_sock_get_policy,
+		.maxattr	= ARRAY_SIZE(ibt_sock_get_policy) - 1,
+	},
+};
+
+/* index 0: ibt_ev_*() send on it (nl_event.c) */
+static const struct genl_multicast_group ibt_genl_mcgrps[] = {
+	{ .name = IBTICK_MCGRP_EVENTS },
 };
 
 struct genl_family ibt_genl_family __ro_after_init = {
@@ -37,16 +134,23 @@ struct genl_family ibt_genl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= ibt_genl_ops,
 	.n_ops		= ARRAY_SIZE(ibt_genl_ops),
+	.mcgrps		= ibt_genl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(ibt_genl_mcgrps),
 	.resv_start_op	= 0,	/* strict header and policy checks everywhere */
 	.netnsok	= false,	/* init_net only, see ibtick_netlink.h */
 };
 
 int ibt_nl_init(void)
 {
-	return genl_register_family(&ibt_genl_family);
+	int err = genl_register_family(&ibt_genl_family);
+
+	if (!err)
+		ibt_nl_set_ready(true);
+	return err;
 }
 
 void ibt_nl_exit(void)
 {
+	ibt_nl_set_ready(false);
 	genl_unregister_family(&ibt_genl_family);
 }

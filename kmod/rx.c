@@ -121,7 +121,8 @@ static bool ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	v = ibt_pubtrack_observe(&f->pubs, be32_to_cpu(h->pub_id),
 				 be64_to_cpu(h->pub_seq));
 	if (ibt_rx_from_self(f, wc, f->rx[wc->wr_id].va)) {
-		if (!atomic_read(&f->loopback_readers)) {
+		if (!atomic_read(&f->loopback_readers) ||
+		    READ_ONCE(f->loopback_policy) == IBTICK_FEED_LOOPBACK_DENY) {
 			f->st.loopback++;
 			goto out;
 		}
@@ -131,6 +132,9 @@ static bool ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	if (v.flags & IBTICK_TICK_GAP) {
 		f->st.gaps++;
 		f->st.gap_ticks += v.gap_ticks;
+		if (ibt_ev_due(&f->ev_gap_at))	/* rate limited, totals kept */
+			ibt_ev_feed(IBTICK_EV_SEQ_GAP, f, 0, v.gap_ticks,
+				    f->st.gap_ticks);
 	}
 	if (v.flags & IBTICK_TICK_OLD)
 		f->st.old++;
@@ -192,8 +196,12 @@ int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 			 * posted means that, at that moment, none was left -
 			 * and UD drops what arrives then, silently.
 			 */
-			if (f->rx[wc[i].wr_id].seq == newest)
+			if (f->rx[wc[i].wr_id].seq == newest) {
 				f->st.rq_empty++;
+				if (ibt_ev_due(&f->ev_rqe_at))
+					ibt_ev_feed(IBTICK_EV_RQ_EMPTY, f, 0, 1,
+						    f->st.rq_empty);
+			}
 			if (wc[i].status != IB_WC_SUCCESS)
 				f->st.rx_errors++;	/* e.g. too long: repost */
 			else

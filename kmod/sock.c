@@ -42,11 +42,15 @@ static int ibt_release(struct socket *sock)
 	if (!sk)
 		return 0;
 	is = ibt_sk(sk);
+	ibt_sock_list_del(is);	/* dumps see no socket without its feed */
 	if (is->feed) {
 		if (is->subscribed && is->loopback)
 			atomic_dec(&is->feed->loopback_readers);
 		if (is->subscribed)
 			atomic_dec(&is->feed->readers);
+		if (is->publisher)
+			atomic_dec(&is->feed->publishers);
+		atomic_dec(&is->feed->nsocks);
 		ibt_feed_put(is->feed);
 		is->feed = NULL;
 	}
@@ -56,8 +60,13 @@ static int ibt_release(struct socket *sock)
 	return 0;
 }
 
-/* Attach the socket to the feed of @uaddr (bind or connect).  Lock held. */
-static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len)
+/*
+ * Attach the socket to the feed of @uaddr (bind or connect) if the caller
+ * may @want (IBT_ACL_READ: subscribe, IBT_ACL_WRITE: publish) there.
+ * Lock held.
+ */
+static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
+		      unsigned int want)
 {
 	struct ibt_feed_params p = {
 		.nslots = is->nslots,
@@ -76,11 +85,17 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len)
 		if (a.group != is->addr.group || a.port != is->addr.port ||
 		    (a.ifindex && a.ifindex != is->addr.ifindex))
 			return -EISCONN;
-		return 0;
+		return ibt_feed_permission(is->feed, want, &is->acl_gen);
 	}
 	f = ibt_feed_get(&a, &p, NULL);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
+	err = ibt_feed_permission(f, want, &is->acl_gen);
+	if (err) {
+		ibt_feed_put(f);
+		return err;
+	}
+	atomic_inc(&f->nsocks);
 	a.ifindex = f->ifindex;
 	is->addr = a;
 	smp_store_release(&is->feed, f);	/* for poll, which takes no lock */
@@ -97,7 +112,7 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 		err = -EINVAL;
 		goto out;
 	}
-	err = ibt_attach(is, uaddr, len);
+	err = ibt_attach(is, uaddr, len, IBT_ACL_READ);
 	if (err)
 		goto out;
 	is->cursor = ibt_ring_producer(&is->feed->ring);
@@ -115,13 +130,13 @@ static int ibt_publish_attach(struct ibt_sock *is, struct sockaddr *uaddr,
 {
 	int err;
 
-	if (!capable(CAP_NET_RAW))
-		return -EPERM;
-	err = ibt_attach(is, uaddr, len);
+	/* auto feeds want CAP_NET_RAW, admin feeds their ACL (feed.c) */
+	err = ibt_attach(is, uaddr, len, IBT_ACL_WRITE);
 	if (err)
 		return err;
 	if (!is->publisher) {
 		is->publisher = true;
+		atomic_inc(&is->feed->publishers);
 		is->pub_id = get_random_u32();
 		is->pub_seq = 0;
 	}
@@ -182,6 +197,12 @@ static int ibt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	} else if (!is->publisher) {
 		err = -EDESTADDRREQ;
 		goto out;
+	} else if (unlikely(READ_ONCE(is->feed->acl_gen) != is->acl_gen)) {
+		/* FEED_SET changed who may publish: ask again, once */
+		err = ibt_feed_permission(is->feed, IBT_ACL_WRITE,
+					  &is->acl_gen);
+		if (err)
+			goto out;
 	}
 	if (!ibt_feed_live(is->feed)) {
 		err = -ENODEV;
@@ -308,6 +329,25 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 	return 0;
 }
 
+/*
+ * Count @lost ticks the reader @is was lapped by (overwritten before it
+ * read them), in the socket, in its feed and, rate limited, as an event.
+ * Lock held.
+ */
+static void ibt_sock_lapped(struct ibt_sock *is, struct ibt_feed *f, u64 lost)
+{
+	if (!lost)
+		return;
+	is->st.rx_lost += lost;
+	is->lost_pending += lost;
+	WRITE_ONCE(is->laps, is->laps + 1);
+	atomic64_add(lost, &f->readers_lost);
+	atomic64_inc(&f->laps);
+	if (ibt_ev_due(&is->ev_lap_at))
+		ibt_ev_sock(IBTICK_EV_READER_LAPPED, f, is, lost,
+			    is->st.rx_lost);
+}
+
 static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		       int flags)
 {
@@ -347,8 +387,7 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 				goto out;
 			}
 			/* sleep without the lock: sends, sockopts go on */
-			is->st.rx_lost += lost;
-			is->lost_pending += lost;
+			ibt_sock_lapped(is, f, lost);
 			lost = 0;
 			mutex_unlock(&is->lock);
 			err = ibt_wait(is, &timeo);
@@ -383,8 +422,7 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		break;
 	}
 	/* losses are counted once, when learnt, also if the call fails */
-	is->st.rx_lost += lost;
-	is->lost_pending += lost;
+	ibt_sock_lapped(is, f, lost);
 	lost = 0;
 	if (msg->msg_name) {
 		ibt_fill_name(is, msg->msg_name);
@@ -407,8 +445,7 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			err = d.len;
 	}
 out:
-	is->st.rx_lost += lost;
-	is->lost_pending += lost;
+	ibt_sock_lapped(is, f, lost);
 	mutex_unlock(&is->lock);
 	return err;
 }
@@ -727,6 +764,8 @@ static int ibt_create(struct net *net, struct socket *sock, int protocol,
 	is->nslots = IBTICK_SLOTS_DEFAULT;
 	is->slot_size = IBTICK_SLOT_SIZE_DEFAULT;
 	is->lost_cmsg = true;
+	is->pid = task_tgid_nr(current);
+	ibt_sock_list_add(is);
 	return 0;
 }
 

@@ -150,8 +150,10 @@ int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
 	local_bh_disable();
 	err = ib_post_send(f->qp, &wr.wr, NULL);
 	local_bh_enable();
-	if (!err)
+	if (!err) {
 		WRITE_ONCE(f->tx_head, f->tx_head + 1);
+		WRITE_ONCE(f->st.tx_ticks, f->st.tx_ticks + 1);
+	}
 out:
 	mutex_unlock(&f->tx_lock);
 	return err;

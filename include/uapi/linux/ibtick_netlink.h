@@ -4,7 +4,13 @@
  *
  * Family name IBTICK_GENL_NAME, version IBTICK_GENL_VERSION.  The family is
  * registered in init_net only (netnsok is off): RDMA devices and the feeds
- * built on them are host-wide objects in this version.
+ * built on them are host-wide objects in this version, and AF_IBTICK sockets
+ * can be created in init_net only.  A process in another network namespace
+ * sees neither the family nor the socket family.
+ *
+ * Permissions: every GET (doit and dump) is open to every user; FEED_NEW,
+ * FEED_SET and FEED_DEL need CAP_NET_ADMIN (GENL_ADMIN_PERM).  The "events"
+ * multicast group is open to every user.
  *
  * Conventions, kept by every command:
  *  - attributes are validated strictly by per-command policies; an invalid,
@@ -25,6 +31,14 @@ enum {
 	IBTICK_CMD_DEV_GET,	/* doit: one device (DEV_INDEX or DEV_NAME);
 				 * dumpit: every RDMA device ibtick sees
 				 */
+	IBTICK_CMD_FEED_GET,	/* doit: FEED_NAME or FEED_ID; dumpit: all */
+	IBTICK_CMD_FEED_NEW,	/* admin: create a named feed (IBTICK_A_FEED_*) */
+	IBTICK_CMD_FEED_SET,	/* admin: change a feed's live settings */
+	IBTICK_CMD_FEED_DEL,	/* admin: tear a feed down (FEED_NAME/FEED_ID) */
+	IBTICK_CMD_SOCK_GET,	/* dumpit: every AF_IBTICK socket (IBTICK_A_SOCK_*),
+				 * filtered by SOCK_FEED_ID / SOCK_PID if given
+				 */
+	IBTICK_CMD_EVENT,	/* notification on the "events" group only */
 
 	/* add new commands above here */
 	__IBTICK_CMD_CNT,
@@ -93,6 +107,195 @@ enum {
 	/* add new constants above here */
 	__IBTICK_A_EVCNT_CNT,
 	IBTICK_A_EVCNT_MAX = __IBTICK_A_EVCNT_CNT - 1
+};
+
+/* ------------------------------------------------------------------------
+ * Feeds.  A feed is one (multicast group, feed port, device port).  Feeds
+ * created by IBTICK_CMD_FEED_NEW are "admin" feeds: they persist, with no
+ * socket on them, until FEED_DEL or module unload; their access control
+ * (owner, group, mode) decides who may subscribe and publish.  Feeds created
+ * by a plain bind()/connect() are "auto" feeds named "auto-<id>" that go away
+ * with their last socket.  A feed whose device went away stays listed (not
+ * live) while anything references it; an admin feed stays until FEED_DEL.
+ * ----------------------------------------------------------------------
+ */
+#define IBTICK_FEED_NAME_MAX	32	/* bytes, with the terminating NUL */
+
+enum {
+	IBTICK_A_FEED_UNSPEC,
+	IBTICK_A_FEED_PAD,
+	IBTICK_A_FEED_ID,		/* u32: unique while the module lives */
+	IBTICK_A_FEED_NAME,		/* string: [A-Za-z0-9_.:-], 1..31 bytes */
+	IBTICK_A_FEED_GROUP,		/* be32: IPv4 multicast group */
+	IBTICK_A_FEED_PORT,		/* u16: feed port, 1..65535 */
+	IBTICK_A_FEED_IFINDEX,		/* u32: IPoIB/RoCE netdev; 0: the only port */
+	IBTICK_A_FEED_SLOTS,		/* u32: ring slots, power of two */
+	IBTICK_A_FEED_SLOT_SIZE,	/* u32: bytes, multiple of 64 */
+	IBTICK_A_FEED_POLL_MODE,	/* u8: IBTICK_POLL_IRQ or IBTICK_POLL_BUSY */
+	IBTICK_A_FEED_POLL_CPU,		/* s32: busy-poll thread's CPU, -1: any */
+	IBTICK_A_FEED_COMP_VECTOR,	/* u32: completion vector of the receive CQ */
+	IBTICK_A_FEED_LOOPBACK,		/* u8: enum ibtick_feed_loopback */
+	IBTICK_A_FEED_OWNER,		/* u32: uid (in the caller's user namespace) */
+	IBTICK_A_FEED_OWNER_GROUP,	/* u32: gid */
+	IBTICK_A_FEED_MODE,		/* u16: permission bits, mask 0666 (below) */
+	/* replies only */
+	IBTICK_A_FEED_ADMIN,		/* u8: 1 admin feed, 0 auto feed */
+	IBTICK_A_FEED_LIVE,		/* u8: 0 when its device went away / deleted */
+	IBTICK_A_FEED_DEV_INDEX,	/* u32 */
+	IBTICK_A_FEED_DEV_NAME,		/* string */
+	IBTICK_A_FEED_DEV_PORT,		/* u32 */
+	IBTICK_A_FEED_NETDEV_NAME,	/* string, when the netdev still exists */
+	IBTICK_A_FEED_READERS,		/* u32: subscribed sockets */
+	IBTICK_A_FEED_PUBLISHERS,	/* u32: publishing sockets */
+	IBTICK_A_FEED_SOCKETS,		/* u32: every socket holding the feed */
+	IBTICK_A_FEED_PRODUCER,		/* u64: ring producer index (ticks ever) */
+	IBTICK_A_FEED_WIRE_MAX,		/* u32: largest datagram (path MTU) */
+	IBTICK_A_FEED_QPN,		/* u32 */
+	IBTICK_A_FEED_QKEY,		/* u32 */
+	IBTICK_A_FEED_MLID,		/* u32: IB only */
+	IBTICK_A_FEED_MGID,		/* binary[16] */
+	IBTICK_A_FEED_RING_BYTES,	/* u64: header + slots */
+	IBTICK_A_FEED_STATS,		/* nest: IBTICK_A_FSTAT_* */
+
+	/* add new constants above here */
+	__IBTICK_A_FEED_CNT,
+	IBTICK_A_FEED_MAX = __IBTICK_A_FEED_CNT - 1
+};
+
+/*
+ * Feed access control, checked with the caller's credentials at bind()
+ * (subscribe: READ), at connect()/sendto() and at the first send after a
+ * FEED_SET changed it (publish: WRITE).  CAP_NET_ADMIN passes every check.
+ * Auto feeds have no ACL: anyone may subscribe, CAP_NET_RAW may publish.
+ */
+#define IBTICK_FEED_MODE_MASK	0666
+#define IBTICK_FEED_MODE_DEFAULT 0644	/* all subscribe, owner publishes */
+
+enum ibtick_feed_loopback {
+	IBTICK_FEED_LOOPBACK_SOCKET,	/* each socket's IBTICK_LOOPBACK decides */
+	IBTICK_FEED_LOOPBACK_DENY,	/* own host's ticks are never delivered */
+};
+
+/* Feed counters (monotonic, never reset), nested in IBTICK_A_FEED_STATS. */
+enum {
+	IBTICK_A_FSTAT_UNSPEC,
+	IBTICK_A_FSTAT_PAD,
+	IBTICK_A_FSTAT_RX_TICKS,	/* u64: written into the ring */
+	IBTICK_A_FSTAT_RX_BYTES,
+	IBTICK_A_FSTAT_GAPS,		/* publisher sequence gaps */
+	IBTICK_A_FSTAT_GAP_TICKS,	/* ticks missing in them */
+	IBTICK_A_FSTAT_OLD,
+	IBTICK_A_FSTAT_BAD_HDR,
+	IBTICK_A_FSTAT_OTHER_PORT,
+	IBTICK_A_FSTAT_TRUNCATED,
+	IBTICK_A_FSTAT_RQ_EMPTY,	/* the receive queue ran dry */
+	IBTICK_A_FSTAT_RX_ERRORS,
+	IBTICK_A_FSTAT_LOOPBACK,
+	IBTICK_A_FSTAT_TX_TICKS,	/* sent by the feed's publishers */
+	IBTICK_A_FSTAT_TX_ERRORS,
+	IBTICK_A_FSTAT_REJOINS,
+	IBTICK_A_FSTAT_JOIN_ERRORS,
+	IBTICK_A_FSTAT_CQ_EVENTS,
+	IBTICK_A_FSTAT_CQE_IRQ,
+	IBTICK_A_FSTAT_CQE_THREAD,
+	IBTICK_A_FSTAT_CQE_CALLER,
+	IBTICK_A_FSTAT_POLL_LOOPS,
+	IBTICK_A_FSTAT_POLL_EMPTY,
+	IBTICK_A_FSTAT_POLL_BUSY_NS,
+	IBTICK_A_FSTAT_POLL_YIELDS,
+	IBTICK_A_FSTAT_RX_DRAIN_NS,
+	IBTICK_A_FSTAT_READERS_LOST,	/* lapped ticks counted by its sockets */
+	IBTICK_A_FSTAT_LAPS,		/* times a socket found itself lapped */
+
+	/* add new constants above here */
+	__IBTICK_A_FSTAT_CNT,
+	IBTICK_A_FSTAT_MAX = __IBTICK_A_FSTAT_CNT - 1
+};
+
+/* ------------------------------------------------------------------------
+ * Sockets (IBTICK_CMD_SOCK_GET dump).  Counters are those of struct
+ * ibtick_stats (socket part).  A mapped reader advances its cursor in user
+ * space: the kernel knows it only when the reader sets IBTICK_RING_CURSOR.
+ * ----------------------------------------------------------------------
+ */
+#define IBTICK_SOCK_SUBSCRIBED	(1U << 0)	/* bind() */
+#define IBTICK_SOCK_PUBLISHER	(1U << 1)	/* connect() / sendto() */
+#define IBTICK_SOCK_MAPPED	(1U << 2)	/* has a live mmap of the ring */
+
+enum {
+	IBTICK_A_SOCK_UNSPEC,
+	IBTICK_A_SOCK_PAD,
+	IBTICK_A_SOCK_ID,		/* u64: unique while the module lives */
+	IBTICK_A_SOCK_INODE,		/* u64: as ss(8) and /proc/PID/fd show */
+	IBTICK_A_SOCK_PID,		/* u32: creator's thread group (request: filter) */
+	IBTICK_A_SOCK_UID,		/* u32 */
+	IBTICK_A_SOCK_FEED_ID,		/* u32 (request: filter) */
+	IBTICK_A_SOCK_FEED_NAME,	/* string */
+	IBTICK_A_SOCK_FLAGS,		/* u32: IBTICK_SOCK_* */
+	IBTICK_A_SOCK_MAPPINGS,		/* u32 */
+	IBTICK_A_SOCK_CURSOR,		/* u64: subscribed only */
+	IBTICK_A_SOCK_LAG,		/* u64: producer - cursor */
+	IBTICK_A_SOCK_RX_TICKS,		/* u64 */
+	IBTICK_A_SOCK_RX_BYTES,
+	IBTICK_A_SOCK_RX_LOST,		/* lapped */
+	IBTICK_A_SOCK_RX_TRUNCATED,
+	IBTICK_A_SOCK_RX_SKIPPED_LOCAL,
+	IBTICK_A_SOCK_TX_TICKS,
+	IBTICK_A_SOCK_TX_BYTES,
+	IBTICK_A_SOCK_TX_EAGAIN,
+	IBTICK_A_SOCK_TX_ERRORS,
+	IBTICK_A_SOCK_LOOPBACK,		/* u8 */
+	IBTICK_A_SOCK_LAPS,		/* u64: times it found itself lapped */
+
+	/* add new constants above here */
+	__IBTICK_A_SOCK_CNT,
+	IBTICK_A_SOCK_MAX = __IBTICK_A_SOCK_CNT - 1
+};
+
+/* ------------------------------------------------------------------------
+ * Events, multicast on the IBTICK_MCGRP_EVENTS group as IBTICK_CMD_EVENT.
+ * Reader-lapped, sequence-gap and RQ-empty events are rate limited (at most
+ * ten a second per feed or socket); each carries the running total, so a
+ * listener that saw any of them knows the whole count.
+ * ----------------------------------------------------------------------
+ */
+#define IBTICK_MCGRP_EVENTS	"events"
+
+enum ibtick_event {
+	IBTICK_EV_UNSPEC,
+	IBTICK_EV_DEV_ADDED,
+	IBTICK_EV_DEV_REMOVED,
+	IBTICK_EV_PORT_UP,		/* PORT_ACTIVE */
+	IBTICK_EV_PORT_DOWN,		/* PORT_ERR */
+	IBTICK_EV_JOIN_DONE,		/* a feed joined (or rejoined) its group */
+	IBTICK_EV_JOIN_FAILED,		/* ERRNO: why */
+	IBTICK_EV_FEED_CREATED,
+	IBTICK_EV_FEED_DESTROYED,	/* torn down: deleted, last socket, device */
+	IBTICK_EV_FEED_CHANGED,		/* FEED_SET */
+	IBTICK_EV_READER_LAPPED,	/* COUNT: ticks just lost; TOTAL: the socket's */
+	IBTICK_EV_SEQ_GAP,		/* COUNT: ticks missing; TOTAL: the feed's */
+	IBTICK_EV_RQ_EMPTY,		/* TOTAL: the feed's rq_empty count */
+};
+
+enum {
+	IBTICK_A_EV_UNSPEC,
+	IBTICK_A_EV_PAD,
+	IBTICK_A_EV_TYPE,		/* u8: enum ibtick_event */
+	IBTICK_A_EV_TIME_NS,		/* u64: CLOCK_REALTIME */
+	IBTICK_A_EV_DEV_INDEX,		/* u32 */
+	IBTICK_A_EV_DEV_NAME,		/* string */
+	IBTICK_A_EV_PORT,		/* u32: device port */
+	IBTICK_A_EV_FEED_ID,		/* u32 */
+	IBTICK_A_EV_FEED_NAME,		/* string */
+	IBTICK_A_EV_SOCK_ID,		/* u64 */
+	IBTICK_A_EV_PID,		/* u32 */
+	IBTICK_A_EV_ERRNO,		/* s32: positive errno */
+	IBTICK_A_EV_COUNT,		/* u64 */
+	IBTICK_A_EV_TOTAL,		/* u64 */
+
+	/* add new constants above here */
+	__IBTICK_A_EV_CNT,
+	IBTICK_A_EV_MAX = __IBTICK_A_EV_CNT - 1
 };
 
 /* Values follow the InfiniBand PortInfo encodings. */

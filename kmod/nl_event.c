@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Notifications on the family's "events" multicast group (ibtick monitor).
+ *
+ * Every function here may be called in any context, with any ibtick lock
+ * held: it allocates atomically, takes no lock of ours and does nothing
+ * when nobody listens.  An event that cannot be allocated is lost to the
+ * listeners only; the counters it reports stay exact and are read by
+ * dumps.  Data-path events (lapped, gap, RQ empty) are rate limited by
+ * their callers with ibt_ev_due().
+ */
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <net/genetlink.h>
+
+#include <linux/ibtick_netlink.h>
+
+#include "ibt.h"
+
+/* the family is registered (and not being unregistered) */
+static bool ibt_nl_ready;
+
+void ibt_nl_set_ready(bool ready)
+{
+	WRITE_ONCE(ibt_nl_ready, ready);
+}
+
+bool ibt_ev_due(unsigned long *at)
+{
+	unsigned long now = jiffies;
+
+	if (time_before(now, READ_ONCE(*at)))
+		return false;
+	WRITE_ONCE(*at, now + HZ / 10);
+	return true;
+}
+
+static struct sk_buff *ibt_ev_new(u8 type, void **hdr)
+{
+	struct sk_buff *skb;
+
+	if (!READ_ONCE(ibt_nl_ready) ||
+	    !genl_has_listeners(&ibt_genl_family, &init_net, 0))
+		return NULL;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	*hdr = genlmsg_put(skb, 0, 0, &ibt_genl_family, 0, IBTICK_CMD_EVENT);
+	if (!*hdr ||
+	    nla_put_u8(skb, IBTICK_A_EV_TYPE, type) ||
+	    nla_put_u64_64bit(skb, IBTICK_A_EV_TIME_NS, ktime_get_real_ns(),
+			      IBTICK_A_EV_PAD)) {
+		nlmsg_free(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+static void ibt_ev_send(struct sk_buff *skb, void *hdr)
+{
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&ibt_genl_family, skb, 0, 0, GFP_ATOMIC);
+}
+
+/* Context: any; @d's ibdev valid (the caller is its add/remove/event path). */
+void ibt_ev_dev(u8 type, const struct ibt_dev *d, u32 port)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = ibt_ev_new(type, &hdr);
+	if (!skb)
+		return;
+	if (nla_put_u32(skb, IBTICK_A_EV_DEV_INDEX, d->index) ||
+	    nla_put_string(skb, IBTICK_A_EV_DEV_NAME,
+			   dev_name(&d->ibdev->dev)) ||
+	    (port && nla_put_u32(skb, IBTICK_A_EV_PORT, port))) {
+		nlmsg_free(skb);
+		return;
+	}
+	ibt_ev_send(skb, hdr);
+}
+
+static int ibt_ev_put_feed(struct sk_buff *skb, const struct ibt_feed *f)
+{
+	return nla_put_u32(skb, IBTICK_A_EV_FEED_ID, f->id) ||
+	       nla_put_string(skb, IBTICK_A_EV_FEED_NAME, f->name) ||
+	       nla_put_u32(skb, IBTICK_A_EV_DEV_INDEX, f->dev->index) ||
+	       nla_put_string(skb, IBTICK_A_EV_DEV_NAME, f->dev_name) ||
+	       nla_put_u32(skb, IBTICK_A_EV_PORT, f->port_num);
+}
+
+/* Context: any.  @f's name and device are constant once it is listed. */
+void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
+		 u64 total)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = ibt_ev_new(type, &hdr);
+	if (!skb)
+		return;
+	if (ibt_ev_put_feed(skb, f) ||
+	    (err && nla_put_s32(skb, IBTICK_A_EV_ERRNO, err)) ||
+	    ((count || total) &&
+	     (nla_put_u64_64bit(skb, IBTICK_A_EV_COUNT, count,
+				IBTICK_A_EV_PAD) ||
+	      nla_put_u64_64bit(skb, IBTICK_A_EV_TOTAL, total,
+				IBTICK_A_EV_PAD)))) {
+		nlmsg_free(skb);
+		return;
+	}
+	ibt_ev_send(skb, hdr);
+}
+
+/* Context: process (the socket's recvmsg). */
+void ibt_ev_sock(u8 type, const struct ibt_feed *f, const struct ibt_sock *is,
+		 u64 count, u64 total)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = ibt_ev_new(type, &hdr);
+	if (!skb)
+		return;
+	if (ibt_ev_put_feed(skb, f) ||
+	    nla_put_u64_64bit(skb, IBTICK_A_EV_SOCK_ID, is->id,
+			      IBTICK_A_EV_PAD) ||
+	    nla_put_u32(skb, IBTICK_A_EV_PID, is->pid) ||
+	    nla_put_u64_64bit(skb, IBTICK_A_EV_COUNT, count, IBTICK_A_EV_PAD) ||
+	    nla_put_u64_64bit(skb, IBTICK_A_EV_TOTAL, total, IBTICK_A_EV_PAD)) {
+		nlmsg_free(skb);
+		return;
+	}
+	ibt_ev_send(skb, hdr);
+}

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * IBTICK_CMD_FEED_*: show, create, change and delete feeds (ibtick feed).
+ *
+ * Policies (netlink.c) have checked types and ranges; the handlers check
+ * what a policy cannot (a multicast group, a name's characters, a uid that
+ * maps, a CPU that is online) and name the attribute in the extended ACK.
+ * Each command runs under genl_mutex, so FEED_NEW/SET/DEL never race one
+ * another; they take ibt_feeds_lock against binds and device removal.
+ */
+#include <linux/cred.h>
+#include <linux/inetdevice.h>
+#include <linux/netdevice.h>
+#include <net/genetlink.h>
+#include <rdma/ib_verbs.h>
+
+#include <linux/ibtick_netlink.h>
+
+#include "ibt.h"
+
+/* Dump cursor: feeds with an id below @next are done. */
+struct ibt_feed_dump_ctx {
+	u32 next;
+};
+
+static int ibt_fill_fstats(struct sk_buff *skb, const struct ibt_feed *f)
+{
+	const u64 v[] = {
+		[IBTICK_A_FSTAT_RX_TICKS]	= READ_ONCE(f->st.rx_ticks),
+		[IBTICK_A_FSTAT_RX_BYTES]	= READ_ONCE(f->st.rx_bytes),
+		[IBTICK_A_FSTAT_GAPS]		= READ_ONCE(f->st.gaps),
+		[IBTICK_A_FSTAT_GAP_TICKS]	= READ_ONCE(f->st.gap_ticks),
+		[IBTICK_A_FSTAT_OLD]		= READ_ONCE(f->st.old),
+		[IBTICK_A_FSTAT_BAD_HDR]	= READ_ONCE(f->st.bad_hdr),
+		[IBTICK_A_FSTAT_OTHER_PORT]	= READ_ONCE(f->st.other_port),
+		[IBTICK_A_FSTAT_TRUNCATED]	= READ_ONCE(f->st.truncated),
+		[IBTICK_A_FSTAT_RQ_EMPTY]	= READ_ONCE(f->st.rq_empty),
+		[IBTICK_A_FSTAT_RX_ERRORS]	= READ_ONCE(f->st.rx_errors),
+		[IBTICK_A_FSTAT_LOOPBACK]	= READ_ONCE(f->st.loopback),
+		[IBTICK_A_FSTAT_TX_TICKS]	= READ_ONCE(f->st.tx_ticks),
+		[IBTICK_A_FSTAT_TX_ERRORS]	= READ_ONCE(f->st.tx_cqe_errors),
+		[IBTICK_A_FSTAT_REJOINS]	= READ_ONCE(f->st.rejoins),
+		[IBTICK_A_FSTAT_JOIN_ERRORS]	= READ_ONCE(f->st.join_errors),
+		[IBTICK_A_FSTAT_CQ_EVENTS]	= atomic64_read(&f->cq_events),
+		[IBTICK_A_FSTAT_CQE_IRQ]	= READ_ONCE(f->st.cqe_irq),
+		[IBTICK_A_FSTAT_CQE_THREAD]	= READ_ONCE(f->st.cqe_thread),
+		[IBTICK_A_FSTAT_CQE_CALLER]	= READ_ONCE(f->st.cqe_caller),
+		[IBTICK_A_FSTAT_POLL_LOOPS]	= READ_ONCE(f->st.poll_loops),
+		[IBTICK_A_FSTAT_POLL_EMPTY]	= READ_ONCE(f->st.poll_empty),
+		[IBTICK_A_FSTAT_POLL_BUSY_NS]	= READ_ONCE(f->st.poll_busy_ns),
+		[IBTICK_A_FSTAT_POLL_YIELDS]	= READ_ONCE(f->st.poll_yields),
+		[IBTICK_A_FSTAT_RX_DRAIN_NS]	= READ_ONCE(f->st.rx_drain_ns),
+		[IBTICK_A_FSTAT_READERS_LOST]	= atomic64_read(&f->readers_lost),
+		[IBTICK_A_FSTAT_LAPS]		= atomic64_read(&f->laps),
+	};
+	struct nlattr *nest;
+	int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(v) != IBTICK_A_FSTAT_MAX + 1);
+	nest = nla_nest_start(skb, IBTICK_A_FEED_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = IBTICK_A_FSTAT_RX_TICKS; i <= IBTICK_A_FSTAT_MAX; i++)
+		if (nla_put_u64_64bit(skb, i, v[i], IBTICK_A_FSTAT_PAD))
+			goto cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/* Context: process, ibt_feeds_lock held (the verbs side, the ACL). */
+static int ibt_fill_feed(struct sk_buff *skb, struct ibt_feed *f)
+{
+	struct user_namespace *ns = current_user_ns();
+	struct net_device *nd;
+	bool live = f->live;
+	int err = 0;
+
+	if (nla_put_u32(skb, IBTICK_A_FEED_ID, f->id) ||
+	    nla_put_string(skb, IBTICK_A_FEED_NAME, f->name) ||
+	    nla_put_be32(skb, IBTICK_A_FEED_GROUP, f->group) ||
+	    nla_put_u16(skb, IBTICK_A_FEED_PORT, f->port) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_IFINDEX, f->ifindex) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_SLOTS, f->ring.nslots) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_SLOT_SIZE, f->ring.slot_size) ||
+	    nla_put_u8(skb, IBTICK_A_FEED_POLL_MODE, READ_ONCE(f->poll_mode)) ||
+	    nla_put_s32(skb, IBTICK_A_FEED_POLL_CPU, READ_ONCE(f->poll_cpu)) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_COMP_VECTOR, f->comp_vector) ||
+	    nla_put_u8(skb, IBTICK_A_FEED_LOOPBACK, f->loopback_policy) ||
+	    nla_put_u8(skb, IBTICK_A_FEED_ADMIN, f->admin) ||
+	    nla_put_u8(skb, IBTICK_A_FEED_LIVE, live) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_DEV_INDEX, f->dev->index) ||
+	    nla_put_string(skb, IBTICK_A_FEED_DEV_NAME, f->dev_name) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_DEV_PORT, f->port_num) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_READERS, atomic_read(&f->readers)) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_PUBLISHERS,
+			atomic_read(&f->publishers)) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_SOCKETS, atomic_read(&f->nsocks)) ||
+	    nla_put_u64_64bit(skb, IBTICK_A_FEED_PRODUCER,
+			      ibt_ring_producer(&f->ring), IBTICK_A_FEED_PAD) ||
+	    nla_put_u64_64bit(skb, IBTICK_A_FEED_RING_BYTES, f->ring.size,
+			      IBTICK_A_FEED_PAD) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_WIRE_MAX, f->wire_max))
+		return -EMSGSIZE;
+	if (f->admin &&
+	    (nla_put_u32(skb, IBTICK_A_FEED_OWNER,
+			 from_kuid_munged(ns, f->acl.owner)) ||
+	     nla_put_u32(skb, IBTICK_A_FEED_OWNER_GROUP,
+			 from_kgid_munged(ns, f->acl.group)) ||
+	     nla_put_u16(skb, IBTICK_A_FEED_MODE, f->acl.mode)))
+		return -EMSGSIZE;
+	if (live && f->qp &&
+	    (nla_put_u32(skb, IBTICK_A_FEED_QPN, f->qp->qp_num) ||
+	     nla_put_u32(skb, IBTICK_A_FEED_QKEY, f->qkey) ||
+	     nla_put(skb, IBTICK_A_FEED_MGID, sizeof(f->mgid.raw),
+		     f->mgid.raw) ||
+	     (f->mlid && nla_put_u32(skb, IBTICK_A_FEED_MLID, f->mlid))))
+		return -EMSGSIZE;
+	rcu_read_lock();
+	nd = dev_get_by_index_rcu(&init_net, f->ifindex);
+	if (nd)
+		err = nla_put_string(skb, IBTICK_A_FEED_NETDEV_NAME, nd->name);
+	rcu_read_unlock();
+	if (err)
+		return -EMSGSIZE;
+	return ibt_fill_fstats(skb, f);
+}
+
+/* The feed named by FEED_NAME or FEED_ID.  ibt_feeds_lock held. */
+static struct ibt_feed *ibt_nl_feed_key(struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct nlattr *key = tb[IBTICK_A_FEED_NAME] ?: tb[IBTICK_A_FEED_ID];
+	struct ibt_feed *f;
+
+	if (!key) {
+		NL_SET_ERR_MSG(info->extack, "feed name or id required");
+		return ERR_PTR(-EINVAL);
+	}
+	f = tb[IBTICK_A_FEED_NAME] ?
+		ibt_feed_find_locked(0, nla_data(key)) :
+		ibt_feed_find_locked(nla_get_u32(key), NULL);
+	if (!f) {
+		NL_SET_ERR_MSG_ATTR(info->extack, key, "no such feed");
+		return ERR_PTR(-ENOENT);
+	}
+	return f;
+}
+
+/* Context: process, genl_mutex held. */
+int ibt_nl_feed_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ibt_feed *f;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&ibt_feeds_lock);
+	f = ibt_nl_feed_key(info);
+	if (IS_ERR(f)) {
+		err = PTR_ERR(f);
+		goto out_unlock;
+	}
+	hdr = genlmsg_put_reply(msg, info, &ibt_genl_family, 0,
+				IBTICK_CMD_FEED_GET);
+	err = hdr ? ibt_fill_feed(msg, f) : -EMSGSIZE;
+	if (err)
+		goto out_unlock;
+	mutex_unlock(&ibt_feeds_lock);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+out_unlock:
+	mutex_unlock(&ibt_feeds_lock);
+	nlmsg_free(msg);
+	return err;
+}
+
+/* Context: process, genl_mutex held; called until it returns 0 (done). */
+int ibt_nl_feed_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ibt_feed_dump_ctx *ctx = (void *)cb->ctx;
+	struct ibt_feed *f;
+	void *hdr;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+
+	mutex_lock(&ibt_feeds_lock);
+	cb->seq = ibt_feeds_gen;
+	list_for_each_entry(f, &ibt_feeds, list) {
+		if (f->id < ctx->next)
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ibt_genl_family,
+				  NLM_F_MULTI, IBTICK_CMD_FEED_GET);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		err = ibt_fill_feed(skb, f);
+		if (err) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next = f->id + 1;
+	}
+	mutex_unlock(&ibt_feeds_lock);
+
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ? err : skb->len;
+}
+
+/*
+ * The ACL attributes of a FEED_NEW/FEED_SET request applied to @acl.
+ * Returns 0 or -EINVAL with the attribute named.
+ */
+static int ibt_nl_parse_acl(struct genl_info *info, struct ibt_acl *acl)
+{
+	struct user_namespace *ns = current_user_ns();
+	struct nlattr **tb = info->attrs;
+	kuid_t uid;
+	kgid_t gid;
+
+	if (tb[IBTICK_A_FEED_OWNER]) {
+		uid = make_kuid(ns, nla_get_u32(tb[IBTICK_A_FEED_OWNER]));
+		if (!uid_valid(uid)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_OWNER],
+					    "uid has no mapping in this user namespace");
+			return -EINVAL;
+		}
+		acl->owner = uid;
+	}
+	if (tb[IBTICK_A_FEED_OWNER_GROUP]) {
+		gid = make_kgid(ns, nla_get_u32(tb[IBTICK_A_FEED_OWNER_GROUP]));
+		if (!gid_valid(gid)) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[IBTICK_A_FEED_OWNER_GROUP],
+					    "gid has no mapping in this user namespace");
+			return -EINVAL;
+		}
+		acl->group = gid;
+	}
+	if (tb[IBTICK_A_FEED_MODE])
+		acl->mode = nla_get_u16(tb[IBTICK_A_FEED_MODE]);
+	return 0;
+}
+
+/*
+ * POLL_MODE/POLL_CPU of a request: the CPU only with busy polling, and
+ * online.  @mode and @cpu hold the current values on entry.
+ */
+static int ibt_nl_parse_poll(struct genl_info *info, u32 *mode, s32 *cpu)
+{
+	struct nlattr **tb = info->attrs;
+	struct nlattr *a = tb[IBTICK_A_FEED_POLL_CPU];
+
+	if (tb[IBTICK_A_FEED_POLL_MODE]) {
+		*mode = nla_get_u8(tb[IBTICK_A_FEED_POLL_MODE]);
+		if (*mode == IBTICK_POLL_IRQ)
+			*cpu = -1;
+	}
+	if (!a)
+		return 0;
+	if (*mode != IBTICK_POLL_BUSY) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "a poll CPU needs busy poll mode");
+		return -EINVAL;
+	}
+	*cpu = nla_get_s32(a);
+	if (*cpu >= 0 && (*cpu >= nr_cpu_ids || !cpu_online(*cpu))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "CPU is not online");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Context: process, genl_mutex held; GENL_ADMIN_PERM checked. */
+int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct ibt_feed_params p = {
+		.nslots = IBTICK_SLOTS_DEFAULT,
+		.slot_size = IBTICK_SLOT_SIZE_DEFAULT,
+		.acl = {
+			.owner = current_fsuid(),
+			.group = current_fsgid(),
+			.mode = IBTICK_FEED_MODE_DEFAULT,
+		},
+	};
+	struct ibt_addr a = {};
+	u32 mode = IBTICK_POLL_IRQ;
+	struct ibt_feed *f;
+	s32 cpu = -1;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_GROUP) ||
+	    GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_PORT))
+		return -EINVAL;
+	p.name = nla_data(tb[IBTICK_A_FEED_NAME]);
+	if (!ibt_feed_name_valid(p.name, strlen(p.name))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_NAME],
+				    "feed names are [A-Za-z0-9_.:-], not starting with '-' or \"auto-\"");
+		return -EINVAL;
+	}
+	a.group = nla_get_be32(tb[IBTICK_A_FEED_GROUP]);
+	if (!ipv4_is_multicast(a.group) || ipv4_is_local_multicast(a.group)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_GROUP],
+				    "not an IPv4 multicast group outside 224.0.0.0/24");
+		return -EINVAL;
+	}
+	a.port = nla_get_u16(tb[IBTICK_A_FEED_PORT]);
+	if (tb[IBTICK_A_FEED_IFINDEX])
+		a.ifindex = nla_get_u32(tb[IBTICK_A_FEED_IFINDEX]);
+	if (tb[IBTICK_A_FEED_SLOTS])
+		p.nslots = nla_get_u32(tb[IBTICK_A_FEED_SLOTS]);
+	if (tb[IBTICK_A_FEED_SLOT_SIZE])
+		p.slot_size = nla_get_u32(tb[IBTICK_A_FEED_SLOT_SIZE]);
+	if (tb[IBTICK_A_FEED_COMP_VECTOR])
+		p.comp_vector = nla_get_u32(tb[IBTICK_A_FEED_COMP_VECTOR]);
+	if (tb[IBTICK_A_FEED_LOOPBACK])
+		p.loopback_policy = nla_get_u8(tb[IBTICK_A_FEED_LOOPBACK]);
+	err = ibt_nl_parse_acl(info, &p.acl);
+	if (!err)
+		err = ibt_nl_parse_poll(info, &mode, &cpu);
+	if (err)
+		return err;
+
+	f = ibt_feed_add_admin(&a, &p, info->extack);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (mode == IBTICK_POLL_BUSY) {
+		err = ibt_poll_set_mode(f, mode, cpu);
+		if (err) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[IBTICK_A_FEED_POLL_MODE],
+					    "busy-poll thread did not start");
+			mutex_lock(&ibt_feeds_lock);
+			ibt_feed_del_locked(f);
+			mutex_unlock(&ibt_feeds_lock);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Context: process, genl_mutex held; GENL_ADMIN_PERM checked. */
+int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	bool acl_given = tb[IBTICK_A_FEED_OWNER] ||
+			 tb[IBTICK_A_FEED_OWNER_GROUP] || tb[IBTICK_A_FEED_MODE];
+	struct ibt_feed *f;
+	struct nlattr *a;
+	struct ibt_acl acl;
+	u32 mode;
+	s32 cpu;
+	int err;
+
+	mutex_lock(&ibt_feeds_lock);
+	f = ibt_nl_feed_key(info);
+	if (IS_ERR(f)) {
+		err = PTR_ERR(f);
+		goto out_unlock;
+	}
+	/* check everything first: a refused request changes nothing */
+	err = -EBUSY;
+	a = tb[IBTICK_A_FEED_SLOTS];
+	if (a && nla_get_u32(a) != f->ring.nslots) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "ring geometry is fixed once the ring exists");
+		goto out_unlock;
+	}
+	a = tb[IBTICK_A_FEED_SLOT_SIZE];
+	if (a && nla_get_u32(a) != f->ring.slot_size) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "ring geometry is fixed once the ring exists");
+		goto out_unlock;
+	}
+	a = tb[IBTICK_A_FEED_COMP_VECTOR];
+	if (a && nla_get_u32(a) != f->comp_vector) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "the completion vector is fixed once the CQ exists");
+		goto out_unlock;
+	}
+	if (acl_given && !f->admin) {
+		NL_SET_ERR_MSG(info->extack,
+			       "auto feeds have no access control: create the feed with FEED_NEW");
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	acl = f->acl;
+	err = ibt_nl_parse_acl(info, &acl);
+	if (err)
+		goto out_unlock;
+	mode = READ_ONCE(f->poll_mode);
+	cpu = READ_ONCE(f->poll_cpu);
+	err = ibt_nl_parse_poll(info, &mode, &cpu);
+	if (err)
+		goto out_unlock;
+	if (!f->live && (tb[IBTICK_A_FEED_POLL_MODE] || tb[IBTICK_A_FEED_POLL_CPU])) {
+		NL_SET_ERR_MSG(info->extack, "the feed is not live (device gone)");
+		err = -ENODEV;
+		goto out_unlock;
+	}
+
+	if (tb[IBTICK_A_FEED_POLL_MODE] || tb[IBTICK_A_FEED_POLL_CPU]) {
+		err = ibt_poll_set_mode(f, mode, cpu);
+		if (err) {
+			NL_SET_ERR_MSG(info->extack, "poll mode not changed");
+			goto out_unlock;
+		}
+	}
+	if (tb[IBTICK_A_FEED_LOOPBACK])
+		WRITE_ONCE(f->loopback_policy,
+			   nla_get_u8(tb[IBTICK_A_FEED_LOOPBACK]));
+	if (acl_given) {
+		f->acl = acl;
+		/* publishers ask again at their next send */
+		WRITE_ONCE(f->acl_gen, f->acl_gen + 1);
+	}
+	ibt_feeds_gen++;
+	ibt_ev_feed(IBTICK_EV_FEED_CHANGED, f, 0, 0, 0);
+out_unlock:
+	mutex_unlock(&ibt_feeds_lock);
+	return err;
+}
+
+/* Context: process, genl_mutex held; GENL_ADMIN_PERM checked. */
+int ibt_nl_feed_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ibt_feed *f;
+	int err = 0;
+
+	mutex_lock(&ibt_feeds_lock);
+	f = ibt_nl_feed_key(info);
+	if (IS_ERR(f))
+		err = PTR_ERR(f);
+	else
+		ibt_feed_del_locked(f);
+	mutex_unlock(&ibt_feeds_lock);
+	return err;
+}
