@@ -7,7 +7,10 @@
 #   make check        userspace unit tests, KUnit, the VM suite; ends with
 #                     "N passed, N failed"
 #   make install      modules_install (updates/) + depmod, CLI, tools, man
-#                     pages, uapi headers; DESTDIR= stages it (no depmod)
+#                     pages, uapi headers, bash completion, the systemd unit
+#                     that restores admin feeds, modprobe.d/modules-load.d
+#                     files (an existing modprobe.d file is kept);
+#                     DESTDIR= stages it (no depmod)
 #   make clean
 #
 # KDIR defaults to the running kernel's build dir; when it has none (a build
@@ -29,6 +32,7 @@ KVER ?= $(patsubst linux-headers-%,%,$(notdir $(KDIR)))
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
+UNITDIR  ?= /lib/systemd/system
 DESTDIR  ?=
 
 CC       ?= cc
@@ -42,13 +46,17 @@ NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 
 CLI_SRCS := user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c \
+	    user/ibtick/doctor.c user/ibtick/doctor_checks.c \
+	    user/ibtick/feed.c user/ibtick/feedattr.c user/ibtick/sock.c \
+	    user/ibtick/stats.c user/ibtick/monitor.c \
 	    user/common/out.c user/common/names.c
 CLI_HDRS := $(wildcard user/ibtick/*.h user/common/*.h include/uapi/linux/*.h)
 UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     tests/unit/names_test.c tests/unit/libibtick_test.c \
 	     tests/unit/latstats_test.c tests/unit/tickgen_test.c \
 	     user/common/out.c user/common/names.c user/common/latstats.c \
-	     user/common/tickgen.c
+	     user/common/tickgen.c \
+	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c
 
 # libibtick: shared (soname libibtick.so.0) and static, the fast path inline
 # in its header.
@@ -74,7 +82,7 @@ TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat \
 	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md
 
 user: user/ibtick/ibtick $(TOOLS) tests/vm/sockapi lib $(EXAMPLES) \
-	tests/vm/ringtest tests/vm/failnth tests/fuzz/sysfuzz
+	tests/vm/ringtest tests/vm/failnth tests/fuzz/sysfuzz tests/vm/nlstress
 
 lib: $(LIB_SO) $(LIB_A)
 
@@ -104,6 +112,9 @@ tests/fuzz/sysfuzz: tests/fuzz/sysfuzz.c user/common/ibtsock.c user/common/ibtso
 
 tests/vm/failnth: tests/vm/failnth.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
 	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
+
+tests/vm/nlstress: tests/vm/nlstress.c include/uapi/linux/ibtick.h include/uapi/linux/ibtick_netlink.h
+	$(CC) $(UCFLAGS) -o $@ $<
 
 tests/vm/ringtest: tests/vm/ringtest.c $(LIB_A) $(LIB_HDRS) user/common/ibtsock.c
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/ibtsock.c $(LIB_A) -lpthread
@@ -159,6 +170,11 @@ install: all
 	install -D -m 0755 user/tools/ibtick-md $(DESTDIR)$(BINDIR)/ibtick-md
 	install -D -m 0644 user/man/ibtick.8 $(DESTDIR)$(MANDIR)/man8/ibtick.8
 	install -D -m 0644 user/man/ibtick-dev.8 $(DESTDIR)$(MANDIR)/man8/ibtick-dev.8
+	install -D -m 0644 user/man/ibtick-feed.8 $(DESTDIR)$(MANDIR)/man8/ibtick-feed.8
+	install -D -m 0644 user/man/ibtick-sock.8 $(DESTDIR)$(MANDIR)/man8/ibtick-sock.8
+	install -D -m 0644 user/man/ibtick-stats.8 $(DESTDIR)$(MANDIR)/man8/ibtick-stats.8
+	install -D -m 0644 user/man/ibtick-monitor.8 $(DESTDIR)$(MANDIR)/man8/ibtick-monitor.8
+	install -D -m 0644 user/man/ibtick-doctor.8 $(DESTDIR)$(MANDIR)/man8/ibtick-doctor.8
 	install -D -m 0644 user/man/ibtick.7 $(DESTDIR)$(MANDIR)/man7/ibtick.7
 	install -D -m 0644 user/man/ibtick-perf.1 $(DESTDIR)$(MANDIR)/man1/ibtick-perf.1
 	install -D -m 0644 include/uapi/linux/ibtick.h $(DESTDIR)$(PREFIX)/include/linux/ibtick.h
@@ -170,6 +186,12 @@ install: all
 	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
 	$(PC_SED) user/lib/libibtick.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libibtick.pc
 	for m in user/man/*.3; do install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done
+	install -D -m 0644 scripts/ibtick-completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ibtick
+	mkdir -p $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/local/bin/ibtick|$(BINDIR)/ibtick|' scripts/ibtick-restore.service > $(DESTDIR)$(UNITDIR)/ibtick-restore.service
+	install -D -m 0644 scripts/ibtick.modules-load.conf $(DESTDIR)/usr/lib/modules-load.d/ibtick.conf
+	test -e $(DESTDIR)/etc/modprobe.d/ibtick.conf || \
+		install -D -m 0644 scripts/ibtick.modprobe.conf $(DESTDIR)/etc/modprobe.d/ibtick.conf
 	-test -n "$(DESTDIR)" || ldconfig
 
 clean:

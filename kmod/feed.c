@@ -710,7 +710,7 @@ struct ibt_feed *ibt_feed_add_admin(const struct ibt_addr *a,
 	err = ibt_ring_geometry(p->nslots, p->slot_size, &ring_bytes);
 	if (err) {
 		NL_SET_ERR_MSG(extack,
-			       "slots must be a power of two, the slot size a multiple of 64");
+			       "slots and slot size must be powers of two");
 		return ERR_PTR(err);
 	}
 	mutex_lock(&ibt_feeds_lock);

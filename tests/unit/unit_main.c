@@ -13,6 +13,7 @@ static const struct unit_case *const suites[] = {
 	libibtick_cases,
 	latstats_cases,
 	tickgen_cases,
+	doctor_cases,
 };
 
 int main(void)

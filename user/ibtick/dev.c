@@ -23,7 +23,7 @@ static const char *const dev_attr_names[] = {
 	[IBTICK_A_DEV_NAME]	= "IBTICK_A_DEV_NAME",
 };
 
-static struct nla_policy dev_policy[IBTICK_A_DEV_MAX + 1] = {
+struct nla_policy dev_reply_policy[IBTICK_A_DEV_MAX + 1] = {
 	[IBTICK_A_DEV_INDEX]		= { .type = NLA_U32 },
 	[IBTICK_A_DEV_NAME]		= { .type = NLA_STRING },
 	[IBTICK_A_DEV_NODE_GUID]	= { .type = NLA_U64 },
@@ -34,7 +34,7 @@ static struct nla_policy dev_policy[IBTICK_A_DEV_MAX + 1] = {
 	[IBTICK_A_DEV_PORT]		= { .type = NLA_NESTED },
 };
 
-static struct nla_policy port_policy[IBTICK_A_PORT_MAX + 1] = {
+struct nla_policy dev_port_policy[IBTICK_A_PORT_MAX + 1] = {
 	[IBTICK_A_PORT_NUM]		= { .type = NLA_U32 },
 	[IBTICK_A_PORT_STATE]		= { .type = NLA_U8 },
 	[IBTICK_A_PORT_PHYS_STATE]	= { .type = NLA_U8 },
@@ -53,7 +53,7 @@ static struct nla_policy port_policy[IBTICK_A_PORT_MAX + 1] = {
 	[IBTICK_A_PORT_EVENTS]		= { .type = NLA_NESTED },
 };
 
-static struct nla_policy evcnt_policy[IBTICK_A_EVCNT_MAX + 1] = {
+struct nla_policy dev_evcnt_policy[IBTICK_A_EVCNT_MAX + 1] = {
 	[IBTICK_A_EVCNT_PORT_ACTIVE]	= { .type = NLA_U64 },
 	[IBTICK_A_EVCNT_PORT_ERR]	= { .type = NLA_U64 },
 	[IBTICK_A_EVCNT_LID_CHANGE]	= { .type = NLA_U64 },
@@ -63,7 +63,7 @@ static struct nla_policy evcnt_policy[IBTICK_A_EVCNT_MAX + 1] = {
 	[IBTICK_A_EVCNT_GID_CHANGE]	= { .type = NLA_U64 },
 };
 
-static const char *const evcnt_keys[IBTICK_A_EVCNT_MAX + 1] = {
+const char *const dev_evcnt_keys[IBTICK_A_EVCNT_MAX + 1] = {
 	[IBTICK_A_EVCNT_PORT_ACTIVE]	= "port_active",
 	[IBTICK_A_EVCNT_PORT_ERR]	= "port_err",
 	[IBTICK_A_EVCNT_LID_CHANGE]	= "lid_change",
@@ -86,18 +86,47 @@ static void print_events(struct cli *c, struct nlattr *nest)
 	char fmt[64];
 	int i;
 
-	if (nla_parse_nested(tb, IBTICK_A_EVCNT_MAX, nest, evcnt_policy) < 0)
+	if (nla_parse_nested(tb, IBTICK_A_EVCNT_MAX, nest, dev_evcnt_policy) < 0)
 		return;
 	if (!c->json && !c->stats)
 		return;
 	out_text("\n        events");
 	out_obj_open("events");
 	for (i = 1; i <= IBTICK_A_EVCNT_MAX; i++) {
-		if (!tb[i] || !evcnt_keys[i])
+		if (!tb[i] || !dev_evcnt_keys[i])
 			continue;
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, evcnt_keys[i]);
-		out_u64(evcnt_keys[i], fmt, nla_get_u64(tb[i]));
+		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, dev_evcnt_keys[i]);
+		out_u64(dev_evcnt_keys[i], fmt, nla_get_u64(tb[i]));
 	}
+	out_obj_close();
+}
+
+static char cur_dev[64];	/* the device print_port's port belongs to */
+
+struct sysfs_line {
+	int	n;
+};
+
+static void print_one_ctr(const char *key, uint64_t v, void *arg)
+{
+	struct sysfs_line *l = arg;
+	char fmt[80];
+
+	if (l->n++ % 4 == 0)
+		out_text("\n          ");
+	snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, key);
+	out_u64(key, fmt, v);
+}
+
+/* -s: the port's sysfs counters (InfiniBand PMA and driver hw counters) */
+static void print_sysfs(const char *dev, unsigned int port, const char *sub)
+{
+	struct sysfs_line l = { 0 };
+
+	out_text("\n        %s", sub);
+	out_obj_open(sub);
+	if (!sysfs_port_counters(dev, port, sub, print_one_ctr, &l))
+		out_text(" none (software device or no PMA)");
 	out_obj_close();
 }
 
@@ -107,7 +136,7 @@ static int print_port(struct cli *c, struct nlattr *nest)
 	char buf[INET6_ADDRSTRLEN], rate[16], speed[16];
 	uint8_t ll;
 
-	if (nla_parse_nested(tb, IBTICK_A_PORT_MAX, nest, port_policy) < 0 ||
+	if (nla_parse_nested(tb, IBTICK_A_PORT_MAX, nest, dev_port_policy) < 0 ||
 	    !tb[IBTICK_A_PORT_NUM]) {
 		fprintf(stderr, "ibtick: malformed port in the kernel's reply\n");
 		return -1;
@@ -165,6 +194,12 @@ static int print_port(struct cli *c, struct nlattr *nest)
 	}
 	if (tb[IBTICK_A_PORT_EVENTS])
 		print_events(c, tb[IBTICK_A_PORT_EVENTS]);
+	if (c->stats) {
+		unsigned int num = nla_get_u32(tb[IBTICK_A_PORT_NUM]);
+
+		print_sysfs(cur_dev, num, "counters");
+		print_sysfs(cur_dev, num, "hw_counters");
+	}
 	out_obj_close();
 	out_nl();
 	return 0;
@@ -199,12 +234,16 @@ static int print_dev(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 			fmt_guid(guid, sizeof(guid),
 				 nla_get_u64(tb[IBTICK_A_DEV_SYS_IMAGE_GUID])));
 	out_nl();
+	snprintf(cur_dev, sizeof(cur_dev), "%s", nla_get_string(tb[IBTICK_A_DEV_NAME]));
 	out_arr_open("ports");
 	/* repeated IBTICK_A_DEV_PORT nests: walk the whole payload */
 	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0),
 			  genlmsg_attrlen(gnlh, 0), rem) {
-		if (nla_type(a) == IBTICK_A_DEV_PORT && print_port(c, a))
+		if (nla_type(a) == IBTICK_A_DEV_PORT && print_port(c, a)) {
+			out_arr_close();	/* JSON stays well formed */
+			out_obj_close();
 			return -1;
+		}
 	}
 	out_arr_close();
 	out_obj_close();
@@ -235,7 +274,7 @@ static int dev_show(struct cli *c)
 		return EXIT_FAIL;
 	}
 	out_arr_open(NULL);
-	ret = ibt_nl_transact(&nl, msg, IBTICK_A_DEV_MAX, dev_policy,
+	ret = ibt_nl_transact(&nl, msg, IBTICK_A_DEV_MAX, dev_reply_policy,
 			      dev_attr_names,
 			      sizeof(dev_attr_names) / sizeof(dev_attr_names[0]),
 			      print_dev, c);

@@ -6,6 +6,9 @@
 #define IBTICK_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include <netlink/attr.h>
 
 struct cli {
 	int	argc;		/* words left after the object */
@@ -28,7 +31,37 @@ bool cli_matches(const char *word, const char *cmd);
 /* Next word, NULL when none. */
 char *cli_next(struct cli *c);
 
+/*
+ * A number for keyword @kw in [@min, @max] (decimal or 0x hex); prints
+ * what is wrong and returns -1 otherwise (also for a missing @s).
+ */
+int cli_u32(const char *kw, const char *s, uint32_t min, uint32_t max,
+	    uint32_t *out);
+
 /* dev.c */
 int cmd_dev(struct cli *c);
+extern struct nla_policy dev_reply_policy[];
+extern struct nla_policy dev_port_policy[];
+extern struct nla_policy dev_evcnt_policy[];
+extern const char *const dev_evcnt_keys[];
+
+/* feed.c, sock.c, stats.c, monitor.c */
+int cmd_feed(struct cli *c);
+int cmd_sock(struct cli *c);
+int cmd_stats(struct cli *c);
+int cmd_monitor(struct cli *c);
+extern struct nla_policy sock_reply_policy[];
+extern const char *const sock_ctr_keys[];
+/*
+ * Call @cb for every readable counter file in
+ * /sys/class/infiniband/DEV/ports/PORT/SUB (counters, hw_counters);
+ * returns how many.  IBTICK_IB_SYSFS replaces /sys/class/infiniband.
+ */
+int sysfs_port_counters(const char *dev, unsigned int port, const char *sub,
+			void (*cb)(const char *key, uint64_t v, void *arg),
+			void *arg);
+
+/* doctor.c */
+int cmd_doctor(struct cli *c);
 
 #endif

@@ -4,7 +4,10 @@
  *
  *   ibtick [OPTIONS] OBJECT [VERB] [ARGS]
  */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,9 +22,32 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: %s [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       %s -V\n"
-		"where  OBJECT := { dev | help }\n"
-		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -V[ersion] | -h[elp] }\n",
-		prog, prog);
+		"       %s [ OPTIONS ] -b FILE\n"
+		"where  OBJECT := { dev | feed | sock | stats | monitor | doctor | help }\n"
+		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -b[atch] FILE |\n"
+		"                    -f[orce] | -V[ersion] | -h[elp] }\n",
+		prog, prog, prog);
+}
+
+int cli_u32(const char *kw, const char *s, uint32_t min, uint32_t max,
+	    uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s) {
+		fprintf(stderr, "%s: \"%s\" needs a value\n", prog, kw);
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (!*s || *end || *s == '-' || errno || v < min || v > max) {
+		fprintf(stderr, "%s: %s \"%s\" is not a number in %u..%u\n",
+			prog, kw, s, min, max);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
 }
 
 bool cli_matches(const char *word, const char *cmd)
@@ -69,8 +95,104 @@ static const struct {
 	int (*fn)(struct cli *c);
 } objects[] = {
 	{ "dev",	cmd_dev },
+	{ "feed",	cmd_feed },
+	{ "sock",	cmd_sock },
+	{ "stats",	cmd_stats },
+	{ "monitor",	cmd_monitor },
+	{ "doctor",	cmd_doctor },
 	{ NULL }
 };
+
+/* One command: OBJECT VERB ARGS in @c.  Exit status as main's. */
+static int run(struct cli *c, enum out_mode mode)
+{
+	const char *obj = cli_next(c);
+	int i, ret;
+
+	if (!obj) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (cli_matches(obj, "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (i = 0; objects[i].name; i++) {
+		if (cli_matches(obj, objects[i].name)) {
+			out_init(stdout, mode);
+			ret = objects[i].fn(c);
+			out_finish();
+			return ret;
+		}
+	}
+	fprintf(stderr, "%s: unknown object \"%s\"\n", prog, obj);
+	usage(stderr);
+	return EXIT_USAGE;
+}
+
+#define BATCH_MAX_WORDS	64
+
+/*
+ * -b FILE ("-": standard input): one command per line, without the leading
+ * "ibtick"; words split at blanks, "#" starts a comment.  Stops at the first
+ * failing line unless -f; the status is that of the last failure.
+ */
+static int batch(const char *path, bool force, struct cli *proto,
+		 enum out_mode mode)
+{
+	char *line = NULL, *words[BATCH_MAX_WORDS], *p;
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	int lineno = 0, ret = EXIT_OK, r, n;
+	size_t cap = 0;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return EXIT_FAIL;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		struct cli c = *proto;
+
+		lineno++;
+		p = strchr(line, '#');
+		if (p)
+			*p = '\0';
+		n = 0;
+		for (p = strtok(line, " \t\r\n"); p; p = strtok(NULL, " \t\r\n")) {
+			if (n == BATCH_MAX_WORDS) {
+				fprintf(stderr, "%s: %s:%d: too many words\n",
+					prog, path, lineno);
+				n = -1;
+				break;
+			}
+			words[n++] = p;
+		}
+		if (!n)
+			continue;
+		if (n < 0) {
+			r = EXIT_USAGE;
+		} else {
+			if (!strcmp(words[0], "ibtick")) {	/* tolerated */
+				memmove(words, words + 1, --n * sizeof(words[0]));
+				if (!n)
+					continue;
+			}
+			c.argc = n;
+			c.argv = words;
+			r = run(&c, mode);
+		}
+		if (r) {
+			fprintf(stderr, "%s: %s:%d: command failed\n", prog, path,
+				lineno);
+			ret = r;
+			if (!force)
+				break;
+		}
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return ret;
+}
 
 int main(int argc, char **argv)
 {
@@ -78,17 +200,19 @@ int main(int argc, char **argv)
 		{ "json",	no_argument, NULL, 'j' },
 		{ "pretty",	no_argument, NULL, 'p' },
 		{ "statistics",	no_argument, NULL, 's' },
+		{ "batch",	required_argument, NULL, 'b' },
+		{ "force",	no_argument, NULL, 'f' },
 		{ "version",	no_argument, NULL, 'V' },
 		{ "help",	no_argument, NULL, 'h' },
 		{ NULL }
 	};
 	enum out_mode mode = OUT_TEXT;
+	const char *batch_file = NULL;
 	struct cli c = { 0 };
-	bool pretty = false;
-	const char *obj;
-	int opt, i, ret;
+	bool pretty = false, force = false;
+	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jpsVh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+jpsb:fVh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			c.json = true;
@@ -98,6 +222,12 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			c.stats++;
+			break;
+		case 'b':
+			batch_file = optarg;
+			break;
+		case 'f':
+			force = true;
 			break;
 		case 'V':
 			printf("%s %s\n", prog, IBTICK_VERSION);
@@ -114,27 +244,15 @@ int main(int argc, char **argv)
 		c.json = true;
 	if (c.json)
 		mode = pretty ? OUT_JSON_PRETTY : OUT_JSON;
+	if (batch_file) {
+		if (optind < argc) {
+			fprintf(stderr, "%s: -b takes no command on the line\n", prog);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		return batch(batch_file, force, &c, mode);
+	}
 	c.argc = argc - optind;
 	c.argv = argv + optind;
-
-	obj = cli_next(&c);
-	if (!obj) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (cli_matches(obj, "help")) {
-		usage(stdout);
-		return EXIT_OK;
-	}
-	out_init(stdout, mode);
-	for (i = 0; objects[i].name; i++) {
-		if (cli_matches(obj, objects[i].name)) {
-			ret = objects[i].fn(&c);
-			out_finish();
-			return ret;
-		}
-	}
-	fprintf(stderr, "%s: unknown object \"%s\"\n", prog, obj);
-	usage(stderr);
-	return EXIT_USAGE;
+	return run(&c, mode);
 }

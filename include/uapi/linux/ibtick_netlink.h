@@ -130,7 +130,7 @@ enum {
 	IBTICK_A_FEED_PORT,		/* u16: feed port, 1..65535 */
 	IBTICK_A_FEED_IFINDEX,		/* u32: IPoIB/RoCE netdev; 0: the only port */
 	IBTICK_A_FEED_SLOTS,		/* u32: ring slots, power of two */
-	IBTICK_A_FEED_SLOT_SIZE,	/* u32: bytes, multiple of 64 */
+	IBTICK_A_FEED_SLOT_SIZE,	/* u32: bytes, power of two, 64..8192 */
 	IBTICK_A_FEED_POLL_MODE,	/* u8: IBTICK_POLL_IRQ or IBTICK_POLL_BUSY */
 	IBTICK_A_FEED_POLL_CPU,		/* s32: busy-poll thread's CPU, -1: any */
 	IBTICK_A_FEED_COMP_VECTOR,	/* u32: completion vector of the receive CQ */

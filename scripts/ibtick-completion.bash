@@ -1,0 +1,297 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bash completion for ibtick(8).  Installed by "make install" as
+# $(PREFIX)/share/bash-completion/completions/ibtick; to try it from the
+# source tree:  . scripts/ibtick-completion.bash
+#
+# Words may be abbreviated as ibtick itself accepts them ("ibtick f a"
+# completes like "ibtick feed add").  Feed names come from the running
+# module (ibtick -j feed show), device names from /sys/class/infiniband,
+# interface names from /sys/class/net; nothing here needs jq.
+
+# Reply with the words of $1 (blank separated) that start with $cur.
+_ibtick_reply()
+{
+	mapfile -t COMPREPLY < <(compgen -W "$1" -- "$cur")
+}
+
+# The full word of the blank separated list $2 that $1 abbreviates: as
+# ibtick (and ip) decide, the first word of the list it is a prefix of.
+_ibtick_expand()
+{
+	local word=$1 w
+
+	[[ -n $word ]] || return 0
+	for w in $2; do
+		if [[ $w == "$word"* ]]; then
+			printf '%s\n' "$w"
+			return 0
+		fi
+	done
+	return 0
+}
+
+# Names of the feeds the module has now, one a line.
+_ibtick_feeds()
+{
+	"$_ibtick_cmd" -j feed show 2>/dev/null |
+		grep -o '"name"[[:space:]]*:[[:space:]]*"[^"]*"' |
+		sed 's/^"name"[[:space:]]*:[[:space:]]*"\(.*\)"$/\1/'
+}
+
+_ibtick_devs()
+{
+	local d
+
+	for d in /sys/class/infiniband/*; do
+		[[ -e $d ]] && printf '%s\n' "${d##*/}"
+	done
+}
+
+_ibtick_netdevs()
+{
+	local d
+
+	for d in /sys/class/net/*; do
+		[[ -e $d ]] && printf '%s\n' "${d##*/}"
+	done
+}
+
+_ibtick_cpus()
+{
+	local d
+
+	for d in /sys/devices/system/cpu/cpu[0-9]*; do
+		[[ -e $d ]] && printf '%s\n' "${d##*/cpu}"
+	done
+}
+
+# Keywords of $1 (blank separated) not yet given among the words after
+# index $2 of the command line.
+_ibtick_unused()
+{
+	local kw used i out=""
+
+	for kw in $1; do
+		used=0
+		for ((i = $2; i < cword; i++)); do
+			if [[ ${words[i]} == "$kw" ]]; then
+				used=1
+				break
+			fi
+		done
+		((used)) || out+="$kw "
+	done
+	printf '%s\n' "$out"
+}
+
+# Completion of "feed add|set NAME ..." from word index $2 on; $1 is the
+# verb.
+_ibtick_feed_args()
+{
+	local verb=$1 first=$2 kws busy=0 i
+
+	# without bash-completion, readline splits USER:GROUP at the colon
+	if ((cword >= 2)) && [[ $cur == : && ${words[cword - 2]} == owner ]]; then
+		cur=""
+		mapfile -t COMPREPLY < <(compgen -g)
+		return 0
+	fi
+	if ((cword >= 3)) && [[ $prev == : && ${words[cword - 3]} == owner ]]; then
+		mapfile -t COMPREPLY < <(compgen -g -- "$cur")
+		return 0
+	fi
+
+	case $prev in
+	group|port|comp-vector)
+		return 0 ;;
+	netdev)
+		_ibtick_reply "$(_ibtick_netdevs)"
+		return 0 ;;
+	slots)
+		_ibtick_reply "64 256 1024 4096 16384 65536 262144 1048576"
+		return 0 ;;
+	slot-size)
+		_ibtick_reply "64 128 256 512 1024 2048 4096 8192"
+		return 0 ;;
+	poll)
+		_ibtick_reply "irq busy"
+		return 0 ;;
+	cpu)
+		_ibtick_reply "$(_ibtick_cpus)"
+		return 0 ;;
+	loopback)
+		_ibtick_reply "socket deny"
+		return 0 ;;
+	owner)
+		if [[ $cur == *:* ]]; then
+			# USER:GROUP kept in one word (_init_completion -n :)
+			mapfile -t COMPREPLY < <(compgen -g -P "${cur%%:*}:" -- "${cur#*:}")
+			if declare -F __ltrim_colon_completions >/dev/null 2>&1; then
+				__ltrim_colon_completions "$cur"
+			fi
+		else
+			mapfile -t COMPREPLY < <(compgen -u -- "$cur")
+		fi
+		return 0 ;;
+	mode)
+		_ibtick_reply "0644 0664 0640 0660 0600 0444"
+		return 0 ;;
+	esac
+
+	if [[ $verb == add ]]; then
+		kws="group port netdev slots slot-size poll comp-vector loopback owner mode"
+	else
+		kws="poll loopback owner mode slots slot-size comp-vector"
+	fi
+	# "cpu" only right after "poll busy"
+	for ((i = first; i < cword - 1; i++)); do
+		if [[ ${words[i]} == poll && ${words[i + 1]} == busy ]]; then
+			busy=1
+		fi
+	done
+	((busy)) && kws+=" cpu"
+	_ibtick_reply "$(_ibtick_unused "$kws" "$first")"
+}
+
+_ibtick()
+{
+	local cur prev words cword
+	local _ibtick_cmd=${1:-ibtick}
+	# in the order ibtick matches abbreviations: "s" is sock, "d" dev
+	local objects="dev feed sock stats monitor doctor help"
+	local gopts="-j -p -s -b -f -V -h --json --pretty --statistics --batch --force --version --help"
+	local i obj="" oi=0 verb="" vi=0 batch=0
+
+	if declare -F _init_completion >/dev/null 2>&1; then
+		_init_completion -n : || return
+	else
+		COMPREPLY=()
+		words=("${COMP_WORDS[@]}")
+		cword=$COMP_CWORD
+		cur=${COMP_WORDS[COMP_CWORD]}
+		prev=${COMP_WORDS[COMP_CWORD - 1]}
+	fi
+
+	# Global options come first; -b takes a file.
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		-b|--batch)
+			batch=1
+			((i++)) ;;
+		-*)
+			;;
+		*)
+			obj=$(_ibtick_expand "${words[i]}" "$objects")
+			oi=$i
+			break ;;
+		esac
+	done
+
+	if [[ -z $obj && $oi -eq 0 ]]; then
+		case $prev in
+		-b|--batch)
+			if declare -F _filedir >/dev/null 2>&1; then
+				_filedir
+			else
+				compopt -o filenames 2>/dev/null
+				mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+			fi
+			return 0 ;;
+		-V|--version|-h|--help)
+			return 0 ;;
+		esac
+		if [[ $cur == -* ]]; then
+			_ibtick_reply "$gopts"
+		elif ((!batch)); then
+			# with -b FILE the commands come from the file
+			_ibtick_reply "$objects"
+		fi
+		return 0
+	fi
+	[[ -n $obj ]] || return 0
+
+	# The verb, when the object has verbs and one is typed already.
+	if ((oi + 1 < cword)); then
+		vi=$((oi + 1))
+		case $obj in
+		dev)	verb=$(_ibtick_expand "${words[vi]}" "show help") ;;
+		feed)	verb=$(_ibtick_expand "${words[vi]}" "show list add set del delete save help") ;;
+		sock)	verb=$(_ibtick_expand "${words[vi]}" "show list help") ;;
+		stats)	verb=$(_ibtick_expand "${words[vi]}" "show reset help") ;;
+		esac
+		case $verb in
+		list)	verb=show ;;
+		delete)	verb=del ;;
+		esac
+	fi
+
+	case $obj in
+	dev)
+		if ((cword == oi + 1)); then
+			_ibtick_reply "show help"
+		elif [[ $verb == show ]] && ((cword == vi + 1)); then
+			_ibtick_reply "$(_ibtick_devs)"
+		fi ;;
+	feed)
+		if ((cword == oi + 1)); then
+			_ibtick_reply "show add set del save help"
+			return 0
+		fi
+		case $verb in
+		add)
+			# the new feed's name is free text
+			((cword > vi + 1)) && _ibtick_feed_args add $((vi + 2)) ;;
+		set)
+			if ((cword == vi + 1)); then
+				_ibtick_reply "$(_ibtick_feeds)"
+			else
+				_ibtick_feed_args set $((vi + 2))
+			fi ;;
+		del|show)
+			((cword == vi + 1)) && _ibtick_reply "$(_ibtick_feeds)" ;;
+		esac ;;
+	sock)
+		if ((cword == oi + 1)); then
+			_ibtick_reply "show help"
+		elif [[ $verb == show ]]; then
+			case $prev in
+			feed)	_ibtick_reply "$(_ibtick_feeds)" ;;
+			pid)	;;
+			*)	_ibtick_reply "$(_ibtick_unused "feed pid" $((vi + 1)))" ;;
+			esac
+		fi ;;
+	stats)
+		case $prev in
+		interval)
+			return 0 ;;
+		esac
+		if [[ $verb == reset || $verb == help ]]; then
+			return 0
+		fi
+		local skw="dev feed sock interval" seen=0
+		for ((i = oi + 1; i < cword; i++)); do
+			case ${words[i]} in
+			dev|feed|sock)	seen=1 ;;
+			esac
+		done
+		((seen)) && skw="interval"
+		if ((cword == oi + 1)); then
+			_ibtick_reply "show reset help $skw"
+		else
+			_ibtick_reply "$(_ibtick_unused "$skw" $((oi + 1)))"
+		fi ;;
+	monitor)
+		((cword == oi + 1)) && _ibtick_reply "all dev feed sock" ;;
+	doctor)
+		case $prev in
+		--app-cpus|--interval)
+			return 0 ;;
+		esac
+		_ibtick_reply "$(_ibtick_unused "--app-cpus --interval --fast" $((oi + 1)))" ;;
+	esac
+	return 0
+}
+
+complete -F _ibtick ibtick

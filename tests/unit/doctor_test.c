@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibtick doctor's decisions (user/ibtick/doctor_checks.c): each check fed
+ * made-up observations, its status, what it says it saw and its fix.
+ */
+#include <linux/ibtick.h>
+#include <linux/ibtick_netlink.h>
+
+#include "../../user/ibtick/doctor_checks.h"
+#include "unit.h"
+
+#define CHECK_HAS(hay, needle) do {					\
+	const char *_h = (hay), *_n = (needle);				\
+	if (!strstr(_h, _n)) {						\
+		fprintf(stderr, "  %s:%d: \"%s\" lacks \"%s\"\n",	\
+			__FILE__, __LINE__, _h, _n);			\
+		unit_failed_checks++;					\
+	}								\
+} while (0)
+
+#define CHECK_LACKS(hay, needle) do {					\
+	const char *_h = (hay), *_n = (needle);				\
+	if (strstr(_h, _n)) {						\
+		fprintf(stderr, "  %s:%d: \"%s\" has \"%s\"\n",		\
+			__FILE__, __LINE__, _h, _n);			\
+		unit_failed_checks++;					\
+	}								\
+} while (0)
+
+static struct doc_port ib_port(void)
+{
+	struct doc_port p = {
+		.dev		= "mlx5_0",
+		.port		= 1,
+		.state		= IBTICK_PORT_ACTIVE,
+		.phys_state	= IBTICK_PHYS_LINK_UP,
+		.link_layer	= IBTICK_LINK_LAYER_INFINIBAND,
+		.lid_known	= true,
+		.lid		= 0x12,
+		.sm_lid		= 0x1,
+		.active_mtu	= 4096,
+		.max_mtu	= 4096,
+		.nd = {
+			.name		= "ib0",
+			.present	= true,
+			.operstate	= "up",
+			.flags_known	= true,
+			.flags		= 0x1003,
+			.mtu		= 4092,
+			.ifindex	= 5,
+			.mode		= "datagram",
+		},
+	};
+
+	return p;
+}
+
+static struct doc_port roce_port(void)
+{
+	struct doc_port p = {
+		.dev		= "rxe0",
+		.port		= 1,
+		.state		= IBTICK_PORT_ACTIVE,
+		.phys_state	= IBTICK_PHYS_LINK_UP,
+		.link_layer	= IBTICK_LINK_LAYER_ETHERNET,
+		.active_mtu	= 1024,
+		.max_mtu	= 4096,
+		.nd = {
+			.name		= "eth0",
+			.present	= true,
+			.operstate	= "up",
+			.flags_known	= true,
+			.flags		= 0x1003,
+			.mtu		= 1500,
+			.ifindex	= 2,
+		},
+	};
+
+	return p;
+}
+
+static void doctor_status_tally(void)
+{
+	struct doc_result r = { .status = DOC_PASS };
+	struct doc_tally t = { 0 };
+	char buf[16] = "ab";
+
+	CHECK_STR(doc_status_name(DOC_PASS), "PASS");
+	CHECK_STR(doc_status_name(DOC_WARN), "WARN");
+	CHECK_STR(doc_status_name(DOC_FAIL), "FAIL");
+	doc_tally_add(&t, &r);
+	r.status = DOC_WARN;
+	doc_tally_add(&t, &r);
+	doc_tally_add(&t, &r);
+	CHECK(t.pass == 1 && t.warn == 2 && t.fail == 0);
+	CHECK(doc_tally_exit(&t) == 0);
+	r.status = DOC_FAIL;
+	doc_tally_add(&t, &r);
+	CHECK(t.fail == 1);
+	CHECK(doc_tally_exit(&t) == 1);
+
+	doc_appendf(buf, sizeof(buf), "%s-%d", "cd", 42);
+	CHECK_STR(buf, "abcd-42");
+	doc_appendf(buf, sizeof(buf), "%s", "0123456789");
+	CHECK_STR(buf, "abcd-4201234567");	/* cut to 15 + NUL */
+	doc_appendf(buf, sizeof(buf), "more");
+	CHECK_STR(buf, "abcd-4201234567");
+}
+
+static void doctor_cpuset(void)
+{
+	struct doc_cpuset s, t, u;
+	char buf[64];
+
+	CHECK(doc_cpuset_parse("2,4-7", &s) == 0);
+	CHECK(doc_cpuset_count(&s) == 5);
+	CHECK(!doc_cpuset_has(&s, 3) && doc_cpuset_has(&s, 2) &&
+	      doc_cpuset_has(&s, 7) && !doc_cpuset_has(&s, 8));
+	CHECK_STR(doc_cpuset_format(&s, buf, sizeof(buf)), "2,4-7");
+
+	CHECK(doc_cpuset_parse(" 0-3,8-11\n", &t) == 0);
+	CHECK_STR(doc_cpuset_format(&t, buf, sizeof(buf)), "0-3,8-11");
+	CHECK(doc_cpuset_parse("", &u) == 0 && doc_cpuset_count(&u) == 0);
+	CHECK_STR(doc_cpuset_format(&u, buf, sizeof(buf)), "none");
+	CHECK(doc_cpuset_parse("4095", &u) == 0 && doc_cpuset_has(&u, 4095));
+	CHECK_STR(doc_cpuset_format(&u, buf, sizeof(buf)), "4095");
+
+	CHECK(doc_cpuset_parse("7-4", &u) == -1);
+	CHECK(doc_cpuset_parse("1,,2", &u) == -1);
+	CHECK(doc_cpuset_parse("a", &u) == -1);
+	CHECK(doc_cpuset_parse("1-", &u) == -1);
+	CHECK(doc_cpuset_parse("4096", &u) == -1);
+	CHECK(doc_cpuset_parse("-1", &u) == -1);
+	CHECK(doc_cpuset_parse("3 4", &u) == -1);
+
+	doc_cpuset_or(&u, &s, &t);
+	CHECK_STR(doc_cpuset_format(&u, buf, sizeof(buf)), "0-11");
+	doc_cpuset_andnot(&u, &t, &s);
+	CHECK_STR(doc_cpuset_format(&u, buf, sizeof(buf)), "0-1,3,8-11");
+}
+
+static void doctor_module(void)
+{
+	struct doc_module m = { .cli_version = "0.4" };
+	struct doc_result r;
+
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_STR(r.check, "module");
+	CHECK_STR(r.fix, "modprobe ibtick");
+	CHECK_HAS(r.seen, "not loaded");
+
+	m.loaded = true;
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "dmesg");
+
+	m.family = true;
+	m.family_id = 31;
+	snprintf(m.version, sizeof(m.version), "0.4");
+	CHECK(doc_check_module(&m, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "family \"ibtick\" id 31, module 0.4");
+	CHECK_STR(r.fix, "");
+
+	snprintf(m.version, sizeof(m.version), "0.3");
+	CHECK(doc_check_module(&m, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "module 0.3, this ibtick is 0.4");
+
+	m.family = false;
+	snprintf(m.error, sizeof(m.error), "generic netlink: Permission denied");
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "Permission denied");
+}
+
+static void doctor_kernel_view(void)
+{
+	struct doc_kernel_view v = {
+		.dev_dump_ok = true, .feed_dump_ok = true,
+		.n_devs = 1, .n_feeds = 2,
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_kernel_view(&v, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "ibtick sees 1 RDMA device and 2 feeds");
+	snprintf(v.missing, sizeof(v.missing), "mlx5_1");
+	CHECK(doc_check_kernel_view(&v, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "not seen by ibtick: mlx5_1");
+	v.feed_dump_ok = false;
+	CHECK(doc_check_kernel_view(&v, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "the feed dump failed");
+}
+
+static void doctor_port_state(void)
+{
+	struct doc_port p = ib_port();
+	struct doc_result r;
+
+	CHECK(doc_check_port_state(&p, &r) == DOC_PASS);
+	CHECK_STR(r.check, "port-state");
+	CHECK_STR(r.subject, "mlx5_0/1");
+	CHECK_STR(r.seen, "state ACTIVE, physical state LINK_UP");
+
+	/* IB link up, no SM: INIT */
+	p.state = IBTICK_PORT_INIT;
+	CHECK(doc_check_port_state(&p, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "opensm");
+
+	/* cable pulled */
+	p.state = IBTICK_PORT_DOWN;
+	p.phys_state = IBTICK_PHYS_POLLING;
+	CHECK(doc_check_port_state(&p, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "cable");
+	CHECK_LACKS(r.fix, "opensm");
+
+	p.phys_state = IBTICK_PHYS_DISABLED;
+	CHECK(doc_check_port_state(&p, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "ibportstate -C mlx5_0 -P 1 enable");
+
+	/* RoCE: the netdev is down */
+	p = roce_port();
+	p.state = IBTICK_PORT_DOWN;
+	p.phys_state = IBTICK_PHYS_DISABLED;
+	CHECK(doc_check_port_state(&p, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "ip link set eth0 up");
+
+	/* ACTIVE without LinkUp is not good enough */
+	p = ib_port();
+	p.phys_state = IBTICK_PHYS_ERROR_RECOVERY;
+	CHECK(doc_check_port_state(&p, &r) == DOC_FAIL);
+	p.phys_state = -1;
+	CHECK(doc_check_port_state(&p, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "physical state unreadable");
+}
+
+static void doctor_link_sm_lid(void)
+{
+	struct doc_port p = ib_port();
+	struct doc_result r;
+
+	CHECK(doc_check_link_layer(&p, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "InfiniBand");
+	p.link_layer = IBTICK_LINK_LAYER_ETHERNET;
+	CHECK(doc_check_link_layer(&p, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "Ethernet (RoCE)");
+	p.link_layer = IBTICK_LINK_LAYER_UNSPEC;
+	CHECK(doc_check_link_layer(&p, &r) == DOC_WARN);
+
+	p = ib_port();
+	CHECK(doc_check_sm(&p, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "SM LID 0x1");
+	p.sm_lid = 0;
+	CHECK(doc_check_sm(&p, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "no subnet manager: start opensm");
+	p.lid_known = false;
+	CHECK(doc_check_sm(&p, &r) == DOC_WARN);
+
+	p = ib_port();
+	CHECK(doc_check_lid(&p, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "LID 0x12");
+	p.lid = 0;
+	CHECK(doc_check_lid(&p, &r) == DOC_FAIL);
+	p.lid = 0xbfff;
+	CHECK(doc_check_lid(&p, &r) == DOC_PASS);
+	p.lid = 0xc000;		/* multicast range */
+	CHECK(doc_check_lid(&p, &r) == DOC_FAIL);
+	p.lid = 0xffff;
+	CHECK(doc_check_lid(&p, &r) == DOC_FAIL);
+}
+
+static void doctor_roce_netdev(void)
+{
+	struct doc_port p = roce_port();
+	struct doc_result r;
+
+	CHECK(doc_check_roce_netdev(&p, &r) == DOC_PASS);
+	CHECK_STR(r.check, "netdev");
+	CHECK_STR(r.seen, "eth0: operstate up, admin up, mtu 1500");
+
+	/* soft-RoCE may read ACTIVE with its netdev down: still a FAIL */
+	p.nd.flags = 0x1002;
+	snprintf(p.nd.operstate, sizeof(p.nd.operstate), "down");
+	CHECK(doc_check_roce_netdev(&p, &r) == DOC_FAIL);
+	CHECK_STR(r.fix, "ip link set eth0 up");
+
+	/* administratively up, no carrier */
+	p.nd.flags = 0x1003;
+	CHECK(doc_check_roce_netdev(&p, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "no carrier");
+
+	/* virtual devices report "unknown" while up */
+	snprintf(p.nd.operstate, sizeof(p.nd.operstate), "unknown");
+	CHECK(doc_check_roce_netdev(&p, &r) == DOC_PASS);
+	p.nd.flags = 0x1002;
+	CHECK(doc_check_roce_netdev(&p, &r) == DOC_FAIL);
+
+	p.nd.present = false;
+	CHECK(doc_check_roce_netdev(&p, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "eth0 does not exist");
+	p.nd.name[0] = '\0';
+	CHECK(doc_check_roce_netdev(&p, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "rdma link add");
+}
+
+static void doctor_ipoib(void)
+{
+	struct doc_port p = ib_port();
+	struct doc_result r;
+
+	CHECK(doc_check_ipoib(&p, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "ib0: mode datagram, operstate up, admin up, mtu 4092");
+	snprintf(p.nd.mode, sizeof(p.nd.mode), "connected");
+	p.nd.mtu = 65520;
+	CHECK(doc_check_ipoib(&p, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "mode connected");
+	CHECK_HAS(r.seen, "mtu 65520");
+	CHECK_HAS(r.fix, "echo datagram > /sys/class/net/ib0/mode");
+	p.nd.mode[0] = '\0';
+	CHECK(doc_check_ipoib(&p, &r) == DOC_WARN);
+	p.nd.name[0] = '\0';
+	CHECK(doc_check_ipoib(&p, &r) == DOC_WARN);
+	CHECK_HAS(r.fix, "modprobe ib_ipoib");
+
+	CHECK(doc_ipoib_addr_has_gid(
+		"80:00:00:48:fe:80:00:00:00:00:00:00:50:54:00:ff:fe:12:34:56",
+		"fe80:0000:0000:0000:5054:00ff:fe12:3456"));
+	CHECK(!doc_ipoib_addr_has_gid(
+		"80:00:00:48:fe:80:00:00:00:00:00:00:50:54:00:ff:fe:12:34:57",
+		"fe80:0000:0000:0000:5054:00ff:fe12:3456"));
+	/* an Ethernet MAC is too short */
+	CHECK(!doc_ipoib_addr_has_gid("52:54:00:12:34:56",
+				      "fe80:0000:0000:0000:5054:00ff:fe12:3456"));
+	CHECK(!doc_ipoib_addr_has_gid("zz", "fe80::1"));
+
+	CHECK(doc_sysfs_enum("4: ACTIVE") == 4);
+	CHECK(doc_sysfs_enum("5: LinkUp\n") == 5);
+	CHECK(doc_sysfs_enum("1: CA") == 1);
+	CHECK(doc_sysfs_enum("ACTIVE") == -1);
+	CHECK(doc_sysfs_enum("") == -1);
+	CHECK(doc_sysfs_enum("4x: A") == -1);
+}
+
+static void doctor_port_mtu(void)
+{
+	struct doc_port p = ib_port();
+	struct doc_result r;
+
+	CHECK(doc_check_port_mtu(&p, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "active MTU 4096, max 4096");
+	p = roce_port();	/* eth0 mtu 1500: RoCE MTU 1024 */
+	CHECK(doc_check_port_mtu(&p, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "ticks over 992 payload bytes");
+	CHECK_HAS(r.fix, "ip link set eth0 mtu 9000");
+	p.active_mtu = 0;
+	CHECK(doc_check_port_mtu(&p, &r) == DOC_WARN);
+}
+
+static void doctor_active_ports(void)
+{
+	struct doc_port ports[3] = { ib_port(), ib_port(), roce_port() };
+	struct doc_result r;
+
+	/* no device at all */
+	CHECK(doc_check_active_ports(ports, 0, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "no device");
+	CHECK_HAS(r.fix, "rdma link add rxe0");
+
+	snprintf(ports[1].dev, sizeof(ports[1].dev), "mlx5_1");
+	snprintf(ports[1].nd.name, sizeof(ports[1].nd.name), "ib1");
+	ports[1].nd.ifindex = 6;
+	ports[1].state = IBTICK_PORT_DOWN;
+	ports[2].state = IBTICK_PORT_DOWN;
+	CHECK(doc_check_active_ports(ports, 3, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "one active port: mlx5_0/1 (ib0); binds with sibt_ifindex 0 use it");
+
+	ports[1].state = IBTICK_PORT_ACTIVE;
+	CHECK(doc_check_active_ports(ports, 3, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "2 active ports: mlx5_0/1 (ib0), mlx5_1/1 (ib1)");
+	CHECK_HAS(r.seen, "refused");
+	CHECK_HAS(r.fix, "(ib0 5, ib1 6)");
+
+	ports[0].state = IBTICK_PORT_INIT;
+	ports[1].state = IBTICK_PORT_DOWN;
+	CHECK(doc_check_active_ports(ports, 3, &r) == DOC_FAIL);
+	CHECK_STR(r.seen, "none of 3 IB/RoCE ports is ACTIVE");
+
+	/* a port with no IB/RoCE link layer does not count */
+	ports[0].state = IBTICK_PORT_ACTIVE;
+	ports[0].link_layer = IBTICK_LINK_LAYER_UNSPEC;
+	CHECK(doc_check_active_ports(ports, 1, &r) == DOC_FAIL);
+}
+
+static void doctor_firmware(void)
+{
+	struct doc_fw f = {
+		.dev = "mlx5_0", .fw_ver = "16.35.2000", .driver = "mlx5_core",
+		.kernel = "6.1.0-18-amd64",
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_firmware(&f, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "fw 16.35.2000, driver mlx5_core, kernel 6.1.0-18-amd64, inbox RDMA stack (no ofed_info)");
+	f.ofed_found = true;
+	snprintf(f.ofed, sizeof(f.ofed), "MLNX_OFED_LINUX-5.8-1.0.1.1");
+	CHECK(doc_check_firmware(&f, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "MLNX_OFED_LINUX-5.8-1.0.1.1 (ofed_info -s)");
+	f.ofed_timeout = true;
+	CHECK(doc_check_firmware(&f, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "ofed_info -s did not finish in time");
+	CHECK_LACKS(r.seen, "MLNX_OFED");
+	f.ofed_timeout = false;
+	f.fw_ver[0] = f.driver[0] = '\0';
+	CHECK(doc_check_firmware(&f, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "fw not reported, driver unknown");
+
+	CHECK(doc_check_node_type("mlx5_0", IBTICK_NODE_CA, &r) == DOC_PASS);
+	CHECK(doc_check_node_type("siw0", IBTICK_NODE_RNIC, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "iWARP");
+}
+
+static void doctor_counters(void)
+{
+	struct doc_counter c[3] = {
+		{ .name = "symbol_error" },
+		{ .name = "link_downed" },
+		{ .name = "out_of_buffer" },
+	};
+	struct doc_counters k = {
+		.dev = "mlx5_0", .port = 1, .interval = 1, .growth = true,
+		.c = c, .n = 3,
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_counters(&k, &r) == DOC_PASS);
+	CHECK_STR(r.subject, "mlx5_0/1");
+	CHECK_STR(r.seen, "3 error counters all 0 over 1 s");
+
+	/* old, not growing */
+	c[1].before = c[1].after = 2;
+	CHECK(doc_check_counters(&k, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "non-zero, not growing: link_downed 2");
+	CHECK_HAS(r.fix, "perfquery -R");
+	CHECK_HAS(r.fix, "cable");
+	CHECK_LACKS(r.fix, "buffers");
+
+	/* growing */
+	c[0].before = 10;
+	c[0].after = 13;
+	c[2].before = c[2].after = 5;
+	CHECK(doc_check_counters(&k, &r) == DOC_FAIL);
+	CHECK_STR(r.seen, "growing over 1 s: symbol_error +3 (13); non-zero: link_downed 2, out_of_buffer 5");
+	CHECK_HAS(r.fix, "cable");
+
+	c[0].before = c[0].after = 0;
+	c[1].before = c[1].after = 0;
+	c[2].before = 100;
+	c[2].after = 150;
+	CHECK(doc_check_counters(&k, &r) == DOC_FAIL);
+	CHECK_STR(r.seen, "growing over 1 s: out_of_buffer +50 (150)");
+	CHECK_HAS(r.fix, "busy poll");
+	CHECK_LACKS(r.fix, "cable");
+	c[1].before = 1;
+	c[1].after = 4;
+	CHECK(doc_check_counters(&k, &r) == DOC_FAIL);
+	CHECK_STR(r.seen, "growing over 1 s: link_downed +3 (4), out_of_buffer +50 (150)");
+	CHECK_HAS(r.fix, "cable");
+	CHECK_HAS(r.fix, "busy poll");
+	c[1].before = c[1].after = 0;
+
+	/* --fast: one read, no growth */
+	k.growth = false;
+	c[2].before = c[2].after = 150;
+	CHECK(doc_check_counters(&k, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "non-zero: out_of_buffer 150");
+	c[2].before = c[2].after = 0;
+	CHECK(doc_check_counters(&k, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "3 error counters all 0 (read once)");
+
+	k.n = 0;
+	CHECK(doc_check_counters(&k, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "no port counters (software device)");
+
+	CHECK(doc_hw_counter_is_error("out_of_buffer"));
+	CHECK(doc_hw_counter_is_error("out_of_sequence"));
+	CHECK(doc_hw_counter_is_error("local_ack_timeout_err"));
+	CHECK(doc_hw_counter_is_error("duplicate_request"));
+	CHECK(doc_hw_counter_is_error("retry_exceeded_err"));
+	CHECK(!doc_hw_counter_is_error("rcvd_pkts"));
+	CHECK(!doc_hw_counter_is_error("lifespan"));
+	CHECK(!doc_hw_counter_is_error("np_cnp_sent"));
+	CHECK(!doc_hw_counter_is_error("req_cqe_flush_error"));
+	CHECK(!doc_hw_counter_is_error("rdma_sends"));
+	CHECK_STR(doc_pma_error_counters[0], "symbol_error");
+}
+
+static void doctor_governor(void)
+{
+	struct doc_cpu c = {
+		.cpu = 4, .roles = DOC_CPU_APP, .present = true, .online = true,
+		.has_cpufreq = true, .governor = "performance",
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_governor(&c, &r) == DOC_PASS);
+	CHECK_STR(r.subject, "cpu4");
+	CHECK_STR(r.seen, "app CPU: governor performance");
+
+	snprintf(c.governor, sizeof(c.governor), "powersave");
+	c.roles |= DOC_CPU_POLL;
+	snprintf(c.feeds, sizeof(c.feeds), "md1");
+	CHECK(doc_check_governor(&c, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "app and busy-poll CPU (feed md1): governor powersave");
+	CHECK_HAS(r.fix, "cpupower -c 4 frequency-set -g performance");
+
+	c.has_cpufreq = false;
+	CHECK(doc_check_governor(&c, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "no cpufreq control (fixed frequency or VM)");
+
+	c.online = false;
+	CHECK(doc_check_governor(&c, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "offline");
+	c.present = false;
+	CHECK(doc_check_governor(&c, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "no such CPU");
+
+	CHECK(doc_check_no_cpus(&r) == DOC_PASS);
+	CHECK_HAS(r.seen, "nothing to check");
+}
+
+static void doctor_irq_parse(void)
+{
+	static const char mlx5[] =
+		" 130:    0   5123    0    0  IR-PCI-MSIX-0000:03:00.0    1-edge      mlx5_comp0@pci:0000:03:00.0\n";
+	static const char mlx4[] =
+		"  45:   12    0  PCI-MSI 524289-edge      mlx4-3@0000:04:00.0\n";
+	char name[64];
+	unsigned int irq = 0;
+
+	CHECK(doc_irq_parse_line(mlx5, &irq, name, sizeof(name)) == 0);
+	CHECK(irq == 130);
+	CHECK_STR(name, "mlx5_comp0@pci:0000:03:00.0");
+	CHECK(doc_irq_parse_line("           CPU0       CPU1\n", &irq, name,
+				 sizeof(name)) == -1);
+	CHECK(doc_irq_parse_line("NMI:  0  0  Non-maskable interrupts\n", &irq,
+				 name, sizeof(name)) == -1);
+	CHECK(doc_irq_parse_line(mlx4, &irq, name, sizeof(name)) == 0);
+	CHECK(irq == 45);
+	CHECK_STR(name, "mlx4-3@0000:04:00.0");
+
+	CHECK(doc_irq_line_names(mlx5, "mlx5_0", "0000:03:00.0"));
+	CHECK(!doc_irq_line_names(mlx5, "mlx5_0", "0000:03:00.1"));
+	CHECK(!doc_irq_line_names(mlx5, "mlx5_0", NULL));
+	CHECK(doc_irq_line_names("  9:  1  hns_0-comp2\n", "hns_0", ""));
+	CHECK(!doc_irq_line_names("  9:  1  mlx5_10-comp2\n", "mlx5_1", ""));
+
+	CHECK(doc_irq_vector("mlx5_comp0@pci:0000:03:00.0") == 0);
+	CHECK(doc_irq_vector("mlx5_comp17@pci:0000:03:00.0") == 17);
+	CHECK(doc_irq_vector("mlx4-3@0000:04:00.0") == 3);
+	CHECK(doc_irq_vector("mlx5_async0@pci:0000:03:00.0") == -1);
+	CHECK(doc_irq_vector("mlx4-async@pci:0000:04:00.0") == -1);
+	CHECK(doc_irq_vector("mlx5_cmd_eq@pci:0000:03:00.0") == -1);
+}
+
+static void doctor_irqs(void)
+{
+	struct doc_irq irqs[2] = {
+		{ .irq = 130, .name = "mlx5_comp0@pci:0000:03:00.0", .vector = 0 },
+		{ .irq = 131, .name = "mlx5_comp1@pci:0000:03:00.0", .vector = 1 },
+	};
+	struct doc_cpuset app, poll, online;
+	int vectors[1] = { 1 };
+	struct doc_irq_view v = {
+		.dev = "mlx5_0", .n_named = 3, .irqs = irqs, .n = 2,
+		.app = &app, .poll = &poll, .online = &online,
+	};
+	struct doc_result r;
+
+	doc_cpuset_parse("0", &irqs[0].cpus);
+	doc_cpuset_parse("1", &irqs[1].cpus);
+	doc_cpuset_parse("0-7", &online);
+	doc_cpuset_parse("", &poll);
+	doc_cpuset_parse("", &app);
+
+	/* nothing to compare against */
+	CHECK(doc_check_irqs(&v, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "2 completion interrupts on CPUs 0-1");
+	CHECK_HAS(r.seen, "--app-cpus");
+
+	/* app CPUs clear of them */
+	doc_cpuset_parse("2,4-7", &app);
+	CHECK(doc_check_irqs(&v, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "2 completion interrupts on CPUs 0-1; none on app/busy-poll CPUs 2,4-7");
+
+	/* vector 1 lands on app CPU 1, meant for no feed */
+	doc_cpuset_parse("1-2", &app);
+	CHECK(doc_check_irqs(&v, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "IRQ 131 (mlx5_comp1@pci:0000:03:00.0) may run on app CPU 1");
+	CHECK_HAS(r.fix, "for i in 131; do echo 0,3-7 > /proc/irq/$i/smp_affinity_list; done");
+	CHECK_HAS(r.fix, "IRQBALANCE_BANNED_CPULIST=1-2");
+
+	/* ... unless an IRQ-mode feed of this device uses vector 1 */
+	v.feed_vectors = vectors;
+	v.n_feed_vectors = 1;
+	CHECK(doc_check_irqs(&v, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "serves an IRQ-mode feed's vector 1");
+
+	/* a busy-poll CPU never should take one */
+	doc_cpuset_parse("1", &poll);
+	CHECK(doc_check_irqs(&v, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "may run on busy-poll CPU 1");
+	CHECK_LACKS(r.seen, "130");
+
+	/* an IRQ allowed everywhere hits app and poll CPUs alike */
+	doc_cpuset_parse("0-7", &irqs[0].cpus);
+	doc_cpuset_parse("0", &online);
+	CHECK(doc_check_irqs(&v, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "IRQ 130 (mlx5_comp0@pci:0000:03:00.0) may run on busy-poll CPU 1 and app CPU 2");
+	CHECK_HAS(r.fix, "for i in 130 131; do echo 0 > ");
+
+	/* software device: no interrupts at all */
+	v.n = 0;
+	v.n_named = 0;
+	v.software = true;
+	CHECK(doc_check_irqs(&v, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "no completion interrupts (software device such as rxe)");
+	v.software = false;
+	CHECK(doc_check_irqs(&v, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "no interrupt in /proc/interrupts names mlx5_0");
+}
+
+static struct doc_feed good_feed(void)
+{
+	struct doc_feed f = {
+		.name = "md1", .admin = true, .live = true, .dev = "mlx5_0",
+		.dev_port = 1, .netdev = "ib0", .slots = 4096,
+		.slot_size = 256, .wire_max = 4096,
+		.poll_mode = IBTICK_POLL_IRQ, .poll_cpu = -1, .comp_vector = 0,
+		.rx_ticks = 1000,
+	};
+
+	return f;
+}
+
+static void doctor_feeds(void)
+{
+	struct doc_feed f = good_feed();
+	struct doc_result r;
+
+	CHECK(doc_check_no_feeds(&r) == DOC_PASS);
+
+	CHECK(doc_check_feed_live(&f, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "live admin feed on mlx5_0/1 (ib0)");
+	f.live = false;
+	CHECK(doc_check_feed_live(&f, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "device gone; ibtick feed del md1 and add it again");
+	f.admin = false;
+	CHECK(doc_check_feed_live(&f, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "close the sockets");
+
+	f = good_feed();
+	CHECK(doc_check_feed_lapped(&f, &r) == DOC_PASS);
+	f.readers_lost = 500;
+	f.laps = 3;
+	CHECK(doc_check_feed_lapped(&f, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "readers lost 500 ticks in 3 laps (1000 received, ring of 4096 slots)");
+	CHECK_HAS(r.fix, "ring too small or readers too slow");
+	CHECK_HAS(r.fix, "slots 8192");
+
+	f = good_feed();
+	CHECK(doc_check_feed_rq_empty(&f, &r) == DOC_PASS);
+	f.rq_empty = 1;
+	CHECK(doc_check_feed_rq_empty(&f, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "receive queue ran empty 1 time (poll irq)");
+	CHECK_HAS(r.fix, "could not repost fast enough");
+	CHECK_HAS(r.fix, "ibtick feed set md1 poll busy cpu N");
+	f.poll_mode = IBTICK_POLL_BUSY;
+	f.poll_cpu = 3;
+	CHECK(doc_check_feed_rq_empty(&f, &r) == DOC_WARN);
+	CHECK_HAS(r.fix, "CPU 3");
+
+	f = good_feed();
+	CHECK(doc_check_feed_gaps(&f, &r) == DOC_PASS);
+	f.gaps = 2;
+	f.gap_ticks = 7;
+	CHECK(doc_check_feed_gaps(&f, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "2 sequence gaps, 7 ticks missing");
+	CHECK_HAS(r.fix, "lost on the fabric");
+}
+
+static void doctor_feed_mtu(void)
+{
+	struct doc_feed f = good_feed();
+	struct doc_result r;
+	char want[64];
+
+	/* 256 B slots under a 4096 B MTU: fine until a tick is cut */
+	CHECK(doc_check_feed_mtu(&f, &r) == DOC_PASS);
+	snprintf(want, sizeof(want), "slot 256 B holds %zu B of payload",
+		 256 - sizeof(struct ibtick_slot));
+	CHECK_HAS(r.seen, want);
+	snprintf(want, sizeof(want), "the wire carries %zu B",
+		 4096 - sizeof(struct ibtick_wire_hdr));
+	CHECK_HAS(r.seen, want);
+	CHECK_HAS(r.seen, "no tick truncated");
+	f.truncated = 4;
+	CHECK(doc_check_feed_mtu(&f, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "4 ticks truncated");
+	CHECK_HAS(r.fix, "slot-size 8192");
+
+	/* 8192 B slots under a 1024 B RoCE MTU: the slot outgrows the wire */
+	f = good_feed();
+	f.slot_size = 8192;
+	f.wire_max = 1024;
+	CHECK(doc_check_feed_mtu(&f, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "a slot can hold more than the wire carries");
+	CHECK_HAS(r.seen, "ticks over 992 B are refused");
+	CHECK_HAS(r.fix, "slot-size 2048");
+	/* 2048 is the smallest power of two holding 992 B and the descriptor */
+	f.slot_size = 2048;
+	CHECK(doc_check_feed_mtu(&f, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "the smallest slot that holds the largest tick");
+
+	f.wire_max = 0;
+	CHECK(doc_check_feed_mtu(&f, &r) == DOC_WARN);
+
+	CHECK(doc_slot_size_for(0) == 64);
+	CHECK(doc_slot_size_for(16) == 64);
+	CHECK(doc_slot_size_for(17) == 128);
+	CHECK(doc_slot_size_for(4064) == 8192);
+	CHECK(doc_slot_size_for(100000) == 8192);
+	CHECK(sizeof(struct ibtick_slot) == 48);
+	CHECK(sizeof(struct ibtick_wire_hdr) == 32);
+}
+
+const struct unit_case doctor_cases[] = {
+	{ "doctor: status names, tally, append", doctor_status_tally },
+	{ "doctor: cpu lists", doctor_cpuset },
+	{ "doctor: module and family", doctor_module },
+	{ "doctor: kernel view", doctor_kernel_view },
+	{ "doctor: port state and its fixes", doctor_port_state },
+	{ "doctor: link layer, SM LID, LID", doctor_link_sm_lid },
+	{ "doctor: RoCE netdev up", doctor_roce_netdev },
+	{ "doctor: IPoIB mode, GID match, sysfs enums", doctor_ipoib },
+	{ "doctor: port active MTU", doctor_port_mtu },
+	{ "doctor: active ports and sibt_ifindex 0", doctor_active_ports },
+	{ "doctor: firmware and node type", doctor_firmware },
+	{ "doctor: port error counters", doctor_counters },
+	{ "doctor: cpufreq governor", doctor_governor },
+	{ "doctor: /proc/interrupts parsing", doctor_irq_parse },
+	{ "doctor: IRQ affinity against app/poll CPUs", doctor_irqs },
+	{ "doctor: feed live, lapped, rq empty, gaps", doctor_feeds },
+	{ "doctor: feed slot against the wire MTU", doctor_feed_mtu },
+	{ NULL }
+};

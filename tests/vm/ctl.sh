@@ -1,0 +1,345 @@
+#!/usr/bin/env bash
+# VM topic: the control plane - ibtick feed/sock/stats/monitor/doctor and
+# -b batches against the real module, compared with ground truth (rdma,
+# sysfs, /proc, the sockets the test opened); access control for an
+# unprivileged user; random malformed netlink requests (nlstress).
+# Runs in the bench guest (scripts/vm-run.sh) with rxe0/veth0, rxe1/veth1.
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+IBTICK=user/ibtick/ibtick
+SUB=user/tools/ibtick-sub
+PUB=user/tools/ibtick-pub
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+ALL_TESTS="feed_add_show_truth feed_set_live_and_fixed feed_bad_input
+	sock_show_truth stats_reset_and_deltas unprivileged_denied acl_enforced
+	auto_feeds_off feed_del_ends_readers batch_save_restore monitor_events
+	doctor_healthy_and_broken nlstress_random"
+R=${RESULTS:-/tmp}/ctl
+mkdir -p "$R"
+
+cleanup() {
+	jobs -p | xargs -r kill 2>/dev/null
+	wait 2>/dev/null
+	ip link set veth0 up 2>/dev/null
+	rdma dev show rxe1 >/dev/null 2>&1 || rdma link add rxe1 type rxe netdev veth1
+	rmmod ibtick 2>/dev/null
+	true
+}
+
+# jq FEED EXPR: python expression on feed FEED's JSON object (bound to f)
+jq_feed() {
+	"$IBTICK" -j feed show "$1" |
+		python3 -c "import json,sys; f=json.load(sys.stdin)[0]; print($2)"
+}
+
+# wait_gone PID SECONDS: until PID has exited (killed after SECONDS)
+wait_gone() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return 0; }
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null
+	return 1
+}
+
+# expect STATUS "TEXT" CMD...: CMD exits STATUS and prints TEXT (stderr too)
+expect() {
+	local want=$1 text=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [[ $rc != "$want" || $out != *"$text"* ]]; then
+		echo "  '$*' -> $rc (want $want and \"$text\"): $out" | head -3
+		return 1
+	fi
+}
+
+feed_add_show_truth() {
+	local rc=0 qpn
+	$IBTICK feed add t1 group 239.3.0.1 port 7300 netdev veth0 slots 1024 \
+		slot-size 128 mode 0640 owner 0:0 || rc=1
+	sleep 1	# an admin feed needs no socket to live
+	check_eq "$(jq_feed t1 "f['group'], f['port'], f['netdev'], f['dev'], f['slots'], f['slot_size'], f['type'], f['state'], f['mode'], f['owner'], f['readers']")" \
+		"239.3.0.1 7300 veth0 rxe0 1024 128 admin live 0640 0 0" "feed show t1"
+	# the ring: header + slots, as IBTICK_RING_INFO would say
+	check_eq "$(jq_feed t1 "f['ring_bytes'] >= 1024 * 128")" True "ring bytes"
+	# its QP is a UD QP of rxe0 in rdma's resource table
+	qpn=$(jq_feed t1 "f['qpn']")
+	rdma res show qp lqpn "$qpn" 2>/dev/null | grep -q "rxe0.*type UD" ||
+		{ echo "  QP $qpn not in rdma res:"; rdma res show qp | head -5; rc=1; }
+	# ifindex is the kernel's, netdev the name behind it
+	check_eq "$(jq_feed t1 "f['ifindex']")" "$(cat /sys/class/net/veth0/ifindex)" ifindex
+	check_err $rc
+	log_test "feed add: show matches what was asked, rdma's QP table and sysfs; lives with no socket"
+}
+
+feed_set_live_and_fixed() {
+	$IBTICK feed set t1 poll busy cpu 0
+	check_err $? "set busy"
+	check_eq "$(jq_feed t1 "f['poll'], f['poll_cpu']")" "busy 0" "busy poll"
+	pgrep -f "ibtick-poll/7300" >/dev/null
+	check_err $? "no busy-poll thread"
+	$IBTICK feed set t1 poll irq loopback deny mode 0600
+	check_err $? "set irq"
+	check_eq "$(jq_feed t1 "f['poll'], f['loopback'], f['mode']")" "irq deny 0600" "irq"
+	expect 1 "ring geometry is fixed once the ring exists (attribute slots)" \
+		$IBTICK feed set t1 slots 2048
+	check_err $? "slots"
+	expect 1 "Device or resource busy" $IBTICK feed set t1 slot-size 256
+	check_err $? "slot size"
+	# the same values are no change, not an error
+	$IBTICK feed set t1 slots 1024 slot-size 128 mode 0640
+	check_err $? "same geometry"
+	log_test "feed set: poll mode, loopback, mode change live; geometry EBUSY with the attribute named"
+}
+
+feed_bad_input() {
+	local rc=0
+	expect 1 "not an IPv4 multicast group outside 224.0.0.0/24 (attribute group)" \
+		$IBTICK feed add b0 group 10.0.0.1 port 1 || rc=1
+	expect 1 "(attribute slots)" $IBTICK feed add b0 group 239.3.0.9 port 1 slots 3 || rc=1
+	expect 1 "power of two" $IBTICK feed add b0 group 239.3.0.9 port 1 slots 1000 || rc=1
+	expect 1 "(attribute mode)" $IBTICK feed add b0 group 239.3.0.9 port 1 mode 0777 || rc=1
+	expect 1 "(attribute name)" $IBTICK feed add auto-9 group 239.3.0.9 port 1 || rc=1
+	expect 1 "(attribute cpu)" $IBTICK feed add b0 group 239.3.0.9 port 1 poll busy cpu 4000 || rc=1
+	expect 1 "a feed of that name exists" $IBTICK feed add t1 group 239.3.0.9 port 1 || rc=1
+	expect 1 "another feed serves that group and port" \
+		$IBTICK feed add b0 group 239.3.0.1 port 7300 netdev veth0 || rc=1
+	expect 1 "no such feed (attribute name)" $IBTICK feed del nosuch || rc=1
+	expect 2 "needs group and port" $IBTICK feed add b0 group 239.3.0.9 || rc=1
+	expect 2 "unknown feed add parameter" $IBTICK feed add b0 group 239.3.0.9 port 1 colour red || rc=1
+	expect 2 "not a number" $IBTICK feed add b0 group 239.3.0.9 port 70000 || rc=1
+	expect 2 "no network interface" $IBTICK feed add b0 group 239.3.0.9 port 1 netdev nope0 || rc=1
+	# nothing of it was created
+	check_eq "$($IBTICK -j feed show | python3 -c "import json,sys; print(sorted(f['name'] for f in json.load(sys.stdin)))")" "['t1']" "feeds"
+	check_err $rc
+	log_test "feed add/del bad input: kernel refusals name the attribute (exit 1), usage errors exit 2"
+}
+
+sock_show_truth() {
+	local rc=0 p1 p2 ino
+	$SUB -i veth0 -n 1000000 -t $(tmo 30) -j 239.3.0.1 7300 >"$R/s1.json" 2>"$R/s1.err" &
+	p1=$!
+	$SUB -i veth0 -n 1000000 -t $(tmo 30) -j 239.3.0.1 7300 >"$R/s2.json" 2>"$R/s2.err" &
+	p2=$!
+	wait_bound "$R/s1.err" "$R/s2.err" || rc=1
+	$PUB -i veth1 -n 300 -r 1000 239.3.0.1 7300 || rc=1
+	sleep $(tmo 2)
+	"$IBTICK" -j sock show feed t1 >"$R/socks.json" || rc=1
+	jtrue "$R/socks.json" "sorted(s['pid'] for s in j) == sorted([$p1, $p2])" ||
+		{ echo "  pids: $(cat "$R/socks.json")"; rc=1; }
+	jtrue "$R/socks.json" "all(s['mode'] == 'recvmsg' and s['feed'] == 't1' and s['stats']['rx_ticks'] + s['lost'] == 300 and s['lag'] == 0 for s in j)" ||
+		{ echo "  counters: $(cat "$R/socks.json")"; rc=1; }
+	# the inode is the one /proc shows for the reader's socket
+	ino=$(python3 -c "import json; print([s['inode'] for s in json.load(open('$R/socks.json')) if s['pid']==$p1][0])")
+	ls -l /proc/$p1/fd | grep -q "socket:\[$ino\]" || { echo "  inode $ino not in /proc/$p1/fd"; rc=1; }
+	# the pid filter, and the feed's own view
+	check_eq "$($IBTICK -j sock show pid $p2 | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin)])")" "[$p2]" "pid filter"
+	check_eq "$(jq_feed t1 "f['readers'], f['sockets'], f['stats']['rx_ticks']")" "2 2 300" "feed counts"
+	$IBTICK -s feed show t1 | grep -q "rx_ticks 300" || { echo "  -s feed show lacks rx_ticks"; rc=1; }
+	kill $p1 $p2 2>/dev/null
+	wait $p1 $p2 2>/dev/null
+	check_eq "$($IBTICK -j sock show feed t1)" "[]" "sockets after close"
+	check_err $rc
+	log_test "sock show: pids, inodes, modes and counters match the readers; feed readers/rx_ticks"
+}
+
+stats_reset_and_deltas() {
+	local rc=0
+	export IBTICK_STATS_FILE=$R/stats.snap
+	$IBTICK stats reset >/dev/null || rc=1
+	$PUB -i veth1 -n 100 -r 1000 239.3.0.1 7300 || rc=1
+	sleep 1
+	"$IBTICK" -j stats feed >"$R/stats.json" || rc=1
+	jtrue "$R/stats.json" "[c['counters']['rx_ticks'] for c in j if c['name'] == 't1'] == [100]" ||
+		{ echo "  since reset: $(cat "$R/stats.json")"; rc=1; }
+	# the kernel's counter itself did not go back
+	check_eq "$(jq_feed t1 "f['stats']['rx_ticks']")" 400 "monotonic"
+	# -s -s: what was gained over 2 s while 50/s were published
+	$PUB -i veth1 -n 150 -r 50 239.3.0.1 7300 &
+	sleep 0.5
+	"$IBTICK" -j -s -s stats feed interval 2 >"$R/delta.json" || rc=1
+	wait
+	jtrue "$R/delta.json" "0 < [c['counters']['rx_ticks'] for c in j if c['name'] == 't1'][0] <= 110" ||
+		{ echo "  delta: $(cat "$R/delta.json")"; rc=1; }
+	# dev counters include the port events and (if any) sysfs counters
+	"$IBTICK" -j stats dev | python3 -c "import json,sys; j=json.load(sys.stdin); assert any('port_active' in c['counters'] for c in j)" || rc=1
+	unset IBTICK_STATS_FILE
+	log_test "stats: reset snapshot subtracts, kernel counters monotonic, -s -s deltas over an interval" $rc
+}
+
+unprivileged_denied() {
+	local rc=0
+	expect 1 "Operation not permitted" "${NOBODY[@]}" $IBTICK feed add u1 group 239.3.0.5 port 1 || rc=1
+	expect 1 "Operation not permitted" "${NOBODY[@]}" $IBTICK feed set t1 mode 0666 || rc=1
+	expect 1 "Operation not permitted" "${NOBODY[@]}" $IBTICK feed del t1 || rc=1
+	expect 0 "t1" "${NOBODY[@]}" $IBTICK feed show || rc=1
+	expect 0 "" "${NOBODY[@]}" $IBTICK sock show || rc=1
+	check_eq "$(jq_feed t1 "f['mode']")" 0640 "mode after denied set"
+	log_test "unprivileged: every mutating op EPERM, shows allowed, nothing changed" $rc
+}
+
+acl_enforced() {
+	local rc=0
+	# t1 is 0640 root:root: nobody may not subscribe
+	expect 1 "Permission denied" "${NOBODY[@]}" $SUB -i veth0 -n 1 -t 1 239.3.0.1 7300 || rc=1
+	$IBTICK feed set t1 mode 0644 || rc=1
+	"${NOBODY[@]}" $SUB -i veth0 -n 5 -t $(tmo 20) -j 239.3.0.1 7300 >"$R/n.json" 2>"$R/n.err" &
+	wait_bound "$R/n.err" || rc=1
+	# and may not publish on it (0644: owner only).  A feed is per device
+	# port: t1 is rxe0's, so its publishers are those on veth0.
+	expect 1 "Permission denied" "${NOBODY[@]}" $PUB -i veth0 -n 1 239.3.0.1 7300 || rc=1
+	# on veth1 the same group is another (auto) feed: CAP_NET_RAW decides
+	expect 1 "Operation not permitted" "${NOBODY[@]}" $PUB -i veth1 -n 1 239.3.0.1 7300 || rc=1
+	$PUB -i veth1 -n 5 -r 100 239.3.0.1 7300 || rc=1
+	wait
+	jtrue "$R/n.json" "j['delivered'] + j['lost'] == 5" || { echo "  nobody read: $(cat "$R/n.json")"; rc=1; }
+	# mode 0646: others may publish, without CAP_NET_RAW
+	$IBTICK feed set t1 mode 0646 || rc=1
+	"${NOBODY[@]}" $PUB -i veth0 -n 3 239.3.0.1 7300 >/dev/null 2>&1 || { echo "  0646 publish refused"; rc=1; }
+	# a publisher whose right is taken away is refused at its next send
+	$IBTICK feed set t1 mode 0640 || rc=1
+	log_test "ACL: subscribe and publish decided by owner/group/mode at bind and connect" $rc
+}
+
+auto_feeds_off() {
+	local rc=0
+	echo 0 >/sys/module/ibtick/parameters/auto_feeds
+	expect 1 "Cannot assign requested address" $SUB -i veth0 -n 1 -t 1 239.3.0.7 7307 || rc=1
+	$SUB -i veth0 -n 1 -t 1 239.3.0.1 7300 >/dev/null 2>&1
+	[[ $? != 1 ]] || { echo "  bind to admin feed t1 refused"; rc=1; }
+	echo 1 >/sys/module/ibtick/parameters/auto_feeds
+	log_test "auto_feeds=0: binds only to admin feeds" $rc
+}
+
+feed_del_ends_readers() {
+	local rc=0 p
+	$IBTICK feed add d1 group 239.3.0.2 port 7302 netdev veth0 || rc=1
+	$SUB -i veth0 -n 100000 -t $(tmo 60) 239.3.0.2 7302 >"$R/d.out" 2>"$R/d.err" &
+	p=$!
+	wait_bound "$R/d.err" || rc=1
+	$IBTICK feed del d1 || rc=1
+	timeout $(tmo 10) tail --pid=$p -f /dev/null || { echo "  reader still running after feed del"; rc=1; }
+	grep -q "No such device" "$R/d.err" || { echo "  reader: $(cat "$R/d.err")"; rc=1; }
+	expect 1 "no such feed" $IBTICK feed show d1 || rc=1
+	log_test "feed del: the feed goes at once, a blocked reader gets ENODEV" $rc
+}
+
+batch_save_restore() {
+	local rc=0
+	$IBTICK feed add b1 group 239.3.1.1 port 7310 netdev veth0 slots 256 slot-size 512 owner 0:0 mode 0604 || rc=1
+	$IBTICK feed add b2 group 239.3.1.2 port 7311 netdev veth1 poll busy loopback deny || rc=1
+	$IBTICK -j feed show >"$R/before.json"
+	$IBTICK feed save >"$R/feeds.batch" || rc=1
+	grep -c "^feed add" "$R/feeds.batch" | grep -q '^3$' || { cat "$R/feeds.batch"; rc=1; }
+	$IBTICK -b - <<<"feed del b1
+# a comment
+
+feed del b2
+feed del t1" || rc=1
+	check_eq "$($IBTICK -j feed show)" "[]" "all deleted"
+	$IBTICK -b "$R/feeds.batch" || rc=1
+	$IBTICK -j feed show >"$R/after.json"
+	python3 - "$R/before.json" "$R/after.json" <<'PY' || rc=1
+import json, sys
+keys = ('name', 'group', 'port', 'netdev', 'slots', 'slot_size', 'poll',
+        'loopback', 'owner', 'owner_group', 'mode', 'type')
+pick = lambda f: {k: f.get(k) for k in keys}
+b = sorted(map(pick, json.load(open(sys.argv[1]))), key=lambda f: f['name'])
+a = sorted(map(pick, json.load(open(sys.argv[2]))), key=lambda f: f['name'])
+if a != b:
+    print("  before:", b, "\n  after: ", a)
+    sys.exit(1)
+PY
+	# a failing line stops the batch (exit 1, line named); -f goes on
+	printf 'feed del nosuch\nfeed del b2\n' >"$R/bad.batch"
+	expect 1 "bad.batch:1: command failed" $IBTICK -b "$R/bad.batch" || rc=1
+	check_eq "$(jq_feed b2 "f['name']")" b2 "stopped at line 1"
+	expect 1 "" $IBTICK -f -b "$R/bad.batch" || rc=1
+	expect 1 "no such feed" $IBTICK feed show b2 || rc=1
+	log_test "feed save | ibtick -b recreates the admin feeds; batch stops at a failure unless -f" $rc
+}
+
+monitor_events() {
+	local rc=0 m ev
+	"$IBTICK" -j monitor >"$R/events.jsonl" 2>"$R/monitor.err" &
+	m=$!
+	sleep 1
+	$IBTICK feed add m1 group 239.3.2.1 port 7320 netdev veth0 slots 64 || rc=1
+	# a reader 10 ms a tick on a 64-slot ring, 400 ticks at 1000/s: lapped
+	$SUB -i veth0 -d 10000 -n 400 -t $(tmo 5) 239.3.2.1 7320 >/dev/null 2>"$R/m.err" &
+	wait_bound "$R/m.err" || rc=1
+	$PUB -i veth1 -n 400 -r 1000 239.3.2.1 7320 || rc=1
+	wait_gone $! $(tmo 20) || rc=1
+	$IBTICK feed del m1 || rc=1
+	ip link set veth0 down
+	wait_state rxe0 DOWN
+	ip link set veth0 up
+	wait_state rxe0 ACTIVE
+	rdma link delete rxe1
+	rdma link add rxe1 type rxe netdev veth1
+	sleep 2
+	kill -TERM $m
+	wait_gone $m 5 || { echo "  monitor ignored SIGTERM"; rc=1; }
+	ev=$(python3 -c "
+import json,sys
+print(' '.join(e['event'] + ('' if 'feed' not in e else ':' + e['feed']) for e in map(json.loads, open(sys.argv[1]))))" "$R/events.jsonl")
+	echo "  events: $ev" | cut -c1-300
+	python3 - "$R/events.jsonl" <<'PY' || rc=1
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+names = [e['event'] + (':' + e.get('feed', e.get('dev', ''))) for e in ev]
+want = ['feed_created:m1', 'join_done:m1', 'reader_lapped:m1', 'feed_destroyed:m1',
+        'port_down:rxe0', 'port_up:rxe0', 'dev_removed:rxe1', 'dev_added:rxe1']
+pos = -1
+for w in want:
+    try:
+        pos = names.index(w, pos + 1)
+    except ValueError:
+        print('  missing (in order):', w)
+        sys.exit(1)
+lap = [e for e in ev if e['event'] == 'reader_lapped']
+if not all(e['count'] > 0 and e['total'] >= e['count'] and e['pid'] > 0 for e in lap):
+    print('  lapped events without counts:', lap)
+    sys.exit(1)
+PY
+	log_test "monitor -j: feed add, join, lap, del, port down/up, rdma link delete/add seen in order" $rc
+}
+
+doctor_healthy_and_broken() {
+	local rc=0 fake=$R/cpu
+	"$IBTICK" -j doctor --fast >"$R/doc.json"
+	check_err $? "doctor on a healthy rig"
+	jtrue "$R/doc.json" "not [c for c in j if c['status'] == 'FAIL']" ||
+		{ echo "  healthy: $(cat "$R/doc.json")" | cut -c1-600; rc=1; }
+	ip link set veth0 down
+	"$IBTICK" -j doctor --fast >"$R/doc-down.json"
+	[[ $? == 1 ]] || { echo "  doctor passed with veth0 down"; rc=1; }
+	jtrue "$R/doc-down.json" "any(c['status'] == 'FAIL' and 'ip link set veth0 up' in c['fix'] for c in j)" ||
+		{ echo "  down: $(cat "$R/doc-down.json")" | cut -c1-800; rc=1; }
+	ip link set veth0 up
+	wait_state rxe0 ACTIVE
+	mkdir -p "$fake/cpu0/cpufreq"
+	echo powersave >"$fake/cpu0/cpufreq/scaling_governor"
+	IBTICK_CPU_SYSFS=$fake "$IBTICK" -j doctor --fast --app-cpus 0 >"$R/doc-gov.json"
+	jtrue "$R/doc-gov.json" "any(c['status'] == 'WARN' and 'powersave' in c['seen'] and 'performance' in c['fix'] for c in j)" ||
+		{ echo "  governor: $(cat "$R/doc-gov.json")" | cut -c1-800; rc=1; }
+	check_err $rc
+	log_test "doctor: passes when healthy, FAIL + fix for a down veth, WARN for powersave"
+}
+
+nlstress_random() {
+	local rc=0
+	[[ -x tests/vm/nlstress ]] || { log_test "nlstress" 1 "tests/vm/nlstress not built"; return; }
+	tests/vm/nlstress -n $(cnt 4000 500) -s 1 >"$R/nls.txt" 2>&1 || rc=1
+	tests/vm/nlstress -n $(cnt 1500 300) -s 2 -u 65534 >>"$R/nls.txt" 2>&1 || rc=1
+	sed 's/^/  /' "$R/nls.txt"
+	log_test "nlstress: random malformed requests (root and unprivileged) get errors only" $rc
+}
+
+require_guest
+insmod kmod/ibtick.ko || { echo "insmod failed"; exit 1; }
+run_tests

@@ -1,0 +1,1326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibtick doctor: the InfiniBand/RoCE bring-up checklist, automated.
+ *
+ *   ibtick doctor [ --app-cpus LIST ] [ --interval SECS ] [ --fast ]
+ *
+ * This file gathers: the module and its netlink dumps (IBTICK_CMD_DEV_GET,
+ * IBTICK_CMD_FEED_GET), /sys/class/infiniband, /sys/class/net, cpufreq,
+ * /proc/interrupts and /proc/irq, ofed_info.  The decisions are in
+ * doctor_checks.c.  One line per check (PASS/WARN/FAIL, what was seen, the
+ * fix), or with -j an array of {check, status, seen, fix, subject}; exit 1
+ * when any check failed.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+
+#include <linux/ibtick.h>
+#include <linux/ibtick_netlink.h>
+
+#include "doctor_checks.h"
+#include "feedattr.h"
+#include "ibtick.h"
+#include "nl.h"
+#include "out.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+#define IB_SYSFS	"/sys/class/infiniband"
+#define NET_SYSFS	"/sys/class/net"
+/*
+ * cpufreq and CPU presence are read under $IBTICK_CPU_SYSFS when it is set
+ * and not empty, else under this directory: the tests point it at a fake
+ * tree (cpuN/online, cpuN/cpufreq/scaling_governor, online).
+ */
+#define CPU_SYSFS	"/sys/devices/system/cpu"
+#define ARPHRD_INFINIBAND_TYPE	32
+#define OFED_TIMEOUT_MS	5000
+#define INTERVAL_MAX	3600.0
+
+/* A port as ibtick's DEV_GET dump shows it. */
+struct kport {
+	char		dev[DOC_NAME_LEN];
+	unsigned int	port;
+	uint32_t	active_mtu;
+	uint32_t	max_mtu;
+	char		netdev[DOC_IFNAME_LEN];
+	uint32_t	ifindex;
+};
+
+/* An RDMA device as sysfs shows it. */
+struct ddev {
+	char		name[DOC_NAME_LEN];
+	int		node_type;	/* enum ibtick_node_type, -1 unread */
+	char		busid[64];	/* device: "0000:03:00.0", "" none */
+	bool		software;	/* rxe: no device, no interrupts */
+	char		driver[64];
+	char		fw_ver[64];
+	size_t		first_port;	/* into doctor.ports */
+	size_t		n_ports;
+};
+
+struct port_counters {
+	struct doc_counter	*c;
+	bool			*hw;	/* in hw_counters/, else counters/ */
+	size_t			n;
+};
+
+struct doctor {
+	/* options */
+	struct doc_cpuset	app;
+	double			interval;
+	bool			fast;
+	const char		*cpu_root;
+
+	struct doc_tally	tally;
+	struct doc_module	mod;
+	struct ibt_nl		nl;
+
+	bool			dev_dump_ok;
+	char			(*kdevs)[DOC_NAME_LEN];
+	size_t			n_kdevs;
+	struct kport		*kports;
+	size_t			n_kports;
+	bool			feed_dump_ok;
+	struct doc_feed		*feeds;
+	size_t			n_feeds;
+
+	struct ddev		*devs;
+	size_t			n_devs;
+	struct doc_port		*ports;
+	size_t			n_ports;
+	struct port_counters	*counters;	/* one per port */
+	struct timespec		t0;		/* first counter read */
+};
+
+static void doctor_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ibtick doctor [ --app-cpus LIST ] [ --interval SECS ] [ --fast ]\n"
+		"       ibtick doctor help\n"
+		"LIST: CPUs the application's hot threads run on, e.g. 2,4-7\n"
+		"SECS: time between the two reads of the port error counters (default 1)\n"
+		"--fast: read the counters once (no growth check)\n");
+}
+
+static void *grow(void *arr, size_t n, size_t size)
+{
+	void *p;
+
+	/* room for element n: double at powers of two */
+	if (n & (n - 1))
+		return arr;
+	p = realloc(arr, (n ? 2 * n : 1) * size);
+	if (!p) {
+		fprintf(stderr, "ibtick: out of memory\n");
+		exit(EXIT_FAIL);
+	}
+	return p;
+}
+
+/* ---- small readers ------------------------------------------------------ */
+
+/* First line of a file, newline stripped; -1 when unreadable. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	char *nl;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		buf[0] = '\0';
+		return -1;
+	}
+	fclose(f);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return 0;
+}
+
+static int read_linef(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int read_linef(char *buf, size_t len, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		buf[0] = '\0';
+		return -1;
+	}
+	if (read_line(path, buf, len)) {
+		buf[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* A number in any C base ("0x1", "4096"); -1 when unreadable. */
+static int read_u64(const char *path, uint64_t *v)
+{
+	char buf[64], *end;
+
+	if (read_line(path, buf, sizeof(buf)))
+		return -1;
+	errno = 0;
+	*v = strtoull(buf, &end, 0);
+	if (errno || end == buf)
+		return -1;
+	return 0;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+/* Copies @src into @dst of @len bytes, cut to fit. */
+static void str_copy(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	if (!len)
+		return;
+	n = strnlen(src, len - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* basename of the target of the symlink @path into @out; -1 if none. */
+static int link_base(const char *path, char *out, size_t len)
+{
+	char target[PATH_MAX];
+	ssize_t n;
+	char *b;
+
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -1;
+	target[n] = '\0';
+	b = strrchr(target, '/');
+	str_copy(out, len, b ? b + 1 : target);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Entries of @dir (no dot files), sorted by version order; NULL if none. */
+static char **list_dir(const char *dir, size_t *n)
+{
+	struct dirent *de;
+	char **names = NULL;
+	DIR *d;
+
+	*n = 0;
+	d = opendir(dir);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		names = grow(names, *n, sizeof(*names));
+		names[*n] = strdup(de->d_name);
+		if (!names[*n]) {
+			fprintf(stderr, "ibtick: out of memory\n");
+			exit(EXIT_FAIL);
+		}
+		(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(names, *n, sizeof(*names), cmp_str);
+	return names;
+}
+
+static void free_list(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static void emit(struct doctor *d, const struct doc_result *r)
+{
+	doc_tally_add(&d->tally, r);
+	out_obj_open(NULL);
+	out_str("check", NULL, r->check);
+	out_str("status", NULL, doc_status_name(r->status));
+	out_str("seen", NULL, r->seen);
+	if (r->fix[0])
+		out_str("fix", NULL, r->fix);
+	else
+		out_null("fix", NULL);
+	out_str("subject", NULL, r->subject);
+	out_obj_close();
+	out_text("%s  %-14s  %s: %s\n", doc_status_name(r->status), r->check,
+		 r->subject, r->seen);
+	if (r->fix[0])
+		out_text("      fix: %s\n", r->fix);
+}
+
+/* ---- the module and its dumps ------------------------------------------ */
+
+static void gather_module(struct doctor *d)
+{
+	struct doc_module *m = &d->mod;
+	int one = 1, err;
+
+	m->cli_version = IBTICK_VERSION;
+	m->loaded = exists("/sys/module/ibtick");
+	read_line("/sys/module/ibtick/version", m->version, sizeof(m->version));
+
+	d->nl.sk = nl_socket_alloc();
+	if (!d->nl.sk) {
+		snprintf(m->error, sizeof(m->error), "out of memory");
+		return;
+	}
+	err = genl_connect(d->nl.sk);
+	if (err) {
+		snprintf(m->error, sizeof(m->error), "generic netlink: %s",
+			 nl_geterror(err));
+		goto fail;
+	}
+	setsockopt(nl_socket_get_fd(d->nl.sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	d->nl.family = genl_ctrl_resolve(d->nl.sk, IBTICK_GENL_NAME);
+	if (d->nl.family < 0)
+		goto fail;	/* no family: not an error of ours */
+	m->family = true;
+	m->family_id = d->nl.family;
+	return;
+fail:
+	nl_socket_free(d->nl.sk);
+	d->nl.sk = NULL;
+}
+
+
+
+static int on_dev(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct genlmsghdr *gnlh = nlmsg_data(nlh);
+	struct nlattr *pt[IBTICK_A_PORT_MAX + 1];
+	struct doctor *d = arg;
+	const char *name;
+	struct nlattr *a;
+	int rem;
+
+	if (!tb[IBTICK_A_DEV_NAME])
+		return 0;
+	name = nla_get_string(tb[IBTICK_A_DEV_NAME]);
+	d->kdevs = grow(d->kdevs, d->n_kdevs, sizeof(*d->kdevs));
+	str_copy(d->kdevs[d->n_kdevs++], DOC_NAME_LEN, name);
+
+	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0),
+			  genlmsg_attrlen(gnlh, 0), rem) {
+		struct kport *k;
+
+		if (nla_type(a) != IBTICK_A_DEV_PORT ||
+		    nla_parse_nested(pt, IBTICK_A_PORT_MAX, a, dev_port_policy) ||
+		    !pt[IBTICK_A_PORT_NUM])
+			continue;
+		d->kports = grow(d->kports, d->n_kports, sizeof(*d->kports));
+		k = &d->kports[d->n_kports++];
+		memset(k, 0, sizeof(*k));
+		str_copy(k->dev, sizeof(k->dev), name);
+		k->port = nla_get_u32(pt[IBTICK_A_PORT_NUM]);
+		if (pt[IBTICK_A_PORT_ACTIVE_MTU])
+			k->active_mtu =
+				nla_get_u32(pt[IBTICK_A_PORT_ACTIVE_MTU]);
+		if (pt[IBTICK_A_PORT_MAX_MTU])
+			k->max_mtu = nla_get_u32(pt[IBTICK_A_PORT_MAX_MTU]);
+		if (pt[IBTICK_A_PORT_NETDEV_NAME])
+			str_copy(k->netdev, sizeof(k->netdev),
+				 nla_get_string(pt[IBTICK_A_PORT_NETDEV_NAME]));
+		if (pt[IBTICK_A_PORT_NETDEV_IFINDEX])
+			k->ifindex =
+				nla_get_u32(pt[IBTICK_A_PORT_NETDEV_IFINDEX]);
+	}
+	return 0;
+}
+
+
+
+static uint64_t get_u64(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u64(tb[type]) : 0;
+}
+
+static int on_feed(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct nlattr *st[IBTICK_A_FSTAT_MAX + 1];
+	struct doctor *d = arg;
+	struct doc_feed *f;
+
+	(void)nlh;
+	if (!tb[IBTICK_A_FEED_NAME])
+		return 0;
+	d->feeds = grow(d->feeds, d->n_feeds, sizeof(*d->feeds));
+	f = &d->feeds[d->n_feeds++];
+	memset(f, 0, sizeof(*f));
+	str_copy(f->name, sizeof(f->name),
+		 nla_get_string(tb[IBTICK_A_FEED_NAME]));
+	/* a reply without LIVE is from a kernel that has no dead feeds */
+	f->live = !tb[IBTICK_A_FEED_LIVE] || nla_get_u8(tb[IBTICK_A_FEED_LIVE]);
+	f->admin = tb[IBTICK_A_FEED_ADMIN] &&
+		   nla_get_u8(tb[IBTICK_A_FEED_ADMIN]);
+	if (tb[IBTICK_A_FEED_DEV_NAME])
+		str_copy(f->dev, sizeof(f->dev),
+			 nla_get_string(tb[IBTICK_A_FEED_DEV_NAME]));
+	if (tb[IBTICK_A_FEED_DEV_PORT])
+		f->dev_port = nla_get_u32(tb[IBTICK_A_FEED_DEV_PORT]);
+	if (tb[IBTICK_A_FEED_NETDEV_NAME])
+		str_copy(f->netdev, sizeof(f->netdev),
+			 nla_get_string(tb[IBTICK_A_FEED_NETDEV_NAME]));
+	if (tb[IBTICK_A_FEED_SLOTS])
+		f->slots = nla_get_u32(tb[IBTICK_A_FEED_SLOTS]);
+	if (tb[IBTICK_A_FEED_SLOT_SIZE])
+		f->slot_size = nla_get_u32(tb[IBTICK_A_FEED_SLOT_SIZE]);
+	if (tb[IBTICK_A_FEED_WIRE_MAX])
+		f->wire_max = nla_get_u32(tb[IBTICK_A_FEED_WIRE_MAX]);
+	f->poll_mode = tb[IBTICK_A_FEED_POLL_MODE] ?
+		nla_get_u8(tb[IBTICK_A_FEED_POLL_MODE]) : IBTICK_POLL_IRQ;
+	f->poll_cpu = tb[IBTICK_A_FEED_POLL_CPU] ?
+		(int32_t)nla_get_u32(tb[IBTICK_A_FEED_POLL_CPU]) : -1;
+	f->comp_vector = tb[IBTICK_A_FEED_COMP_VECTOR] &&
+		nla_get_u32(tb[IBTICK_A_FEED_COMP_VECTOR]) <= INT_MAX ?
+		(int)nla_get_u32(tb[IBTICK_A_FEED_COMP_VECTOR]) : -1;
+	if (tb[IBTICK_A_FEED_STATS] &&
+	    !nla_parse_nested(st, IBTICK_A_FSTAT_MAX, tb[IBTICK_A_FEED_STATS],
+			      fstat_policy)) {
+		f->rx_ticks = get_u64(st, IBTICK_A_FSTAT_RX_TICKS);
+		f->gaps = get_u64(st, IBTICK_A_FSTAT_GAPS);
+		f->gap_ticks = get_u64(st, IBTICK_A_FSTAT_GAP_TICKS);
+		f->truncated = get_u64(st, IBTICK_A_FSTAT_TRUNCATED);
+		f->rq_empty = get_u64(st, IBTICK_A_FSTAT_RQ_EMPTY);
+		f->readers_lost = get_u64(st, IBTICK_A_FSTAT_READERS_LOST);
+		f->laps = get_u64(st, IBTICK_A_FSTAT_LAPS);
+	}
+	return 0;
+}
+
+static bool dump(struct doctor *d, int cmd, int maxattr,
+		 struct nla_policy *policy, ibt_nl_reply_cb cb)
+{
+	struct nl_msg *msg = ibt_nl_msg(&d->nl, cmd, NLM_F_DUMP);
+
+	if (!msg) {
+		fprintf(stderr, "ibtick: out of memory\n");
+		return false;
+	}
+	return ibt_nl_transact(&d->nl, msg, maxattr, policy, NULL, 0, cb,
+			       d) == EXIT_OK;
+}
+
+static void gather_kernel(struct doctor *d)
+{
+	d->dev_dump_ok = dump(d, IBTICK_CMD_DEV_GET, IBTICK_A_DEV_MAX,
+			      dev_reply_policy, on_dev);
+	d->feed_dump_ok = dump(d, IBTICK_CMD_FEED_GET, IBTICK_A_FEED_MAX,
+			       feed_reply_policy, on_feed);
+}
+
+static const struct kport *kport_find(const struct doctor *d, const char *dev,
+				      unsigned int port)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_kports; i++)
+		if (d->kports[i].port == port && !strcmp(d->kports[i].dev, dev))
+			return &d->kports[i];
+	return NULL;
+}
+
+/* ---- sysfs: devices, ports, netdevs ------------------------------------ */
+
+static void gather_netdev(struct doc_netdev *nd)
+{
+	char buf[64];
+	uint64_t v;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), NET_SYSFS "/%s", nd->name);
+	nd->present = exists(path);
+	if (!nd->present)
+		return;
+	read_linef(nd->operstate, sizeof(nd->operstate),
+		   NET_SYSFS "/%s/operstate", nd->name);
+	snprintf(path, sizeof(path), NET_SYSFS "/%s/flags", nd->name);
+	if (!read_u64(path, &v)) {
+		nd->flags_known = true;
+		nd->flags = (unsigned int)v;
+	}
+	snprintf(path, sizeof(path), NET_SYSFS "/%s/mtu", nd->name);
+	if (!read_u64(path, &v))
+		nd->mtu = (unsigned int)v;
+	snprintf(path, sizeof(path), NET_SYSFS "/%s/ifindex", nd->name);
+	if (!read_u64(path, &v))
+		nd->ifindex = (unsigned int)v;
+	if (!read_linef(buf, sizeof(buf), NET_SYSFS "/%s/mode", nd->name))
+		str_copy(nd->mode, sizeof(nd->mode), buf);
+}
+
+/*
+ * The IPoIB netdev of an IB port, as the kernel side picks it: an
+ * ARPHRD_INFINIBAND netdev whose hardware address carries GID 0, the
+ * lowest ifindex first (the parent, not its P_Key children).
+ */
+static void find_ipoib(const char *dev, unsigned int port, char *out,
+		       size_t len)
+{
+	char gid[64], addr[96];
+	uint64_t type, ifindex, best = UINT64_MAX;
+	char path[PATH_MAX];
+	char **names;
+	size_t n, i;
+
+	out[0] = '\0';
+	if (read_linef(gid, sizeof(gid), IB_SYSFS "/%s/ports/%u/gids/0",
+		       dev, port))
+		return;
+	names = list_dir(NET_SYSFS, &n);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), NET_SYSFS "/%s/type", names[i]);
+		if (read_u64(path, &type) || type != ARPHRD_INFINIBAND_TYPE)
+			continue;
+		if (read_linef(addr, sizeof(addr), NET_SYSFS "/%s/address",
+			       names[i]) ||
+		    !doc_ipoib_addr_has_gid(addr, gid))
+			continue;
+		snprintf(path, sizeof(path), NET_SYSFS "/%s/ifindex", names[i]);
+		if (read_u64(path, &ifindex))
+			ifindex = UINT64_MAX - 1;
+		if (ifindex < best) {
+			best = ifindex;
+			str_copy(out, len, names[i]);
+		}
+	}
+	free_list(names, n);
+}
+
+static void gather_port(struct doctor *d, const char *dev, unsigned int num,
+			struct doc_port *p)
+{
+	const struct kport *k = kport_find(d, dev, num);
+	char buf[64], path[PATH_MAX];
+	uint64_t v;
+
+	memset(p, 0, sizeof(*p));
+	str_copy(p->dev, sizeof(p->dev), dev);
+	p->port = num;
+	p->state = read_linef(buf, sizeof(buf), IB_SYSFS "/%s/ports/%u/state",
+			      dev, num) ? -1 : doc_sysfs_enum(buf);
+	p->phys_state = read_linef(buf, sizeof(buf),
+				   IB_SYSFS "/%s/ports/%u/phys_state",
+				   dev, num) ? -1 : doc_sysfs_enum(buf);
+	p->link_layer = IBTICK_LINK_LAYER_UNSPEC;
+	if (!read_linef(buf, sizeof(buf), IB_SYSFS "/%s/ports/%u/link_layer",
+			dev, num)) {
+		if (!strcmp(buf, "InfiniBand"))
+			p->link_layer = IBTICK_LINK_LAYER_INFINIBAND;
+		else if (!strcmp(buf, "Ethernet"))
+			p->link_layer = IBTICK_LINK_LAYER_ETHERNET;
+	}
+	snprintf(path, sizeof(path), IB_SYSFS "/%s/ports/%u/lid", dev, num);
+	if (!read_u64(path, &v)) {
+		p->lid = (uint32_t)v;
+		snprintf(path, sizeof(path), IB_SYSFS "/%s/ports/%u/sm_lid",
+			 dev, num);
+		if (!read_u64(path, &v)) {
+			p->sm_lid = (uint32_t)v;
+			p->lid_known = true;
+		}
+	}
+	if (k) {
+		p->active_mtu = k->active_mtu;
+		p->max_mtu = k->max_mtu;
+	}
+
+	/* the netdev: sysfs first for RoCE, the kernel's choice for IPoIB */
+	if (p->link_layer == IBTICK_LINK_LAYER_ETHERNET)
+		read_linef(p->nd.name, sizeof(p->nd.name),
+			   IB_SYSFS "/%s/ports/%u/gid_attrs/ndevs/0", dev, num);
+	if (!p->nd.name[0] && k && k->netdev[0])
+		str_copy(p->nd.name, sizeof(p->nd.name), k->netdev);
+	if (!p->nd.name[0] && p->link_layer == IBTICK_LINK_LAYER_INFINIBAND)
+		find_ipoib(dev, num, p->nd.name, sizeof(p->nd.name));
+	if (p->nd.name[0])
+		gather_netdev(&p->nd);
+	if (k && k->ifindex && !p->nd.ifindex)
+		p->nd.ifindex = k->ifindex;
+}
+
+static void gather_dev(struct doctor *d, const char *name, struct ddev *dd)
+{
+	char buf[64], path[PATH_MAX];
+	char **ports;
+	size_t n, i;
+
+	memset(dd, 0, sizeof(*dd));
+	str_copy(dd->name, sizeof(dd->name), name);
+	dd->node_type = read_linef(buf, sizeof(buf), IB_SYSFS "/%s/node_type",
+				   name) ? -1 : doc_sysfs_enum(buf);
+	read_linef(dd->fw_ver, sizeof(dd->fw_ver), IB_SYSFS "/%s/fw_ver", name);
+
+	/*
+	 * Soft-RoCE names its Ethernet netdev in "parent"; whatever its
+	 * "device" link points at (the NIC, on some kernels) is not its own.
+	 */
+	if (!read_linef(buf, sizeof(buf), IB_SYSFS "/%s/parent", name)) {
+		snprintf(dd->driver, sizeof(dd->driver), "rxe (on %.*s)",
+			 DOC_IFNAME_LEN, buf);
+		dd->software = true;
+	} else {
+		/* the bus device: its name is in its interrupts' names */
+		snprintf(path, sizeof(path), IB_SYSFS "/%s/device", name);
+		if (link_base(path, dd->busid, sizeof(dd->busid)))
+			dd->software = true;	/* no device at all */
+		snprintf(path, sizeof(path), IB_SYSFS "/%s/device/driver",
+			 name);
+		if (link_base(path, dd->driver, sizeof(dd->driver)))
+			dd->driver[0] = '\0';
+	}
+
+	snprintf(path, sizeof(path), IB_SYSFS "/%s/ports", name);
+	ports = list_dir(path, &n);
+	dd->first_port = d->n_ports;
+	for (i = 0; i < n; i++) {
+		char *end;
+		unsigned long num = strtoul(ports[i], &end, 10);
+
+		if (*end || !num || num > UINT_MAX)
+			continue;
+		d->ports = grow(d->ports, d->n_ports, sizeof(*d->ports));
+		gather_port(d, name, (unsigned int)num,
+			    &d->ports[d->n_ports++]);
+		dd->n_ports++;
+	}
+	free_list(ports, n);
+}
+
+static void gather_sysfs(struct doctor *d)
+{
+	char **names;
+	size_t n, i;
+
+	names = list_dir(IB_SYSFS, &n);
+	for (i = 0; i < n; i++) {
+		d->devs = grow(d->devs, d->n_devs, sizeof(*d->devs));
+		gather_dev(d, names[i], &d->devs[d->n_devs++]);
+	}
+	free_list(names, n);
+}
+
+static bool dev_is_iwarp(const struct ddev *dd)
+{
+	return dd->node_type == IBTICK_NODE_RNIC;
+}
+
+/* ---- port error counters ----------------------------------------------- */
+
+static void add_counter(struct port_counters *pc, const char *path,
+			const char *name, bool hw)
+{
+	uint64_t v;
+
+	if (read_u64(path, &v))
+		return;		/* not supported by this device */
+	pc->hw = grow(pc->hw, pc->n, sizeof(*pc->hw));
+	pc->hw[pc->n] = hw;
+	pc->c = grow(pc->c, pc->n, sizeof(*pc->c));
+	memset(&pc->c[pc->n], 0, sizeof(pc->c[pc->n]));
+	str_copy(pc->c[pc->n].name, sizeof(pc->c[pc->n].name), name);
+	pc->c[pc->n].before = v;
+	pc->c[pc->n].after = v;
+	pc->n++;
+}
+
+static void counters_first(struct doctor *d)
+{
+	char path[PATH_MAX];
+	size_t i, j, n;
+	char **hw;
+
+	d->counters = calloc(d->n_ports ? d->n_ports : 1, sizeof(*d->counters));
+	if (!d->counters) {
+		fprintf(stderr, "ibtick: out of memory\n");
+		exit(EXIT_FAIL);
+	}
+	for (i = 0; i < d->n_ports; i++) {
+		const struct doc_port *p = &d->ports[i];
+		struct port_counters *pc = &d->counters[i];
+
+		for (j = 0; doc_pma_error_counters[j]; j++) {
+			snprintf(path, sizeof(path),
+				 IB_SYSFS "/%s/ports/%u/counters/%s",
+				 p->dev, p->port, doc_pma_error_counters[j]);
+			add_counter(pc, path, doc_pma_error_counters[j], false);
+		}
+		snprintf(path, sizeof(path), IB_SYSFS "/%s/ports/%u/hw_counters",
+			 p->dev, p->port);
+		hw = list_dir(path, &n);
+		for (j = 0; j < n; j++) {
+			if (!doc_hw_counter_is_error(hw[j]))
+				continue;
+			snprintf(path, sizeof(path),
+				 IB_SYSFS "/%s/ports/%u/hw_counters/%s",
+				 p->dev, p->port, hw[j]);
+			add_counter(pc, path, hw[j], true);
+		}
+		free_list(hw, n);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &d->t0);
+}
+
+static void counters_second(struct doctor *d)
+{
+	struct timespec now, left;
+	char path[PATH_MAX];
+	double elapsed, rest;
+	size_t i, j;
+	uint64_t v;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	elapsed = (double)(now.tv_sec - d->t0.tv_sec) +
+		  (double)(now.tv_nsec - d->t0.tv_nsec) / 1e9;
+	rest = d->interval - elapsed;
+	if (rest > 0) {
+		left.tv_sec = (time_t)rest;
+		left.tv_nsec = (long)((rest - (double)left.tv_sec) * 1e9);
+		while (nanosleep(&left, &left) && errno == EINTR)
+			;
+	}
+	for (i = 0; i < d->n_ports; i++) {
+		const struct doc_port *p = &d->ports[i];
+		struct port_counters *pc = &d->counters[i];
+
+		for (j = 0; j < pc->n; j++) {
+			snprintf(path, sizeof(path),
+				 IB_SYSFS "/%s/ports/%u/%s/%s", p->dev, p->port,
+				 pc->hw[j] ? "hw_counters" : "counters",
+				 pc->c[j].name);
+			if (!read_u64(path, &v))
+				pc->c[j].after = v;
+		}
+	}
+}
+
+/* ---- firmware ----------------------------------------------------------- */
+
+static bool find_exe(const char *prog, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	char dirs[4096];
+	char *save = NULL, *dir;
+
+	snprintf(dirs, sizeof(dirs), "%s:/usr/bin:/usr/sbin:/bin:/sbin",
+		 path ? path : "");
+	for (dir = strtok_r(dirs, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		if (!*dir)
+			continue;
+		snprintf(out, len, "%s/%s", dir, prog);
+		if (!access(out, X_OK))
+			return true;
+	}
+	return false;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t0->tv_sec) * 1000 +
+	       (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * "ofed_info -s" (MLNX_OFED), at most OFED_TIMEOUT_MS; never fails.  It
+ * runs in a process group of its own, so that a stuck one is killed with
+ * whatever it started.
+ */
+static void run_ofed_info(struct doc_fw *fw)
+{
+	char *out = fw->ofed;
+	size_t len = sizeof(fw->ofed);
+	char exe[PATH_MAX], buf[512];
+	struct timespec t0;
+	size_t used = 0;
+	int fds[2], status;
+	pid_t pid;
+	char *p;
+
+	out[0] = '\0';
+	fw->ofed_found = find_exe("ofed_info", exe, sizeof(exe));
+	if (!fw->ofed_found || pipe2(fds, O_CLOEXEC))
+		return;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		setpgid(0, 0);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		dup2(fds[1], STDOUT_FILENO);
+		execl(exe, "ofed_info", "-s", (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);	/* both sides: no race with the exec */
+	close(fds[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		long left = OFED_TIMEOUT_MS - ms_since(&t0);
+		char sink[256];
+		ssize_t n;
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) {
+			fw->ofed_timeout = true;
+			break;
+		}
+		if (used + 1 < sizeof(buf))
+			n = read(fds[0], buf + used, sizeof(buf) - 1 - used);
+		else		/* keep only the start; drain the rest */
+			n = read(fds[0], sink, sizeof(sink));
+		if (n <= 0)
+			break;
+		if (used + 1 < sizeof(buf))
+			used += (size_t)n;
+	}
+	buf[used] = '\0';
+	close(fds[0]);
+	/* EOF: it should be exiting; give it what is left of the time */
+	while (!fw->ofed_timeout && waitpid(pid, &status, WNOHANG) == 0) {
+		if (ms_since(&t0) >= OFED_TIMEOUT_MS)
+			fw->ofed_timeout = true;
+		else
+			usleep(10000);
+	}
+	if (fw->ofed_timeout) {
+		/* stuck: the group of the child we started */
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	/* first line, without the trailing ':' it prints */
+	p = strchr(buf, '\n');
+	if (p)
+		*p = '\0';
+	used = strlen(buf);
+	while (used && (buf[used - 1] == ':' ||
+			isspace((unsigned char)buf[used - 1])))
+		buf[--used] = '\0';
+	str_copy(out, len, buf);
+}
+
+/* ---- CPUs and interrupts ------------------------------------------------ */
+
+static void poll_cpus(const struct doctor *d, struct doc_cpuset *poll)
+{
+	size_t i;
+
+	doc_cpuset_zero(poll);
+	for (i = 0; i < d->n_feeds; i++) {
+		const struct doc_feed *f = &d->feeds[i];
+
+		if (f->poll_mode == IBTICK_POLL_BUSY && f->poll_cpu >= 0)
+			doc_cpuset_set(poll, (unsigned int)f->poll_cpu);
+	}
+}
+
+static void online_cpus(const struct doctor *d, struct doc_cpuset *online)
+{
+	char buf[1024];
+
+	if (read_linef(buf, sizeof(buf), "%s/online", d->cpu_root) ||
+	    doc_cpuset_parse(buf, online))
+		doc_cpuset_zero(online);
+}
+
+static void gather_cpu(const struct doctor *d, unsigned int cpu,
+		       struct doc_cpu *c)
+{
+	char path[PATH_MAX], buf[16];
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->cpu = cpu;
+	if (doc_cpuset_has(&d->app, cpu))
+		c->roles |= DOC_CPU_APP;
+	for (i = 0; i < d->n_feeds; i++) {
+		const struct doc_feed *f = &d->feeds[i];
+
+		if (f->poll_mode != IBTICK_POLL_BUSY || f->poll_cpu < 0 ||
+		    (unsigned int)f->poll_cpu != cpu)
+			continue;
+		c->roles |= DOC_CPU_POLL;
+		doc_appendf(c->feeds, sizeof(c->feeds), "%s%s",
+			    c->feeds[0] ? ", " : "", f->name);
+	}
+	snprintf(path, sizeof(path), "%s/cpu%u", d->cpu_root, cpu);
+	c->present = exists(path);
+	if (!c->present)
+		return;
+	/* cpu0 often has no "online" file: it cannot go offline */
+	c->online = read_linef(buf, sizeof(buf), "%s/cpu%u/online",
+			       d->cpu_root, cpu) || strcmp(buf, "0");
+	c->has_cpufreq = !read_linef(c->governor, sizeof(c->governor),
+				     "%s/cpu%u/cpufreq/scaling_governor",
+				     d->cpu_root, cpu);
+}
+
+static void check_cpus(struct doctor *d)
+{
+	struct doc_cpuset poll, all;
+	struct doc_result r;
+	struct doc_cpu c;
+	unsigned int cpu;
+
+	poll_cpus(d, &poll);
+	doc_cpuset_or(&all, &d->app, &poll);
+	if (!doc_cpuset_count(&all)) {
+		doc_check_no_cpus(&r);
+		emit(d, &r);
+		return;
+	}
+	for (cpu = 0; cpu < DOC_MAX_CPUS; cpu++) {
+		if (!doc_cpuset_has(&all, cpu))
+			continue;
+		gather_cpu(d, cpu, &c);
+		doc_check_governor(&c, &r);
+		emit(d, &r);
+	}
+}
+
+static void check_irqs(struct doctor *d, const struct ddev *dd)
+{
+	struct doc_irq_view v = { 0 };
+	struct doc_cpuset poll, online;
+	struct doc_irq *irqs = NULL;
+	int *vectors = NULL;
+	struct doc_result r;
+	char *line = NULL;
+	size_t cap = 0, i;
+	FILE *f;
+
+	str_copy(v.dev, sizeof(v.dev), dd->name);
+	v.software = dd->software;
+	f = fopen("/proc/interrupts", "re");
+	while (f && getline(&line, &cap, f) > 0) {
+		char name[64], buf[1024];
+		unsigned int irq;
+		struct doc_irq *q;
+		int vec;
+
+		if (doc_irq_parse_line(line, &irq, name, sizeof(name)) ||
+		    !doc_irq_line_names(line, dd->name, dd->busid))
+			continue;
+		v.n_named++;
+		vec = doc_irq_vector(name);
+		if (vec < 0 && !strstr(name, "comp"))
+			continue;	/* async, command, page events */
+		irqs = grow(irqs, v.n, sizeof(*irqs));
+		q = &irqs[v.n];
+		memset(q, 0, sizeof(*q));
+		q->irq = irq;
+		q->vector = vec;
+		str_copy(q->name, sizeof(q->name), name);
+		/* where it runs now; else where it may run */
+		if ((read_linef(buf, sizeof(buf),
+				"/proc/irq/%u/effective_affinity_list", irq) ||
+		     !buf[0] || doc_cpuset_parse(buf, &q->cpus)) &&
+		    (read_linef(buf, sizeof(buf),
+				"/proc/irq/%u/smp_affinity_list", irq) ||
+		     doc_cpuset_parse(buf, &q->cpus)))
+			continue;	/* gone meanwhile */
+		v.n++;
+	}
+	if (f)
+		fclose(f);
+	free(line);
+
+	for (i = 0; i < d->n_feeds; i++) {
+		const struct doc_feed *fd = &d->feeds[i];
+
+		if (fd->poll_mode != IBTICK_POLL_IRQ || fd->comp_vector < 0 ||
+		    strcmp(fd->dev, dd->name))
+			continue;
+		vectors = grow(vectors, v.n_feed_vectors, sizeof(*vectors));
+		vectors[v.n_feed_vectors++] = fd->comp_vector;
+	}
+	poll_cpus(d, &poll);
+	online_cpus(d, &online);
+	v.irqs = irqs;
+	v.app = &d->app;
+	v.poll = &poll;
+	v.online = &online;
+	v.feed_vectors = vectors;
+	doc_check_irqs(&v, &r);
+	emit(d, &r);
+	free(irqs);
+	free(vectors);
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+static void check_kernel_view(struct doctor *d)
+{
+	struct doc_kernel_view v = {
+		.dev_dump_ok	= d->dev_dump_ok,
+		.feed_dump_ok	= d->feed_dump_ok,
+		.n_devs		= (unsigned int)d->n_kdevs,
+		.n_feeds	= (unsigned int)d->n_feeds,
+	};
+	struct doc_result r;
+	size_t i, j, k;
+
+	for (i = 0; i < d->n_devs && d->dev_dump_ok; i++) {
+		const struct ddev *dd = &d->devs[i];
+		bool usable = false, seen = false;
+
+		if (dev_is_iwarp(dd))
+			continue;
+		for (k = 0; k < dd->n_ports; k++) {
+			int ll = d->ports[dd->first_port + k].link_layer;
+
+			if (ll == IBTICK_LINK_LAYER_INFINIBAND ||
+			    ll == IBTICK_LINK_LAYER_ETHERNET)
+				usable = true;
+		}
+		for (j = 0; j < d->n_kdevs; j++)
+			if (!strcmp(d->kdevs[j], dd->name))
+				seen = true;
+		if (usable && !seen)
+			doc_appendf(v.missing, sizeof(v.missing), "%s%s",
+				    v.missing[0] ? " " : "", dd->name);
+	}
+	doc_check_kernel_view(&v, &r);
+	emit(d, &r);
+}
+
+static void check_ports(struct doctor *d, const struct ddev *dd)
+{
+	struct doc_result r;
+	size_t k;
+
+	if (dev_is_iwarp(dd)) {
+		/* only iWARP devices get a node-type line: the rest pass it */
+		doc_check_node_type(dd->name, dd->node_type, &r);
+		emit(d, &r);
+		return;
+	}
+	for (k = 0; k < dd->n_ports; k++) {
+		const struct doc_port *p = &d->ports[dd->first_port + k];
+
+		doc_check_port_state(p, &r);
+		emit(d, &r);
+		doc_check_link_layer(p, &r);
+		emit(d, &r);
+		if (p->link_layer == IBTICK_LINK_LAYER_INFINIBAND) {
+			/*
+			 * with no physical link there is nothing for an SM
+			 * to sweep: port-state has already said why
+			 */
+			if (p->phys_state == IBTICK_PHYS_LINK_UP) {
+				doc_check_sm(p, &r);
+				emit(d, &r);
+				doc_check_lid(p, &r);
+				emit(d, &r);
+			}
+			doc_check_ipoib(p, &r);
+			emit(d, &r);
+		} else if (p->link_layer == IBTICK_LINK_LAYER_ETHERNET) {
+			doc_check_roce_netdev(p, &r);
+			emit(d, &r);
+		}
+		/* from the kernel (module loaded); meaningless when down */
+		if (p->active_mtu && p->state == IBTICK_PORT_ACTIVE) {
+			doc_check_port_mtu(p, &r);
+			emit(d, &r);
+		}
+	}
+}
+
+static void check_active_ports(struct doctor *d)
+{
+	struct doc_port *usable;
+	struct doc_result r;
+	size_t i, k, n = 0;
+
+	/* iWARP ports cannot carry a feed: leave them out of the count */
+	usable = calloc(d->n_ports ? d->n_ports : 1, sizeof(*usable));
+	if (!usable) {
+		fprintf(stderr, "ibtick: out of memory\n");
+		exit(EXIT_FAIL);
+	}
+	for (i = 0; i < d->n_devs; i++) {
+		if (dev_is_iwarp(&d->devs[i]))
+			continue;
+		for (k = 0; k < d->devs[i].n_ports; k++)
+			usable[n++] = d->ports[d->devs[i].first_port + k];
+	}
+	doc_check_active_ports(usable, n, &r);
+	emit(d, &r);
+	free(usable);
+}
+
+static void check_firmware(struct doctor *d)
+{
+	struct doc_fw fw = { 0 };
+	struct utsname u;
+	struct doc_result r;
+	size_t i;
+
+	if (!d->n_devs)
+		return;
+	if (!uname(&u))
+		str_copy(fw.kernel, sizeof(fw.kernel), u.release);
+	run_ofed_info(&fw);
+	for (i = 0; i < d->n_devs; i++) {
+		str_copy(fw.dev, sizeof(fw.dev), d->devs[i].name);
+		str_copy(fw.fw_ver, sizeof(fw.fw_ver), d->devs[i].fw_ver);
+		str_copy(fw.driver, sizeof(fw.driver), d->devs[i].driver);
+		doc_check_firmware(&fw, &r);
+		emit(d, &r);
+	}
+}
+
+static void check_feeds(struct doctor *d)
+{
+	struct doc_result r;
+	size_t i;
+
+	if (!d->feed_dump_ok)
+		return;		/* kernel-view has failed already */
+	if (!d->n_feeds) {
+		doc_check_no_feeds(&r);
+		emit(d, &r);
+		return;
+	}
+	for (i = 0; i < d->n_feeds; i++) {
+		const struct doc_feed *f = &d->feeds[i];
+
+		if (doc_check_feed_live(f, &r) != DOC_PASS) {
+			emit(d, &r);
+			continue;	/* its counters are history */
+		}
+		emit(d, &r);
+		doc_check_feed_mtu(f, &r);
+		emit(d, &r);
+		doc_check_feed_lapped(f, &r);
+		emit(d, &r);
+		doc_check_feed_rq_empty(f, &r);
+		emit(d, &r);
+		doc_check_feed_gaps(f, &r);
+		emit(d, &r);
+	}
+}
+
+static void check_counters(struct doctor *d)
+{
+	struct doc_counters k;
+	struct doc_result r;
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < d->n_ports; i++)
+		any |= d->counters[i].n > 0;
+	if (any && !d->fast && d->interval > 0)
+		counters_second(d);
+	for (i = 0; i < d->n_ports; i++) {
+		memset(&k, 0, sizeof(k));
+		str_copy(k.dev, sizeof(k.dev), d->ports[i].dev);
+		k.port = d->ports[i].port;
+		k.interval = d->interval;
+		k.growth = !d->fast && d->interval > 0;
+		k.c = d->counters[i].c;
+		k.n = d->counters[i].n;
+		doc_check_counters(&k, &r);
+		emit(d, &r);
+	}
+}
+
+static void doctor_free(struct doctor *d)
+{
+	size_t i;
+
+	ibt_nl_close(&d->nl);
+	for (i = 0; d->counters && i < d->n_ports; i++) {
+		free(d->counters[i].c);
+		free(d->counters[i].hw);
+	}
+	free(d->counters);
+	free(d->ports);
+	free(d->devs);
+	free(d->feeds);
+	free(d->kports);
+	free(d->kdevs);
+}
+
+/* "--opt VALUE" or "--opt=VALUE"; NULL (after a message) when missing. */
+static const char *opt_value(struct cli *c, const char *word, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (word[n] == '=')
+		return word + n + 1;
+	if (!c->argc) {
+		fprintf(stderr, "ibtick: doctor %s needs a value\n", opt);
+		return NULL;
+	}
+	return cli_next(c);
+}
+
+static bool is_opt(const char *word, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	return !strncmp(word, opt, n) && (word[n] == '\0' || word[n] == '=');
+}
+
+static int parse_args(struct cli *c, struct doctor *d)
+{
+	const char *w, *val;
+	char *end;
+
+	d->interval = 1;
+	while ((w = cli_next(c))) {
+		if (!strcmp(w, "help") || !strcmp(w, "-h") ||
+		    !strcmp(w, "--help")) {
+			doctor_usage(stdout);
+			return -1;
+		} else if (!strcmp(w, "--fast")) {
+			d->fast = true;
+		} else if (is_opt(w, "--app-cpus")) {
+			val = opt_value(c, w, "--app-cpus");
+			if (!val)
+				goto usage;
+			if (doc_cpuset_parse(val, &d->app)) {
+				fprintf(stderr, "ibtick: doctor --app-cpus: \"%s\" is not a CPU list (e.g. 2,4-7; CPUs below %u)\n",
+					val, DOC_MAX_CPUS);
+				goto usage;
+			}
+		} else if (is_opt(w, "--interval")) {
+			val = opt_value(c, w, "--interval");
+			if (!val)
+				goto usage;
+			errno = 0;
+			d->interval = strtod(val, &end);
+			if (errno || end == val || *end ||
+			    !isfinite(d->interval) || d->interval < 0 ||
+			    d->interval > INTERVAL_MAX) {
+				fprintf(stderr, "ibtick: doctor --interval: \"%s\" is not a number of seconds (0..%g)\n",
+					val, INTERVAL_MAX);
+				goto usage;
+			}
+		} else {
+			fprintf(stderr, "ibtick: unknown doctor option \"%s\"\n", w);
+			goto usage;
+		}
+	}
+	if (d->fast)
+		d->interval = 0;
+	return 0;
+usage:
+	doctor_usage(stderr);
+	return -2;
+}
+
+int cmd_doctor(struct cli *c)
+{
+	struct doctor *d;
+	struct doc_result r;
+	const char *root;
+	size_t i;
+	int ret;
+
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fprintf(stderr, "ibtick: out of memory\n");
+		return EXIT_FAIL;
+	}
+	ret = parse_args(c, d);
+	if (ret) {
+		free(d);
+		return ret == -1 ? EXIT_OK : EXIT_USAGE;
+	}
+	root = getenv("IBTICK_CPU_SYSFS");
+	d->cpu_root = root && *root ? root : CPU_SYSFS;
+
+	out_arr_open(NULL);
+	gather_module(d);
+	doc_check_module(&d->mod, &r);
+	emit(d, &r);
+	if (d->mod.family)
+		gather_kernel(d);
+	gather_sysfs(d);
+	counters_first(d);
+
+	/* the rest of the kernel-side checks need the family */
+	if (d->mod.family)
+		check_kernel_view(d);
+	for (i = 0; i < d->n_devs; i++)
+		check_ports(d, &d->devs[i]);
+	check_active_ports(d);
+	check_firmware(d);
+	for (i = 0; i < d->n_devs; i++)
+		if (!dev_is_iwarp(&d->devs[i]))
+			check_irqs(d, &d->devs[i]);
+	check_cpus(d);
+	if (d->mod.family)
+		check_feeds(d);
+	check_counters(d);
+	out_arr_close();
+
+	out_text("%u pass, %u warn, %u fail\n", d->tally.pass, d->tally.warn,
+		 d->tally.fail);
+	ret = doc_tally_exit(&d->tally) ? EXIT_FAIL : EXIT_OK;
+	doctor_free(d);
+	free(d);
+	return ret;
+}

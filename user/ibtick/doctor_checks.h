@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibtick doctor: the checks as pure functions.
+ *
+ * doctor.c gathers what the host shows (sysfs, /proc, the ibtick netlink
+ * dumps) into the plain structures below; each doc_check_*() turns one of
+ * them into a result: PASS, WARN or FAIL, what was seen and, unless it
+ * passed, the fix.  Nothing here does I/O, so the unit tests drive every
+ * decision with made-up values.
+ */
+#ifndef IBTICK_DOCTOR_CHECKS_H
+#define IBTICK_DOCTOR_CHECKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum doc_status {
+	DOC_PASS,
+	DOC_WARN,
+	DOC_FAIL,
+};
+
+#define DOC_SUBJECT_LEN	96
+#define DOC_SEEN_LEN	640
+#define DOC_FIX_LEN	512
+
+struct doc_result {
+	enum doc_status	status;
+	const char	*check;			/* static: "port-state" */
+	char		subject[DOC_SUBJECT_LEN]; /* "mlx5_0/1", "cpu3", feed */
+	char		seen[DOC_SEEN_LEN];
+	char		fix[DOC_FIX_LEN];	/* "" when it passed */
+};
+
+/* "PASS", "WARN", "FAIL". */
+const char *doc_status_name(enum doc_status s);
+
+struct doc_tally {
+	unsigned int	pass, warn, fail;
+};
+
+void doc_tally_add(struct doc_tally *t, const struct doc_result *r);
+/* 1 when anything failed, else 0 (the command's exit status). */
+int doc_tally_exit(const struct doc_tally *t);
+
+/* Appends to a NUL-terminated @buf of @len bytes; output is cut to fit. */
+void doc_appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- CPU sets ("2,4-7", the kernel's cpulist format) ---------------- */
+
+#define DOC_MAX_CPUS	4096
+
+struct doc_cpuset {
+	uint64_t	bits[DOC_MAX_CPUS / 64];
+};
+
+void doc_cpuset_zero(struct doc_cpuset *s);
+void doc_cpuset_set(struct doc_cpuset *s, unsigned int cpu);
+bool doc_cpuset_has(const struct doc_cpuset *s, unsigned int cpu);
+unsigned int doc_cpuset_count(const struct doc_cpuset *s);
+/* @dst = @a | @b, @dst = @a & ~@b (any may alias). */
+void doc_cpuset_or(struct doc_cpuset *dst, const struct doc_cpuset *a,
+		   const struct doc_cpuset *b);
+void doc_cpuset_andnot(struct doc_cpuset *dst, const struct doc_cpuset *a,
+		       const struct doc_cpuset *b);
+/*
+ * Parses "0", "2,4-7", "0-3,8-11\n" (surrounding blanks allowed; an empty
+ * list is an empty set).  -1 on a malformed list, a reversed range or a
+ * CPU >= DOC_MAX_CPUS.
+ */
+int doc_cpuset_parse(const char *s, struct doc_cpuset *set);
+/* The set as a cpulist ("2,4-7"; "none" when empty). */
+char *doc_cpuset_format(const struct doc_cpuset *s, char *buf, size_t len);
+
+/* ---- the module -------------------------------------------------------- */
+
+struct doc_module {
+	bool		loaded;		/* /sys/module/ibtick exists */
+	bool		family;		/* generic netlink family resolved */
+	int		family_id;
+	char		version[32];	/* /sys/module/ibtick/version, "" */
+	const char	*cli_version;	/* this program's version */
+	char		error[128];	/* the netlink socket failed: why */
+};
+
+enum doc_status doc_check_module(const struct doc_module *m,
+				 struct doc_result *r);
+
+/* What the kernel's dumps show against what sysfs shows. */
+struct doc_kernel_view {
+	bool		dev_dump_ok;
+	bool		feed_dump_ok;
+	unsigned int	n_devs;		/* devices in the DEV_GET dump */
+	unsigned int	n_feeds;
+	char		missing[256];	/* sysfs IB/RoCE devices not in it */
+};
+
+enum doc_status doc_check_kernel_view(const struct doc_kernel_view *v,
+				      struct doc_result *r);
+
+/* ---- ports ------------------------------------------------------------- */
+
+#define DOC_NAME_LEN	64	/* IB_DEVICE_NAME_MAX */
+#define DOC_IFNAME_LEN	16	/* IFNAMSIZ */
+
+struct doc_netdev {
+	char		name[DOC_IFNAME_LEN];	/* "" when the port has none */
+	bool		present;		/* /sys/class/net/NAME exists */
+	char		operstate[16];		/* "up", "down", "unknown" */
+	bool		flags_known;
+	unsigned int	flags;			/* IFF_* */
+	unsigned int	mtu;			/* 0 unknown */
+	unsigned int	ifindex;		/* 0 unknown */
+	char		mode[16];		/* IPoIB: datagram/connected */
+};
+
+struct doc_port {
+	char		dev[DOC_NAME_LEN];
+	unsigned int	port;
+	int		state;		/* enum ibtick_port_state, -1 unread */
+	int		phys_state;	/* enum ibtick_port_phys_state, -1 */
+	int		link_layer;	/* enum ibtick_link_layer */
+	bool		lid_known;
+	uint32_t	lid;
+	uint32_t	sm_lid;
+	uint32_t	active_mtu;	/* bytes, 0: not known (netlink only) */
+	uint32_t	max_mtu;
+	struct doc_netdev nd;		/* RoCE: gid_attrs/ndevs/0; IB: IPoIB */
+};
+
+/* State ACTIVE and physical state LinkUp, else FAIL with the likely fix. */
+enum doc_status doc_check_port_state(const struct doc_port *p,
+				     struct doc_result *r);
+/* The port reports InfiniBand or Ethernet. */
+enum doc_status doc_check_link_layer(const struct doc_port *p,
+				     struct doc_result *r);
+/* InfiniBand: an SM has swept the port (SM LID != 0). */
+enum doc_status doc_check_sm(const struct doc_port *p, struct doc_result *r);
+/* InfiniBand: the port's LID is a unicast LID (1..0xbfff). */
+enum doc_status doc_check_lid(const struct doc_port *p, struct doc_result *r);
+/* RoCE: the Ethernet netdev behind GID 0 exists and is up. */
+enum doc_status doc_check_roce_netdev(const struct doc_port *p,
+				      struct doc_result *r);
+/* InfiniBand: the IPoIB netdev exists, its mode (datagram) and MTU. */
+enum doc_status doc_check_ipoib(const struct doc_port *p,
+				struct doc_result *r);
+/* Active MTU against the port's maximum (known from netlink only). */
+enum doc_status doc_check_port_mtu(const struct doc_port *p,
+				   struct doc_result *r);
+/*
+ * IB/RoCE ports with state ACTIVE: none FAIL, one PASS, more WARN (a bind
+ * with sibt_ifindex 0 is refused; name the netdev).
+ */
+enum doc_status doc_check_active_ports(const struct doc_port *ports,
+				       size_t n, struct doc_result *r);
+
+/*
+ * IPoIB: does the hardware address (sysfs "address", 20 bytes as hex pairs
+ * separated by ':') carry the port GID (sysfs gids/0, eight groups of four
+ * hex digits)?  How the kernel side picks a port's IPoIB netdev.
+ */
+bool doc_ipoib_addr_has_gid(const char *addr, const char *gid);
+
+/* Leading number of a sysfs "4: ACTIVE" line; -1 when there is none. */
+int doc_sysfs_enum(const char *s);
+
+/* ---- the device -------------------------------------------------------- */
+
+struct doc_fw {
+	char		dev[DOC_NAME_LEN];
+	char		fw_ver[64];	/* sysfs fw_ver, "" none */
+	char		driver[64];	/* device/driver, "rxe", "" unknown */
+	char		kernel[64];	/* uname -r */
+	bool		ofed_found;	/* ofed_info exists */
+	bool		ofed_timeout;	/* it did not finish in time */
+	char		ofed[128];	/* its -s output, "" none or failed */
+};
+
+/* Informational: always PASS. */
+enum doc_status doc_check_firmware(const struct doc_fw *f,
+				   struct doc_result *r);
+
+/* iWARP devices (node type RNIC) are not usable: WARN. */
+enum doc_status doc_check_node_type(const char *dev, int node_type,
+				    struct doc_result *r);
+
+/* ---- port error counters ---------------------------------------------- */
+
+/* The error counters of ports/N/counters/ (the PMA set), NULL-terminated. */
+extern const char *const doc_pma_error_counters[];
+/* Is a ports/N/hw_counters/ file an error counter (not traffic, config)? */
+bool doc_hw_counter_is_error(const char *name);
+
+struct doc_counter {
+	char		name[48];
+	uint64_t	before;
+	uint64_t	after;		/* == before when growth is not checked */
+};
+
+struct doc_counters {
+	char		dev[DOC_NAME_LEN];
+	unsigned int	port;
+	double		interval;	/* seconds between the reads */
+	bool		growth;		/* read twice (not --fast) */
+	const struct doc_counter *c;
+	size_t		n;		/* 0: no counters (software device) */
+};
+
+/* FAIL when one grew, WARN when one is non-zero, PASS otherwise. */
+enum doc_status doc_check_counters(const struct doc_counters *k,
+				   struct doc_result *r);
+
+/* ---- CPUs -------------------------------------------------------------- */
+
+#define DOC_CPU_APP	(1U << 0)	/* in --app-cpus */
+#define DOC_CPU_POLL	(1U << 1)	/* a busy-poll feed's thread runs here */
+
+struct doc_cpu {
+	unsigned int	cpu;
+	unsigned int	roles;		/* DOC_CPU_* */
+	char		feeds[128];	/* busy-poll feeds on it, "" */
+	bool		present;	/* cpuN exists */
+	bool		online;
+	bool		has_cpufreq;	/* cpufreq/scaling_governor readable */
+	char		governor[32];
+};
+
+/* WARN unless "performance"; no cpufreq at all is PASS. */
+enum doc_status doc_check_governor(const struct doc_cpu *c,
+				   struct doc_result *r);
+/* Nothing to check: no --app-cpus and no busy-poll feed pinned. */
+enum doc_status doc_check_no_cpus(struct doc_result *r);
+
+/* ---- interrupts -------------------------------------------------------- */
+
+/*
+ * A /proc/interrupts line: its IRQ number and the last word (the action
+ * name).  -1 for lines that are not numbered IRQs (the CPU header, NMI...).
+ */
+int doc_irq_parse_line(const char *line, unsigned int *irq, char *name,
+		       size_t len);
+/*
+ * Does @line name the device @dev or the bus device @pci (either may be
+ * NULL or "")?  A name must not run on into more digits: "mlx5_1" does not
+ * match "mlx5_10".
+ */
+bool doc_irq_line_names(const char *line, const char *dev, const char *pci);
+/*
+ * The completion vector an IRQ action name stands for: mlx5's
+ * "mlx5_comp3@pci:0000:03:00.0" -> 3, mlx4's "mlx4-3@0000:03:00.0" -> 3;
+ * -1 for others ("mlx5_async0@...", "mlx4-async@...").
+ */
+int doc_irq_vector(const char *name);
+
+struct doc_irq {
+	unsigned int	irq;
+	char		name[64];
+	int		vector;		/* doc_irq_vector(), -1 unknown */
+	struct doc_cpuset cpus;		/* effective (or allowed) affinity */
+};
+
+struct doc_irq_view {
+	char		dev[DOC_NAME_LEN];
+	bool		software;	/* rxe, siw: no interrupts of its own */
+	unsigned int	n_named;	/* /proc/interrupts lines naming it */
+	const struct doc_irq *irqs;	/* its completion interrupts */
+	size_t		n;
+	const struct doc_cpuset *app;	/* --app-cpus */
+	const struct doc_cpuset *poll;	/* busy-poll threads' CPUs */
+	const struct doc_cpuset *online;
+	/* completion vectors of IRQ-mode feeds on this device */
+	const int	*feed_vectors;
+	size_t		n_feed_vectors;
+};
+
+/*
+ * WARN when a completion IRQ may run on a busy-poll CPU, or on an app CPU
+ * while no IRQ-mode feed of this device uses that vector (meant for
+ * another); PASS when none does or when the device has none (software).
+ */
+enum doc_status doc_check_irqs(const struct doc_irq_view *v,
+			       struct doc_result *r);
+
+/* ---- feeds ------------------------------------------------------------- */
+
+#define DOC_FEED_NAME_LEN 32	/* IBTICK_FEED_NAME_MAX */
+
+struct doc_feed {
+	char		name[DOC_FEED_NAME_LEN];
+	bool		admin;			/* made by feed add */
+	bool		live;
+	char		dev[DOC_NAME_LEN];	/* "" when not reported */
+	uint32_t	dev_port;
+	char		netdev[DOC_IFNAME_LEN];
+	uint32_t	slots;
+	uint32_t	slot_size;		/* bytes, descriptor included */
+	uint32_t	wire_max;		/* bytes, wire header included */
+	int		poll_mode;		/* IBTICK_POLL_* */
+	int		poll_cpu;		/* -1 any */
+	int		comp_vector;		/* -1 not reported */
+	uint64_t	rx_ticks;
+	uint64_t	readers_lost;
+	uint64_t	laps;
+	uint64_t	rq_empty;
+	uint64_t	gaps;
+	uint64_t	gap_ticks;
+	uint64_t	truncated;
+};
+
+/* No feeds at all: PASS, saying so. */
+enum doc_status doc_check_no_feeds(struct doc_result *r);
+/* Not live: FAIL (device gone). */
+enum doc_status doc_check_feed_live(const struct doc_feed *f,
+				    struct doc_result *r);
+/* Slot payload against the wire's payload (MTU less the wire header). */
+enum doc_status doc_check_feed_mtu(const struct doc_feed *f,
+				   struct doc_result *r);
+/* Readers lapped (READERS_LOST > 0): WARN. */
+enum doc_status doc_check_feed_lapped(const struct doc_feed *f,
+				      struct doc_result *r);
+/* Receive queue ran empty (RQ_EMPTY > 0): WARN. */
+enum doc_status doc_check_feed_rq_empty(const struct doc_feed *f,
+					struct doc_result *r);
+/* Publisher sequence gaps (GAPS > 0): WARN. */
+enum doc_status doc_check_feed_gaps(const struct doc_feed *f,
+				    struct doc_result *r);
+
+/* Smallest power-of-two slot size (64..8192) holding @payload bytes. */
+uint32_t doc_slot_size_for(uint32_t payload);
+
+#endif

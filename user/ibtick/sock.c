@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibtick sock: every AF_IBTICK socket on the host, as ss(8) shows TCP's.
+ *
+ *   ibtick sock show [ feed NAME ] [ pid N ]
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <netlink/genl/genl.h>
+
+#include <linux/ibtick_netlink.h>
+
+#include "feedattr.h"
+#include "ibtick.h"
+#include "nl.h"
+#include "out.h"
+
+struct nla_policy sock_reply_policy[IBTICK_A_SOCK_MAX + 1];
+
+const char *const sock_ctr_keys[IBTICK_A_SOCK_MAX + 1] = {
+	[IBTICK_A_SOCK_RX_TICKS]	= "rx_ticks",
+	[IBTICK_A_SOCK_RX_BYTES]	= "rx_bytes",
+	[IBTICK_A_SOCK_RX_LOST]		= "rx_lost",
+	[IBTICK_A_SOCK_RX_TRUNCATED]	= "rx_truncated",
+	[IBTICK_A_SOCK_RX_SKIPPED_LOCAL] = "rx_skipped_local",
+	[IBTICK_A_SOCK_TX_TICKS]	= "tx_ticks",
+	[IBTICK_A_SOCK_TX_BYTES]	= "tx_bytes",
+	[IBTICK_A_SOCK_TX_EAGAIN]	= "tx_eagain",
+	[IBTICK_A_SOCK_TX_ERRORS]	= "tx_errors",
+	[IBTICK_A_SOCK_LAPS]		= "laps",
+};
+
+static const char *const sock_attr_names[IBTICK_A_SOCK_MAX + 1] = {
+	[IBTICK_A_SOCK_PID]	= "pid",
+	[IBTICK_A_SOCK_FEED_ID]	= "feed",
+};
+
+static __attribute__((constructor)) void sock_policy_init(void)
+{
+	static const int u32s[] = {
+		IBTICK_A_SOCK_PID, IBTICK_A_SOCK_UID, IBTICK_A_SOCK_FEED_ID,
+		IBTICK_A_SOCK_FLAGS, IBTICK_A_SOCK_MAPPINGS,
+	};
+	unsigned int i;
+
+	for (i = IBTICK_A_SOCK_ID; i <= IBTICK_A_SOCK_MAX; i++)
+		sock_reply_policy[i].type = NLA_U64;
+	for (i = 0; i < sizeof(u32s) / sizeof(u32s[0]); i++)
+		sock_reply_policy[u32s[i]].type = NLA_U32;
+	sock_reply_policy[IBTICK_A_SOCK_FEED_NAME].type = NLA_STRING;
+	sock_reply_policy[IBTICK_A_SOCK_LOOPBACK].type = NLA_U8;
+}
+
+static void sock_usage(void)
+{
+	fprintf(stderr,
+		"Usage: ibtick sock show [ feed NAME ] [ pid PID ]\n"
+		"       ibtick sock help\n");
+}
+
+static uint64_t get(struct nlattr **tb, int a)
+{
+	if (!tb[a])
+		return 0;
+	return sock_reply_policy[a].type == NLA_U32 ? nla_get_u32(tb[a]) :
+	       nla_get_u64(tb[a]);
+}
+
+static const char *sock_mode(uint32_t flags)
+{
+	if (flags & IBTICK_SOCK_MAPPED)
+		return flags & IBTICK_SOCK_PUBLISHER ? "mapped+publisher" : "mapped";
+	if (flags & IBTICK_SOCK_SUBSCRIBED)
+		return flags & IBTICK_SOCK_PUBLISHER ? "recvmsg+publisher" : "recvmsg";
+	if (flags & IBTICK_SOCK_PUBLISHER)
+		return "publisher";
+	return "unbound";
+}
+
+static int print_sock(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct cli *c = arg;
+	char fmt[48];
+	int i;
+
+	(void)nlh;
+	if (!tb[IBTICK_A_SOCK_ID]) {
+		fprintf(stderr, "ibtick: malformed socket in the kernel's reply\n");
+		return -1;
+	}
+	out_obj_open(NULL);
+	out_u64("id", "%" PRIu64 ":", get(tb, IBTICK_A_SOCK_ID));
+	out_u64("inode", " inode %" PRIu64, get(tb, IBTICK_A_SOCK_INODE));
+	out_u64("pid", " pid %" PRIu64, get(tb, IBTICK_A_SOCK_PID));
+	out_u64("uid", " uid %" PRIu64, get(tb, IBTICK_A_SOCK_UID));
+	if (tb[IBTICK_A_SOCK_FEED_NAME]) {
+		out_str("feed", " feed %s", nla_get_string(tb[IBTICK_A_SOCK_FEED_NAME]));
+		out_u64("feed_id", NULL, get(tb, IBTICK_A_SOCK_FEED_ID));
+	}
+	out_str("mode", " mode %s", sock_mode((uint32_t)get(tb, IBTICK_A_SOCK_FLAGS)));
+	out_u64("mappings", NULL, get(tb, IBTICK_A_SOCK_MAPPINGS));
+	if (tb[IBTICK_A_SOCK_CURSOR]) {
+		out_u64("cursor", " cursor %" PRIu64, get(tb, IBTICK_A_SOCK_CURSOR));
+		out_u64("lag", " lag %" PRIu64, get(tb, IBTICK_A_SOCK_LAG));
+	}
+	out_u64("lost", " lost %" PRIu64, get(tb, IBTICK_A_SOCK_RX_LOST));
+	out_u64("laps", " laps %" PRIu64, get(tb, IBTICK_A_SOCK_LAPS));
+	if (c->stats || c->json) {
+		out_obj_open("stats");
+		out_text("\n   ");
+		for (i = 0; i <= IBTICK_A_SOCK_MAX; i++) {
+			if (!sock_ctr_keys[i])
+				continue;
+			snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, sock_ctr_keys[i]);
+			out_u64(sock_ctr_keys[i], fmt, get(tb, i));
+		}
+		out_obj_close();
+	}
+	out_obj_close();
+	out_nl();
+	return 0;
+}
+
+static int take_id(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	(void)nlh;
+	if (tb[IBTICK_A_FEED_ID])
+		*(int64_t *)arg = nla_get_u32(tb[IBTICK_A_FEED_ID]);
+	return 0;
+}
+
+/* The id of feed @name, or -1 after saying why. */
+static int64_t feed_id_of(struct ibt_nl *nl, const char *name)
+{
+	struct nl_msg *msg;
+	int64_t id = -1;
+
+	msg = ibt_nl_msg(nl, IBTICK_CMD_FEED_GET, 0);
+	if (!msg || nla_put_string(msg, IBTICK_A_FEED_NAME, name) < 0) {
+		nlmsg_free(msg);
+		return -1;
+	}
+	if (ibt_nl_transact(nl, msg, IBTICK_A_FEED_MAX, feed_reply_policy,
+			    feed_attr_names, IBTICK_A_FEED_MAX + 1, take_id, &id))
+		return -1;
+	return id;
+}
+
+static int sock_show(struct cli *c)
+{
+	const char *feed = NULL;
+	struct nl_msg *msg;
+	struct ibt_nl nl;
+	uint32_t pid = 0;
+	bool have_pid = false;
+	int64_t fid = -1;
+	char *kw, *val;
+	int ret;
+
+	while ((kw = cli_next(c))) {
+		val = cli_next(c);
+		if (!val) {
+			fprintf(stderr, "ibtick: \"%s\" needs a value\n", kw);
+			sock_usage();
+			return EXIT_USAGE;
+		}
+		if (cli_matches(kw, "feed")) {
+			feed = val;
+		} else if (cli_matches(kw, "pid")) {
+			if (cli_u32("pid", val, 1, INT32_MAX, &pid))
+				return EXIT_USAGE;
+			have_pid = true;
+		} else {
+			fprintf(stderr, "ibtick: unknown sock show filter \"%s\"\n", kw);
+			sock_usage();
+			return EXIT_USAGE;
+		}
+	}
+	ret = ibt_nl_open(&nl);
+	if (ret)
+		return ret;
+	if (feed) {
+		fid = feed_id_of(&nl, feed);
+		if (fid < 0) {
+			ibt_nl_close(&nl);
+			return EXIT_FAIL;
+		}
+	}
+	msg = ibt_nl_msg(&nl, IBTICK_CMD_SOCK_GET, NLM_F_DUMP);
+	if (!msg || (have_pid && nla_put_u32(msg, IBTICK_A_SOCK_PID, pid) < 0) ||
+	    (fid >= 0 && nla_put_u32(msg, IBTICK_A_SOCK_FEED_ID, (uint32_t)fid) < 0)) {
+		nlmsg_free(msg);
+		ibt_nl_close(&nl);
+		return EXIT_FAIL;
+	}
+	out_arr_open(NULL);
+	ret = ibt_nl_transact(&nl, msg, IBTICK_A_SOCK_MAX, sock_reply_policy,
+			      sock_attr_names, IBTICK_A_SOCK_MAX + 1, print_sock, c);
+	out_arr_close();
+	ibt_nl_close(&nl);
+	return ret;
+}
+
+static const struct cli_cmd sock_cmds[] = {
+	{ "show",	sock_show },
+	{ "list",	sock_show },
+	{ NULL }
+};
+
+int cmd_sock(struct cli *c)
+{
+	return cli_dispatch(c, sock_cmds, "sock", sock_usage);
+}
