@@ -575,6 +575,7 @@ static struct ibt_feed *ibt_feed_create_locked(struct ibt_dev *d, u32 port,
 	mutex_init(&f->tx_lock);
 	ibt_poll_init(f);
 	f->comp_vector = p->comp_vector;
+	spin_lock_init(&f->acl_lock);
 	f->acl = p->acl;
 	f->loopback_policy = p->loopback_policy;
 	ibt_pubtrack_init(&f->pubs);
@@ -653,6 +654,22 @@ static struct ibt_feed *ibt_feed_lookup_locked(struct ibt_dev *d, u32 port,
 }
 
 /*
+ * Is @a the address of an admin feed whose device went away?  It keeps the
+ * address (and its ACL) until FEED_DEL: no auto feed may take it meanwhile.
+ */
+static bool ibt_feed_dead_admin_locked(const struct ibt_addr *a)
+{
+	struct ibt_feed *f;
+
+	list_for_each_entry(f, &ibt_feeds, list)
+		if (f->admin && !f->live && f->group == a->group &&
+		    f->port == a->port &&
+		    (!a->ifindex || f->ifindex == a->ifindex))
+			return true;
+	return false;
+}
+
+/*
  * The live feed for @a, created when needed (with ring geometry @nslots x
  * @slot_size, already validated) unless auto_feeds is off, referenced.
  * Context: process, may sleep for the multicast join (bounded by
@@ -681,7 +698,7 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
 	f = ibt_feed_lookup_locked(d, port, a);
 	if (f) {
 		ibt_dev_put(d);
-	} else if (!READ_ONCE(auto_feeds)) {
+	} else if (!READ_ONCE(auto_feeds) || ibt_feed_dead_admin_locked(a)) {
 		ibt_dev_put(d);
 		f = ERR_PTR(-EADDRNOTAVAIL);	/* no admin feed there */
 	} else {
@@ -710,7 +727,7 @@ struct ibt_feed *ibt_feed_add_admin(const struct ibt_addr *a,
 	err = ibt_ring_geometry(p->nslots, p->slot_size, &ring_bytes);
 	if (err) {
 		NL_SET_ERR_MSG(extack,
-			       "slots and slot size must be powers of two");
+			       "slots x slot size exceeds the ring size limit");
 		return ERR_PTR(err);
 	}
 	mutex_lock(&ibt_feeds_lock);
@@ -735,8 +752,8 @@ struct ibt_feed *ibt_feed_add_admin(const struct ibt_addr *a,
 		goto out_unlock;
 	}
 	f = ibt_feed_create_locked(d, port, a, p, ring_bytes, extack);
-	if (!IS_ERR(f))
-		f->admin = true;	/* the creation's reference is its own */
+	if (!IS_ERR(f))		/* the creation's reference is its own */
+		WRITE_ONCE(f->admin, true);
 out_unlock:
 	mutex_unlock(&ibt_feeds_lock);
 	return f;
@@ -773,7 +790,7 @@ void ibt_feed_del_locked(struct ibt_feed *f)
 		ibt_feed_teardown(f);
 	}
 	if (f->admin) {
-		f->admin = false;
+		WRITE_ONCE(f->admin, false);
 		kref_put(&f->ref, ibt_feed_release);
 	}
 }
@@ -797,27 +814,35 @@ void ibt_feeds_exit(void)
  * Admin feeds decide by their ACL, auto feeds let anyone subscribe and
  * CAP_NET_RAW publish; CAP_NET_ADMIN passes.  Returns 0, -EACCES (the ACL
  * said no) or -EPERM (no capability).  Context: process (the caller's
- * credentials).  *@gen is set to the generation of the ACL that answered.
+ * credentials).  On success *@gen (if not NULL) is set to the generation of
+ * the ACL that allowed it.  Takes only the feed's acl_lock: binds and sends
+ * never wait for a feed being created or torn down elsewhere.
  */
 int ibt_feed_permission(struct ibt_feed *f, unsigned int want, u32 *gen)
 {
 	struct ibt_acl acl;
 	bool admin;
 
-	mutex_lock(&ibt_feeds_lock);
-	admin = f->admin;
+	int err = 0;
+	u32 g;
+
+	spin_lock(&f->acl_lock);
 	acl = f->acl;
-	*gen = f->acl_gen;	/* the ACL this answer is for */
-	mutex_unlock(&ibt_feeds_lock);
-	if (capable(CAP_NET_ADMIN))
-		return 0;
-	if (!admin) {
-		if ((want & IBT_ACL_WRITE) && !capable(CAP_NET_RAW))
-			return -EPERM;
-		return 0;
+	g = f->acl_gen;		/* the ACL this answer is for */
+	spin_unlock(&f->acl_lock);
+	admin = READ_ONCE(f->admin);
+	if (!capable(CAP_NET_ADMIN)) {
+		if (!admin)
+			err = (want & IBT_ACL_WRITE) && !capable(CAP_NET_RAW) ?
+			      -EPERM : 0;
+		else if (!ibt_acl_permits(&acl, current_fsuid(),
+					  in_group_p(acl.group), want))
+			err = -EACCES;
 	}
-	return ibt_acl_permits(&acl, current_fsuid(), in_group_p(acl.group),
-			       want) ? 0 : -EACCES;
+	/* a refusal must not let the next send skip the question */
+	if (!err && gen)
+		*gen = g;
+	return err;
 }
 
 /*

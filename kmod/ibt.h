@@ -12,6 +12,7 @@
  *       ibt_feed.tx_lock (sendmsg, the drain before teardown)
  *         ibt_feed.new_ah_lock (spinlock: a rejoin's attributes)
  *       ibt_feed.poll_lock (poll mode changes, the busy-poll thread's life)
+ * ibt_feed.acl_lock (spinlock, a leaf) guards a feed's ACL and generation.
  * ibt_socks_lock (nl_sock.c: the socket list) is taken alone, never with
  * another ibtick lock; a dump holding it reads the listed sockets without
  * their locks (counters are single words, read with READ_ONCE).
@@ -166,11 +167,12 @@ struct ibt_feed {
 	struct kref		ref;
 	/* identity and control: ibt_feeds_lock (constant once listed) */
 	u32			id;
-	bool			admin;	/* FEED_NEW: holds a reference */
+	bool			admin;	/* FEED_NEW: holds a reference; READ_ONCE */
 	bool			announced; /* FEED_CREATED sent */
 	char			name[IBTICK_FEED_NAME_MAX];
 	char			dev_name[IB_DEVICE_NAME_MAX];	/* at creation */
-	struct ibt_acl		acl;	/* admin feeds; ibt_feeds_lock */
+	spinlock_t		acl_lock;	/* acl, acl_gen (bind, send) */
+	struct ibt_acl		acl;	/* admin feeds */
 	u32			acl_gen;	/* bumped by FEED_SET; READ_ONCE */
 	u8			loopback_policy; /* IBTICK_FEED_LOOPBACK_*; READ_ONCE */
 	atomic_t		publishers;
@@ -264,7 +266,7 @@ struct ibt_sock {
 	u32			nslots;		/* geometry for a new feed */
 	u32			slot_size;
 	u32			comp_vector;	/* for a new feed */
-	u32			acl_gen;	/* of the feed's ACL when checked */
+	u32			pub_acl_gen;	/* ACL generation publishing was allowed by */
 	atomic_t		mappings;	/* live mmaps of the ring */
 	/* the socket list (nl_sock.c): ibt_socks_lock; constant after create */
 	struct list_head	node;

@@ -152,5 +152,6 @@ int ibt_nl_init(void)
 void ibt_nl_exit(void)
 {
 	ibt_nl_set_ready(false);
+	synchronize_rcu();	/* no event is being sent (nl_event.c) */
 	genl_unregister_family(&ibt_genl_family);
 }

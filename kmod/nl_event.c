@@ -8,6 +8,11 @@
  * listeners only; the counters it reports stay exact and are read by
  * dumps.  Data-path events (lapped, gap, RQ empty) are rate limited by
  * their callers with ibt_ev_due().
+ *
+ * An event is built and sent inside one RCU read-side section that first
+ * checks ibt_nl_ready; ibt_nl_exit() clears it and waits for a grace period
+ * before unregistering the family, so no event uses a family (or group
+ * offset) that is gone.
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -35,31 +40,45 @@ bool ibt_ev_due(unsigned long *at)
 	return true;
 }
 
+/*
+ * A new event of @type, or NULL (nobody listens, the family is going, no
+ * memory).  On success the caller is in an RCU read-side section that
+ * ibt_ev_send() or ibt_ev_drop() ends.
+ */
 static struct sk_buff *ibt_ev_new(u8 type, void **hdr)
 {
 	struct sk_buff *skb;
 
+	rcu_read_lock();
 	if (!READ_ONCE(ibt_nl_ready) ||
 	    !genl_has_listeners(&ibt_genl_family, &init_net, 0))
-		return NULL;
+		goto out;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!skb)
-		return NULL;
+		goto out;
 	*hdr = genlmsg_put(skb, 0, 0, &ibt_genl_family, 0, IBTICK_CMD_EVENT);
-	if (!*hdr ||
-	    nla_put_u8(skb, IBTICK_A_EV_TYPE, type) ||
-	    nla_put_u64_64bit(skb, IBTICK_A_EV_TIME_NS, ktime_get_real_ns(),
-			      IBTICK_A_EV_PAD)) {
-		nlmsg_free(skb);
-		return NULL;
-	}
-	return skb;
+	if (*hdr &&
+	    !nla_put_u8(skb, IBTICK_A_EV_TYPE, type) &&
+	    !nla_put_u64_64bit(skb, IBTICK_A_EV_TIME_NS, ktime_get_real_ns(),
+			       IBTICK_A_EV_PAD))
+		return skb;
+	nlmsg_free(skb);
+out:
+	rcu_read_unlock();
+	return NULL;
+}
+
+static void ibt_ev_drop(struct sk_buff *skb)
+{
+	nlmsg_free(skb);
+	rcu_read_unlock();
 }
 
 static void ibt_ev_send(struct sk_buff *skb, void *hdr)
 {
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast(&ibt_genl_family, skb, 0, 0, GFP_ATOMIC);
+	rcu_read_unlock();
 }
 
 /* Context: any; @d's ibdev valid (the caller is its add/remove/event path). */
@@ -75,7 +94,7 @@ void ibt_ev_dev(u8 type, const struct ibt_dev *d, u32 port)
 	    nla_put_string(skb, IBTICK_A_EV_DEV_NAME,
 			   dev_name(&d->ibdev->dev)) ||
 	    (port && nla_put_u32(skb, IBTICK_A_EV_PORT, port))) {
-		nlmsg_free(skb);
+		ibt_ev_drop(skb);
 		return;
 	}
 	ibt_ev_send(skb, hdr);
@@ -107,7 +126,7 @@ void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
 				IBTICK_A_EV_PAD) ||
 	      nla_put_u64_64bit(skb, IBTICK_A_EV_TOTAL, total,
 				IBTICK_A_EV_PAD)))) {
-		nlmsg_free(skb);
+		ibt_ev_drop(skb);
 		return;
 	}
 	ibt_ev_send(skb, hdr);
@@ -129,7 +148,7 @@ void ibt_ev_sock(u8 type, const struct ibt_feed *f, const struct ibt_sock *is,
 	    nla_put_u32(skb, IBTICK_A_EV_PID, is->pid) ||
 	    nla_put_u64_64bit(skb, IBTICK_A_EV_COUNT, count, IBTICK_A_EV_PAD) ||
 	    nla_put_u64_64bit(skb, IBTICK_A_EV_TOTAL, total, IBTICK_A_EV_PAD)) {
-		nlmsg_free(skb);
+		ibt_ev_drop(skb);
 		return;
 	}
 	ibt_ev_send(skb, hdr);

@@ -10,6 +10,7 @@
  */
 #include <linux/cred.h>
 #include <linux/inetdevice.h>
+#include <linux/log2.h>
 #include <linux/netdevice.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
@@ -323,8 +324,18 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 		a.ifindex = nla_get_u32(tb[IBTICK_A_FEED_IFINDEX]);
 	if (tb[IBTICK_A_FEED_SLOTS])
 		p.nslots = nla_get_u32(tb[IBTICK_A_FEED_SLOTS]);
+	if (!is_power_of_2(p.nslots)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_SLOTS],
+				    "slots must be a power of two");
+		return -EINVAL;
+	}
 	if (tb[IBTICK_A_FEED_SLOT_SIZE])
 		p.slot_size = nla_get_u32(tb[IBTICK_A_FEED_SLOT_SIZE]);
+	if (!is_power_of_2(p.slot_size)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_SLOT_SIZE],
+				    "the slot size must be a power of two");
+		return -EINVAL;
+	}
 	if (tb[IBTICK_A_FEED_COMP_VECTOR])
 		p.comp_vector = nla_get_u32(tb[IBTICK_A_FEED_COMP_VECTOR]);
 	if (tb[IBTICK_A_FEED_LOOPBACK])
@@ -424,9 +435,11 @@ int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 		WRITE_ONCE(f->loopback_policy,
 			   nla_get_u8(tb[IBTICK_A_FEED_LOOPBACK]));
 	if (acl_given) {
+		spin_lock(&f->acl_lock);
 		f->acl = acl;
 		/* publishers ask again at their next send */
 		WRITE_ONCE(f->acl_gen, f->acl_gen + 1);
+		spin_unlock(&f->acl_lock);
 	}
 	ibt_feeds_gen++;
 	ibt_ev_feed(IBTICK_EV_FEED_CHANGED, f, 0, 0, 0);

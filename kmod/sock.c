@@ -85,12 +85,19 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
 		if (a.group != is->addr.group || a.port != is->addr.port ||
 		    (a.ifindex && a.ifindex != is->addr.ifindex))
 			return -EISCONN;
-		return ibt_feed_permission(is->feed, want, &is->acl_gen);
+		/* sendto() on a publisher: asked already, unless the ACL moved */
+		if (want == IBT_ACL_WRITE && is->publisher &&
+		    READ_ONCE(is->feed->acl_gen) == is->pub_acl_gen)
+			return 0;
+		return ibt_feed_permission(is->feed, want,
+					   want == IBT_ACL_WRITE ?
+					   &is->pub_acl_gen : NULL);
 	}
 	f = ibt_feed_get(&a, &p, NULL);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	err = ibt_feed_permission(f, want, &is->acl_gen);
+	err = ibt_feed_permission(f, want, want == IBT_ACL_WRITE ?
+				  &is->pub_acl_gen : NULL);
 	if (err) {
 		ibt_feed_put(f);
 		return err;
@@ -197,10 +204,10 @@ static int ibt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	} else if (!is->publisher) {
 		err = -EDESTADDRREQ;
 		goto out;
-	} else if (unlikely(READ_ONCE(is->feed->acl_gen) != is->acl_gen)) {
-		/* FEED_SET changed who may publish: ask again, once */
+	} else if (unlikely(READ_ONCE(is->feed->acl_gen) != is->pub_acl_gen)) {
+		/* FEED_SET changed who may publish: ask again (until allowed) */
 		err = ibt_feed_permission(is->feed, IBT_ACL_WRITE,
-					  &is->acl_gen);
+					  &is->pub_acl_gen);
 		if (err)
 			goto out;
 	}

@@ -26,6 +26,11 @@ step "a synthetic futures stream: $ticks messages, $rate/s on average, in bursts
 $T/ibtick-gen -s 2024 -n "$ticks" -r "$rate" -o "$R/futures.ticks"
 $T/ibtick-gen -d "$R/futures.ticks" | head -n 14
 
+step "the feed, created by the admin CLI: it persists with no socket on it"
+user/ibtick/ibtick feed add cme.futures group 239.7.0.1 port 9100 netdev veth0 \
+	slots 4096 slot-size 256 mode 0644 || fail "ibtick feed add failed"
+user/ibtick/ibtick feed show cme.futures
+
 step "publisher on rxe1 (veth1) -> feed 239.7.0.1:9100 -> three readers on rxe0 (veth0)"
 echo "  mapped: spins on the mapped ring, no system call per tick;"
 echo "  recvmsg: the plain socket API; epoll: the mapped ring, sleeping in epoll when idle"
@@ -37,6 +42,8 @@ for k in mapped recvmsg epoll; do
 	for _ in $(seq 100); do grep -q bound "$R/md-$k.err" 2>/dev/null && break; sleep 0.1; done
 	grep -q bound "$R/md-$k.err" || fail "the $k reader did not bind: $(cat "$R/md-$k.err")"
 done
+echo "  the readers as the admin sees them (ibtick sock show feed cme.futures):"
+user/ibtick/ibtick sock show feed cme.futures | sed 's/^/    /'
 $T/ibtick-md publish -i veth1 "$R/futures.ticks" 239.7.0.1 9100 >"$R/md-pub.json" &
 pub=$!
 tty=()
@@ -66,6 +73,9 @@ for path in sys.argv[2:]:
           f" sequence numbers never seen {missed}  {'ok' if good else 'MISMATCH'}")
 sys.exit(0 if ok else 1)
 PY
+
+user/ibtick/ibtick -s feed show cme.futures
+user/ibtick/ibtick feed del cme.futures
 
 step "tail latency: ibtick next to ib_send_lat -c UD (the verbs floor) and sockperf UDP multicast"
 echo "  $samples ping-pong samples each, 64 bytes, half round trip; this takes a minute"

@@ -14,7 +14,7 @@ PUB=user/tools/ibtick-pub
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 ALL_TESTS="feed_add_show_truth feed_set_live_and_fixed feed_bad_input
 	sock_show_truth stats_reset_and_deltas unprivileged_denied acl_enforced
-	auto_feeds_off feed_del_ends_readers batch_save_restore monitor_events
+	dead_admin_keeps_address auto_feeds_off feed_del_ends_readers batch_save_restore monitor_events
 	doctor_healthy_and_broken nlstress_random"
 R=${RESULTS:-/tmp}/ctl
 mkdir -p "$R"
@@ -101,7 +101,12 @@ feed_bad_input() {
 	expect 1 "not an IPv4 multicast group outside 224.0.0.0/24 (attribute group)" \
 		$IBTICK feed add b0 group 10.0.0.1 port 1 || rc=1
 	expect 1 "(attribute slots)" $IBTICK feed add b0 group 239.3.0.9 port 1 slots 3 || rc=1
-	expect 1 "power of two" $IBTICK feed add b0 group 239.3.0.9 port 1 slots 1000 || rc=1
+	expect 1 "slots must be a power of two (attribute slots)" \
+		$IBTICK feed add b0 group 239.3.0.9 port 1 slots 1000 || rc=1
+	expect 1 "power of two (attribute slot-size)" \
+		$IBTICK feed add b0 group 239.3.0.9 port 1 slot-size 100 || rc=1
+	expect 1 "exceeds the ring size limit" \
+		$IBTICK feed add b0 group 239.3.0.9 port 1 slots 1048576 slot-size 8192 || rc=1
 	expect 1 "(attribute mode)" $IBTICK feed add b0 group 239.3.0.9 port 1 mode 0777 || rc=1
 	expect 1 "(attribute name)" $IBTICK feed add auto-9 group 239.3.0.9 port 1 || rc=1
 	expect 1 "(attribute cpu)" $IBTICK feed add b0 group 239.3.0.9 port 1 poll busy cpu 4000 || rc=1
@@ -183,7 +188,7 @@ unprivileged_denied() {
 }
 
 acl_enforced() {
-	local rc=0
+	local rc=0 p
 	# t1 is 0640 root:root: nobody may not subscribe
 	expect 1 "Permission denied" "${NOBODY[@]}" $SUB -i veth0 -n 1 -t 1 239.3.0.1 7300 || rc=1
 	$IBTICK feed set t1 mode 0644 || rc=1
@@ -200,9 +205,32 @@ acl_enforced() {
 	# mode 0646: others may publish, without CAP_NET_RAW
 	$IBTICK feed set t1 mode 0646 || rc=1
 	"${NOBODY[@]}" $PUB -i veth0 -n 3 239.3.0.1 7300 >/dev/null 2>&1 || { echo "  0646 publish refused"; rc=1; }
-	# a publisher whose right is taken away is refused at its next send
+	# a publisher whose right is taken away is refused at its next send,
+	# and at every one after it
+	"${NOBODY[@]}" $PUB -i veth0 -n 400 -r 100 239.3.0.1 7300 >"$R/rev.out" 2>"$R/rev.err" &
+	p=$!
+	sleep $(tmo 1)
 	$IBTICK feed set t1 mode 0640 || rc=1
-	log_test "ACL: subscribe and publish decided by owner/group/mode at bind and connect" $rc
+	wait $p
+	[[ $? == 1 ]] && grep -q "send: Permission denied" "$R/rev.err" ||
+		{ echo "  revoked publisher: $(cat "$R/rev.err" "$R/rev.out")"; rc=1; }
+	expect 1 "Permission denied" "${NOBODY[@]}" $PUB -i veth0 -n 1 239.3.0.1 7300 || rc=1
+	log_test "ACL: subscribe and publish decided by owner/group/mode at bind, connect and send" $rc
+}
+
+dead_admin_keeps_address() {
+	local rc=0
+	$IBTICK feed add k1 group 239.3.3.1 port 7330 netdev veth1 mode 0600 || rc=1
+	rdma link delete rxe1
+	rdma link add rxe1 type rxe netdev veth1
+	wait_state rxe1 ACTIVE || rc=1
+	check_eq "$(jq_feed k1 "f['state'], f['type']")" "dead admin" "k1 after its device went"
+	# nobody may not take its address with an auto feed (and bypass its ACL)
+	expect 1 "Cannot assign requested address" "${NOBODY[@]}" $SUB -i veth1 -n 1 -t 1 239.3.3.1 7330 || rc=1
+	$IBTICK feed del k1 || rc=1
+	"${NOBODY[@]}" $SUB -i veth1 -n 1 -t 1 239.3.3.1 7330 >/dev/null 2>"$R/k.err"
+	grep -q bound "$R/k.err" || { echo "  after feed del: $(cat "$R/k.err")"; rc=1; }
+	log_test "an admin feed whose device went stays, dead, keeping its address until feed del" $rc
 }
 
 auto_feeds_off() {
