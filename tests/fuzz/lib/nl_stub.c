@@ -148,8 +148,21 @@ static int fake_send(struct nl_sock *sk, struct nl_msg *msg)
 	    nlh->nlmsg_type != FAMILY || !(nlh->nlmsg_flags & NLM_F_REQUEST))
 		stub_fail("the CLI sent a malformed request header");
 	g = nlmsg_data(nlh);
-	if (g->cmd != IBTICK_CMD_DEV_GET || g->version != IBTICK_GENL_VERSION)
+	if (g->version != IBTICK_GENL_VERSION ||
+	    g->cmd < IBTICK_CMD_DEV_GET || g->cmd > IBTICK_CMD_SOCK_GET)
 		stub_fail("the CLI sent an unexpected command");
+	if (g->cmd != IBTICK_CMD_DEV_GET) {
+		/*
+		 * feed and sock requests: well-formed attributes is all the
+		 * stub checks; the scripted replies (device-shaped bytes) then
+		 * exercise the feed and socket reply parsers with odd input
+		 */
+		struct nlattr *any[64];
+
+		if (genlmsg_parse(nlh, 0, any, 63, NULL) < 0)
+			stub_fail("the CLI sent malformed attributes");
+		goto sent;
+	}
 	if (genlmsg_parse(nlh, 0, tb, IBTICK_A_DEV_MAX, req_policy) < 0)
 		stub_fail("the CLI sent malformed attributes");
 	for (i = 0; i <= IBTICK_A_DEV_MAX; i++)
@@ -159,7 +172,7 @@ static int fake_send(struct nl_sock *sk, struct nl_msg *msg)
 		stub_fail("the CLI sent a dump that names a device");
 	if (!tb[IBTICK_A_DEV_NAME] && (nlh->nlmsg_flags & NLM_F_DUMP) != NLM_F_DUMP)
 		stub_fail("the CLI sent a doit without a device");
-
+sent:
 	st.req = *nlh;
 	st.sent = true;
 	/* a send failure scripted next */

@@ -48,6 +48,9 @@ CFLAGS=(-g -O1 -fsanitize=fuzzer,address,undefined
 NL_RENAME=(-Dnl_socket_alloc=fuzz_nl_socket_alloc -Dgenl_connect=fuzz_genl_connect
 	   -Dgenl_ctrl_resolve=fuzz_genl_ctrl_resolve -Dnl_cb_alloc=fuzz_nl_cb_alloc)
 CLI_SRCS=(user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c
+	  user/ibtick/feed.c user/ibtick/feedattr.c user/ibtick/sock.c
+	  user/ibtick/stats.c user/ibtick/monitor.c user/ibtick/doctor.c
+	  user/ibtick/doctor_checks.c
 	  user/common/out.c user/common/names.c tests/fuzz/lib/nl_stub.c)
 
 # max_len per target: the ring image plus its script; argv; a reply script
@@ -130,7 +133,7 @@ build() {
 		extra=()
 		case $f in
 		user/ibtick/main.c) extra=(-Dmain=ibtick_main) ;;
-		user/ibtick/nl.c) extra=("${NL_RENAME[@]}") ;;
+		user/ibtick/*.c) extra=("${NL_RENAME[@]}") ;;
 		esac
 		# shellcheck disable=SC2086 # pkg-config's flags are words
 		nice "$CLANG" "${CFLAGS[@]}" "${inc[@]}" $NL_CFLAGS "${extra[@]}" \
