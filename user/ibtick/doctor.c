@@ -655,15 +655,39 @@ static bool dev_is_iwarp(const struct ddev *dd)
 
 /* ---- port error counters ----------------------------------------------- */
 
-static void add_counter(struct port_counters *pc, const char *path,
-			const char *name, bool hw)
-{
-	uint64_t v;
+/* One pass over a port's counters/ or hw_counters/ (sysfs_port_counters). */
+struct counter_pass {
+	struct port_counters	*pc;
+	bool			hw;
+	bool			first;	/* record "before"; else update "after" */
+};
 
-	if (read_u64(path, &v))
-		return;		/* not supported by this device */
+static bool is_pma_error(const char *name)
+{
+	size_t j;
+
+	for (j = 0; doc_pma_error_counters[j]; j++)
+		if (!strcmp(doc_pma_error_counters[j], name))
+			return true;
+	return false;
+}
+
+static void on_counter(const char *name, uint64_t v, void *arg)
+{
+	struct counter_pass *cp = arg;
+	struct port_counters *pc = cp->pc;
+	size_t j;
+
+	if (!cp->first) {
+		for (j = 0; j < pc->n; j++)
+			if (pc->hw[j] == cp->hw && !strcmp(pc->c[j].name, name))
+				pc->c[j].after = v;
+		return;
+	}
+	if (cp->hw ? !doc_hw_counter_is_error(name) : !is_pma_error(name))
+		return;
 	pc->hw = grow(pc->hw, pc->n, sizeof(*pc->hw));
-	pc->hw[pc->n] = hw;
+	pc->hw[pc->n] = cp->hw;
 	pc->c = grow(pc->c, pc->n, sizeof(*pc->c));
 	memset(&pc->c[pc->n], 0, sizeof(pc->c[pc->n]));
 	str_copy(pc->c[pc->n].name, sizeof(pc->c[pc->n].name), name);
@@ -672,50 +696,40 @@ static void add_counter(struct port_counters *pc, const char *path,
 	pc->n++;
 }
 
+/* The error counters of every port: their first reading, or the second. */
+static void counters_read(struct doctor *d, bool first)
+{
+	size_t i;
+	int hw;
+
+	for (i = 0; i < d->n_ports; i++) {
+		for (hw = 0; hw <= 1; hw++) {
+			struct counter_pass cp = {
+				.pc = &d->counters[i], .hw = hw, .first = first,
+			};
+
+			sysfs_port_counters(d->ports[i].dev, d->ports[i].port,
+					    hw ? "hw_counters" : "counters",
+					    on_counter, &cp);
+		}
+	}
+}
+
 static void counters_first(struct doctor *d)
 {
-	char path[PATH_MAX];
-	size_t i, j, n;
-	char **hw;
-
 	d->counters = calloc(d->n_ports ? d->n_ports : 1, sizeof(*d->counters));
 	if (!d->counters) {
 		fprintf(stderr, "ibtick: out of memory\n");
 		exit(EXIT_FAIL);
 	}
-	for (i = 0; i < d->n_ports; i++) {
-		const struct doc_port *p = &d->ports[i];
-		struct port_counters *pc = &d->counters[i];
-
-		for (j = 0; doc_pma_error_counters[j]; j++) {
-			snprintf(path, sizeof(path),
-				 IB_SYSFS "/%s/ports/%u/counters/%s",
-				 p->dev, p->port, doc_pma_error_counters[j]);
-			add_counter(pc, path, doc_pma_error_counters[j], false);
-		}
-		snprintf(path, sizeof(path), IB_SYSFS "/%s/ports/%u/hw_counters",
-			 p->dev, p->port);
-		hw = list_dir(path, &n);
-		for (j = 0; j < n; j++) {
-			if (!doc_hw_counter_is_error(hw[j]))
-				continue;
-			snprintf(path, sizeof(path),
-				 IB_SYSFS "/%s/ports/%u/hw_counters/%s",
-				 p->dev, p->port, hw[j]);
-			add_counter(pc, path, hw[j], true);
-		}
-		free_list(hw, n);
-	}
+	counters_read(d, true);
 	clock_gettime(CLOCK_MONOTONIC, &d->t0);
 }
 
 static void counters_second(struct doctor *d)
 {
 	struct timespec now, left;
-	char path[PATH_MAX];
 	double elapsed, rest;
-	size_t i, j;
-	uint64_t v;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	elapsed = (double)(now.tv_sec - d->t0.tv_sec) +
@@ -727,19 +741,7 @@ static void counters_second(struct doctor *d)
 		while (nanosleep(&left, &left) && errno == EINTR)
 			;
 	}
-	for (i = 0; i < d->n_ports; i++) {
-		const struct doc_port *p = &d->ports[i];
-		struct port_counters *pc = &d->counters[i];
-
-		for (j = 0; j < pc->n; j++) {
-			snprintf(path, sizeof(path),
-				 IB_SYSFS "/%s/ports/%u/%s/%s", p->dev, p->port,
-				 pc->hw[j] ? "hw_counters" : "counters",
-				 pc->c[j].name);
-			if (!read_u64(path, &v))
-				pc->c[j].after = v;
-		}
-	}
+	counters_read(d, false);
 }
 
 /* ---- firmware ----------------------------------------------------------- */
