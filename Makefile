@@ -41,7 +41,7 @@ CFLAGS   ?= -O2 -g
 UCFLAGS  := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 \
 	    -Wmissing-prototypes -Wstrict-prototypes $(if $(WERROR),-Werror) \
 	    -D_GNU_SOURCE -DIBTICK_VERSION='"$(VERSION)"' \
-	    -Iinclude/uapi -Iuser/common
+	    -Iinclude/uapi -Iinclude -Iuser/common
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 

@@ -97,7 +97,7 @@ static void ibt_feed_apply_rejoin(struct ibt_feed *f)
 	mlid = rdma_ah_get_dlid(&attr);
 	ah = rdma_create_ah(f->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(ah)) {
-		f->st.join_errors++;
+		atomic64_inc(&f->st.join_errors);
 		rdma_destroy_ah_attr(&attr);
 		return;
 	}
@@ -107,7 +107,7 @@ static void ibt_feed_apply_rejoin(struct ibt_feed *f)
 		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
 	f->attached = !ib_attach_mcast(f->qp, &mgid, mlid);
 	if (!f->attached)
-		f->st.join_errors++;
+		atomic64_inc(&f->st.join_errors);
 	old_ah = f->ah;
 	f->ah = ah;
 	WRITE_ONCE(f->mlid, mlid);
@@ -154,11 +154,11 @@ static int ibt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		complete(&f->joined);
 		break;
 	case RDMA_CM_EVENT_MULTICAST_ERROR:
-		f->st.join_errors++;
+		atomic64_inc(&f->st.join_errors);
 		if (f->announced)
 			ibt_ev_feed(IBTICK_EV_JOIN_FAILED, f,
 				    ev->status < 0 ? -ev->status : ENETUNREACH,
-				    0, f->st.join_errors);
+				    0, atomic64_read(&f->st.join_errors));
 		if (completion_done(&f->joined)) {
 			/* lost the group after joining: try again, backing off */
 			f->dev->rejoin_backoff =
@@ -909,7 +909,7 @@ void ibt_feeds_rejoin_work(struct work_struct *work)
 		if (rdma_join_multicast(f->cm_id, (struct sockaddr *)&grp,
 					BIT(FULLMEMBER_JOIN), f)) {
 			WRITE_ONCE(f->join_pending, false);
-			f->st.join_errors++;
+			atomic64_inc(&f->st.join_errors);
 			set_bit(idx, &d->rejoin_ports);
 			failed = true;
 			continue;

@@ -43,6 +43,7 @@
 #include <rdma/rdma_cm.h>
 
 #include <linux/ibtick_netlink.h>
+#include <ibtick_counters.h>
 
 #include "acl.h"
 #include "addr.h"
@@ -97,7 +98,8 @@ struct ibt_dev {
 #define IBT_RQ_SIZE		1024
 #define IBT_SQ_SIZE		256
 #define IBT_TX_DRAIN_MS		1000
-#define IBT_RX_BATCH		16
+#define IBT_RX_BATCH		16	/* receive completions per poll */
+#define IBT_TX_REAP_BATCH	16	/* send completions per poll */
 #define IBT_JOIN_TIMEOUT_MS	10000
 #define IBT_REJOIN_MAX_S	16	/* backoff cap, as IPoIB */
 
@@ -115,33 +117,21 @@ struct ibt_buf {
 	u64	seq;	/* receive: ibt_feed.rx_seq when it was last posted */
 };
 
-/* Feed counters: written by the receive CQ's owner only (one at a time). */
+/*
+ * Feed counters, declared from the list in ibtick_counters.h (which says
+ * who writes each): u64 where one context writes at a time, atomic64_t
+ * where several do.  Read them with IBT_FSTAT_READ().
+ */
+#define IBT_FSTAT_TYPE_u	u64
+#define IBT_FSTAT_TYPE_a	atomic64_t
+#define IBT_FSTAT_READ_u(p)	READ_ONCE(*(p))
+#define IBT_FSTAT_READ_a(p)	atomic64_read(p)
+#define IBT_FSTAT_READ(kind, p)	IBT_FSTAT_READ_##kind(p)
+
 struct ibt_feed_stats {
-	u64	rx_ticks;
-	u64	rx_bytes;
-	u64	gaps;
-	u64	gap_ticks;
-	u64	old;
-	u64	bad_hdr;
-	u64	other_port;
-	u64	truncated;
-	u64	rq_empty;
-	u64	rx_errors;
-	u64	loopback;
-	u64	tx_cqe_errors;	/* tx_lock */
-	u64	tx_ticks;	/* tx_lock */
-	u64	rejoins;	/* ibt_feeds_lock */
-	u64	join_errors;	/* ibt_feeds_lock / rdma_cm handler */
-	/* completions drained, by context (the CQ's owner) */
-	u64	cqe_irq;
-	u64	cqe_thread;
-	u64	cqe_caller;
-	u64	rx_drain_ns;	/* in drains that found completions */
-	/* the busy-poll thread (only it writes these) */
-	u64	poll_loops;
-	u64	poll_empty;
-	u64	poll_busy_ns;
-	u64	poll_yields;
+#define IBT_FSTAT_MEMBER(name, attr, key, kind, so) IBT_FSTAT_TYPE_##kind name;
+	IBTICK_FEED_COUNTERS(IBT_FSTAT_MEMBER)
+#undef IBT_FSTAT_MEMBER
 };
 
 /* ibt_feed.poll_state bits */
@@ -177,8 +167,6 @@ struct ibt_feed {
 	u8			loopback_policy; /* IBTICK_FEED_LOOPBACK_*; READ_ONCE */
 	atomic_t		publishers;
 	atomic_t		nsocks;		/* sockets holding the feed */
-	atomic64_t		readers_lost;	/* lapped ticks, all its sockets */
-	atomic64_t		laps;
 	/* event rate limits (jiffies): the receive CQ's owner */
 	unsigned long		ev_gap_at;
 	unsigned long		ev_rqe_at;
@@ -233,7 +221,6 @@ struct ibt_feed {
 	wait_queue_head_t	wq;	/* readers, publishers waiting for room */
 	atomic_t		loopback_readers;
 	atomic_t		readers;	/* subscribed sockets */
-	atomic64_t		cq_events;	/* receive CQ completion events */
 	u32			comp_vector;	/* of the receive CQ, constant */
 	/* poll mode: poll_lock */
 	struct mutex		poll_lock;
@@ -352,13 +339,13 @@ void ibt_poll_reader_added(struct ibt_feed *f);
 /* mmap.c */
 int ibt_mmap(struct file *file, struct socket *sock,
 	     struct vm_area_struct *vma);
-u64 ibt_mmap_len(const struct ibt_feed *f);
+/* the length of a ring's mapping: its size rounded up to pages */
+u64 ibt_mmap_size(const struct ibt_ring *r);
 
 /* tx.c */
-struct ibt_pub_hdr;
 int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
 		u32 pub_id, u64 pub_seq);
-bool ibt_tx_room(struct ibt_feed *f);
+bool ibt_tx_writable(struct ibt_feed *f);
 void ibt_tx_drain(struct ibt_feed *f, unsigned int ms);
 void ibt_tx_comp(struct ib_cq *cq, void *ctx);
 
@@ -367,10 +354,28 @@ extern int ibt_family;
 int ibt_sock_init(void);
 void ibt_sock_exit(void);
 
+struct genl_info;
+struct netlink_callback;
+
+/* sockopt.c: SOL_IBTICK options; the socket's lock is taken inside */
+int ibt_setsockopt(struct socket *sock, int level, int optname,
+		   sockptr_t optval, unsigned int optlen);
+int ibt_getsockopt(struct socket *sock, int level, int optname,
+		   char __user *optval, int __user *optlen);
+
 /* netlink.c */
 extern struct genl_family ibt_genl_family;
 int ibt_nl_init(void);
 void ibt_nl_exit(void);
+/* a dump's cursor in cb->ctx: objects with an id below @next are done */
+struct ibt_nl_dump_ctx {
+	u64	next;
+};
+struct ibt_nl_dump_ctx *ibt_nl_dump_ctx(struct netlink_callback *cb);
+void *ibt_nl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
+			u8 cmd);
+int ibt_nl_dump_end(struct sk_buff *skb, void *hdr, int err);
+int ibt_nl_dump_done(struct sk_buff *skb, int err);
 
 /* nl_event.c: notifications on the "events" group; any context */
 void ibt_ev_dev(u8 type, const struct ibt_dev *d, u32 port);
@@ -381,9 +386,6 @@ void ibt_ev_sock(u8 type, const struct ibt_feed *f, const struct ibt_sock *is,
 /* rate limit of the data-path events: true at most every HZ/10 per @at */
 bool ibt_ev_due(unsigned long *at);
 void ibt_nl_set_ready(bool ready);
-
-struct genl_info;
-struct netlink_callback;
 
 /* nl_feed.c */
 int ibt_nl_feed_get_doit(struct sk_buff *skb, struct genl_info *info);

@@ -70,7 +70,7 @@ static const struct vm_operations_struct ibt_vm_ops = {
 };
 
 /* The length a mapping of @r must have: the ring rounded up to pages. */
-static u64 ibt_mmap_size(const struct ibt_ring *r)
+u64 ibt_mmap_size(const struct ibt_ring *r)
 {
 	return PAGE_ALIGN(r->size);
 }
@@ -113,7 +113,3 @@ int ibt_mmap(struct file *file, struct socket *sock,
 }
 
 /* For IBTICK_RING_INFO. */
-u64 ibt_mmap_len(const struct ibt_feed *f)
-{
-	return ibt_mmap_size(&f->ring);
-}

@@ -140,6 +140,59 @@ struct genl_family ibt_genl_family __ro_after_init = {
 	.netnsok	= false,	/* init_net only, see ibtick_netlink.h */
 };
 
+/*
+ * The one dump path.  Every dump (devices, feeds, sockets) walks a list
+ * sorted by an id that only grows, under that list's lock, and resumes from
+ * the cursor in cb->ctx; NLM_F_DUMP_INTR is set when the list's generation
+ * (cb->seq, set by the caller) moved between two parts.  Per object:
+ *
+ *	hdr = ibt_nl_dump_begin(skb, cb, cmd);
+ *	err = ibt_nl_dump_end(skb, hdr, hdr ? fill(skb, obj) : 0);
+ *	if (err)
+ *		break;
+ *	ctx->next = id + 1;
+ *
+ * and after the walk, with the lock released, return ibt_nl_dump_done().
+ */
+struct ibt_nl_dump_ctx *ibt_nl_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct ibt_nl_dump_ctx) > sizeof(cb->ctx));
+	return (struct ibt_nl_dump_ctx *)cb->ctx;
+}
+
+void *ibt_nl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
+			u8 cmd)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &ibt_genl_family, NLM_F_MULTI, cmd);
+	if (hdr)
+		genl_dump_check_consistent(cb, hdr);
+	return hdr;
+}
+
+/* Close (@err 0) or cancel the message begun at @hdr; NULL: no room. */
+int ibt_nl_dump_end(struct sk_buff *skb, void *hdr, int err)
+{
+	if (!hdr)
+		return -EMSGSIZE;
+	if (err) {
+		genlmsg_cancel(skb, hdr);
+		return err;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* An object too big for an empty skb is an error, not a short dump. */
+int ibt_nl_dump_done(struct sk_buff *skb, int err)
+{
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ? err : skb->len;
+}
+
 int ibt_nl_init(void)
 {
 	int err = genl_register_family(&ibt_genl_family);

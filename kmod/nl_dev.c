@@ -12,11 +12,6 @@
 #include "ibt.h"
 #include "portattr.h"
 
-/* Dump cursor: devices with an index below @next are done. */
-struct ibt_dev_dump_ctx {
-	u32 next;
-};
-
 static u8 ibt_link_layer(struct ib_device *ibdev, u32 port)
 {
 	switch (rdma_port_get_link_layer(ibdev, port)) {
@@ -201,38 +196,22 @@ out_unlock:
 /* Context: process, genl_mutex held; called until it returns 0 (done). */
 int ibt_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ibt_dev_dump_ctx *ctx = (void *)cb->ctx;
+	struct ibt_nl_dump_ctx *ctx = ibt_nl_dump_ctx(cb);
 	struct ibt_dev *d;
 	void *hdr;
 	int err = 0;
-
-	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 
 	mutex_lock(&ibt_devs_lock);
 	cb->seq = ibt_devs_gen;
 	list_for_each_entry(d, &ibt_devs, list) {
 		if (d->index < ctx->next)
 			continue;
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &ibt_genl_family,
-				  NLM_F_MULTI, IBTICK_CMD_DEV_GET);
-		if (!hdr) {
-			err = -EMSGSIZE;
+		hdr = ibt_nl_dump_begin(skb, cb, IBTICK_CMD_DEV_GET);
+		err = ibt_nl_dump_end(skb, hdr, hdr ? ibt_fill_dev(skb, d) : 0);
+		if (err)
 			break;
-		}
-		genl_dump_check_consistent(cb, hdr);
-		err = ibt_fill_dev(skb, d);
-		if (err) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
 		ctx->next = d->index + 1;
 	}
 	mutex_unlock(&ibt_devs_lock);
-
-	/* a device too big for an empty skb is an error, not a short dump */
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ? err : skb->len;
+	return ibt_nl_dump_done(skb, err);
 }

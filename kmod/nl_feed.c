@@ -19,45 +19,24 @@
 
 #include "ibt.h"
 
-/* Dump cursor: feeds with an id below @next are done. */
-struct ibt_feed_dump_ctx {
-	u32 next;
-};
-
 static int ibt_fill_fstats(struct sk_buff *skb, const struct ibt_feed *f)
 {
 	const u64 v[] = {
-		[IBTICK_A_FSTAT_RX_TICKS]	= READ_ONCE(f->st.rx_ticks),
-		[IBTICK_A_FSTAT_RX_BYTES]	= READ_ONCE(f->st.rx_bytes),
-		[IBTICK_A_FSTAT_GAPS]		= READ_ONCE(f->st.gaps),
-		[IBTICK_A_FSTAT_GAP_TICKS]	= READ_ONCE(f->st.gap_ticks),
-		[IBTICK_A_FSTAT_OLD]		= READ_ONCE(f->st.old),
-		[IBTICK_A_FSTAT_BAD_HDR]	= READ_ONCE(f->st.bad_hdr),
-		[IBTICK_A_FSTAT_OTHER_PORT]	= READ_ONCE(f->st.other_port),
-		[IBTICK_A_FSTAT_TRUNCATED]	= READ_ONCE(f->st.truncated),
-		[IBTICK_A_FSTAT_RQ_EMPTY]	= READ_ONCE(f->st.rq_empty),
-		[IBTICK_A_FSTAT_RX_ERRORS]	= READ_ONCE(f->st.rx_errors),
-		[IBTICK_A_FSTAT_LOOPBACK]	= READ_ONCE(f->st.loopback),
-		[IBTICK_A_FSTAT_TX_TICKS]	= READ_ONCE(f->st.tx_ticks),
-		[IBTICK_A_FSTAT_TX_ERRORS]	= READ_ONCE(f->st.tx_cqe_errors),
-		[IBTICK_A_FSTAT_REJOINS]	= READ_ONCE(f->st.rejoins),
-		[IBTICK_A_FSTAT_JOIN_ERRORS]	= READ_ONCE(f->st.join_errors),
-		[IBTICK_A_FSTAT_CQ_EVENTS]	= atomic64_read(&f->cq_events),
-		[IBTICK_A_FSTAT_CQE_IRQ]	= READ_ONCE(f->st.cqe_irq),
-		[IBTICK_A_FSTAT_CQE_THREAD]	= READ_ONCE(f->st.cqe_thread),
-		[IBTICK_A_FSTAT_CQE_CALLER]	= READ_ONCE(f->st.cqe_caller),
-		[IBTICK_A_FSTAT_POLL_LOOPS]	= READ_ONCE(f->st.poll_loops),
-		[IBTICK_A_FSTAT_POLL_EMPTY]	= READ_ONCE(f->st.poll_empty),
-		[IBTICK_A_FSTAT_POLL_BUSY_NS]	= READ_ONCE(f->st.poll_busy_ns),
-		[IBTICK_A_FSTAT_POLL_YIELDS]	= READ_ONCE(f->st.poll_yields),
-		[IBTICK_A_FSTAT_RX_DRAIN_NS]	= READ_ONCE(f->st.rx_drain_ns),
-		[IBTICK_A_FSTAT_READERS_LOST]	= atomic64_read(&f->readers_lost),
-		[IBTICK_A_FSTAT_LAPS]		= atomic64_read(&f->laps),
+#define IBT_FSTAT_VALUE(name, attr, key, kind, so) \
+		[IBTICK_A_FSTAT_##attr] = IBT_FSTAT_READ(kind, &f->st.name),
+		IBTICK_FEED_COUNTERS(IBT_FSTAT_VALUE)
+#undef IBT_FSTAT_VALUE
 	};
+#define IBT_FSTAT_ONE(name, attr, key, kind, so) + 1
+	enum { nstats = 0 IBTICK_FEED_COUNTERS(IBT_FSTAT_ONE) };
+#undef IBT_FSTAT_ONE
+
 	struct nlattr *nest;
 	int i;
 
+	/* every attribute from RX_TICKS to MAX, each once */
 	BUILD_BUG_ON(ARRAY_SIZE(v) != IBTICK_A_FSTAT_MAX + 1);
+	BUILD_BUG_ON(nstats != IBTICK_A_FSTAT_MAX - IBTICK_A_FSTAT_RX_TICKS + 1);
 	nest = nla_nest_start(skb, IBTICK_A_FEED_STATS);
 	if (!nest)
 		return -EMSGSIZE;
@@ -185,39 +164,24 @@ out_unlock:
 /* Context: process, genl_mutex held; called until it returns 0 (done). */
 int ibt_nl_feed_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ibt_feed_dump_ctx *ctx = (void *)cb->ctx;
+	struct ibt_nl_dump_ctx *ctx = ibt_nl_dump_ctx(cb);
 	struct ibt_feed *f;
 	void *hdr;
 	int err = 0;
-
-	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 
 	mutex_lock(&ibt_feeds_lock);
 	cb->seq = ibt_feeds_gen;
 	list_for_each_entry(f, &ibt_feeds, list) {
 		if (f->id < ctx->next)
 			continue;
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &ibt_genl_family,
-				  NLM_F_MULTI, IBTICK_CMD_FEED_GET);
-		if (!hdr) {
-			err = -EMSGSIZE;
+		hdr = ibt_nl_dump_begin(skb, cb, IBTICK_CMD_FEED_GET);
+		err = ibt_nl_dump_end(skb, hdr, hdr ? ibt_fill_feed(skb, f) : 0);
+		if (err)
 			break;
-		}
-		genl_dump_check_consistent(cb, hdr);
-		err = ibt_fill_feed(skb, f);
-		if (err) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
 		ctx->next = f->id + 1;
 	}
 	mutex_unlock(&ibt_feeds_lock);
-
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ? err : skb->len;
+	return ibt_nl_dump_done(skb, err);
 }
 
 /*

@@ -20,11 +20,6 @@ static LIST_HEAD(ibt_socks);		/* sorted by id (ids only grow) */
 static u64 ibt_sock_next_id = 1;	/* ibt_socks_lock */
 static u32 ibt_socks_gen;		/* ibt_socks_lock */
 
-/* Dump cursor: sockets with an id below @next are done. */
-struct ibt_sock_dump_ctx {
-	u64 next;
-};
-
 void ibt_sock_list_add(struct ibt_sock *is)
 {
 	mutex_lock(&ibt_socks_lock);
@@ -109,14 +104,12 @@ static int ibt_fill_sock(struct sk_buff *skb, struct ibt_sock *is,
  */
 int ibt_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ibt_sock_dump_ctx *ctx = (void *)cb->ctx;
+	struct ibt_nl_dump_ctx *ctx = ibt_nl_dump_ctx(cb);
 	struct nlattr **tb = genl_dumpit_info(cb)->attrs;
 	struct ibt_sock *is;
 	struct ibt_feed *f;
 	void *hdr;
 	int err = 0;
-
-	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 
 	mutex_lock(&ibt_socks_lock);
 	cb->seq = ibt_socks_gen;
@@ -131,25 +124,13 @@ int ibt_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		if (tb[IBTICK_A_SOCK_FEED_ID] &&
 		    (!f || f->id != nla_get_u32(tb[IBTICK_A_SOCK_FEED_ID])))
 			continue;
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &ibt_genl_family,
-				  NLM_F_MULTI, IBTICK_CMD_SOCK_GET);
-		if (!hdr) {
-			err = -EMSGSIZE;
+		hdr = ibt_nl_dump_begin(skb, cb, IBTICK_CMD_SOCK_GET);
+		err = ibt_nl_dump_end(skb, hdr,
+				      hdr ? ibt_fill_sock(skb, is, f) : 0);
+		if (err)
 			break;
-		}
-		genl_dump_check_consistent(cb, hdr);
-		err = ibt_fill_sock(skb, is, f);
-		if (err) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
 		ctx->next = is->id + 1;
 	}
 	mutex_unlock(&ibt_socks_lock);
-
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ? err : skb->len;
+	return ibt_nl_dump_done(skb, err);
 }

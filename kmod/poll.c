@@ -111,7 +111,7 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 {
 	struct ibt_feed *f = ctx;
 
-	atomic64_inc(&f->cq_events);
+	atomic64_inc(&f->st.cq_events);
 	irq_poll_sched(&f->iop);
 }
 

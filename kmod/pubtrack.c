@@ -35,7 +35,6 @@ static struct ibt_pub *ibt_pub_slot(struct ibt_pubtrack *t, u32 id, bool *known)
 		if (!victim || p->last_use < victim->last_use)
 			victim = p;
 	}
-	t->evictions++;
 	*known = false;
 	return victim;
 }

@@ -28,7 +28,6 @@ struct ibt_pub {
 struct ibt_pubtrack {
 	struct ibt_pub	pub[IBT_PUBTRACK_SLOTS];
 	u64		clock;		/* ticks observed */
-	u64		evictions;	/* publishers forgotten for room */
 };
 
 struct ibt_pub_verdict {

@@ -88,7 +88,7 @@ static bool ibt_rx_from_self(struct ibt_feed *f, const struct ib_wc *wc,
 }
 
 /* Check one datagram and write it into the ring. */
-static bool ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
+static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 {
 	struct ib_device *ibdev = f->dev->ibdev;
 	const struct ibtick_wire_hdr *h;
@@ -162,7 +162,6 @@ static bool ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 out:
 	ib_dma_sync_single_for_device(ibdev, f->rx[wc->wr_id].dma,
 				      f->rx_buf_size, DMA_FROM_DEVICE);
-	return true;
 }
 
 /*

@@ -19,7 +19,7 @@
 
 static void ibt_tx_reap(struct ibt_feed *f)
 {
-	struct ib_wc wc[IBT_RX_BATCH];
+	struct ib_wc wc[IBT_TX_REAP_BATCH];
 	int n, i;
 
 	lockdep_assert_held(&f->tx_lock);
@@ -29,7 +29,7 @@ static void ibt_tx_reap(struct ibt_feed *f)
 			WRITE_ONCE(f->tx_tail, wc[i].wr_id + 1);
 			if (wc[i].status != IB_WC_SUCCESS &&
 			    wc[i].status != IB_WC_WR_FLUSH_ERR) {
-				f->st.tx_cqe_errors++;
+				f->st.tx_errors++;
 				ibdev_warn_ratelimited(f->dev->ibdev,
 						       "ibtick: send completion %s\n",
 						       ib_wc_status_msg(wc[i].status));
@@ -37,10 +37,13 @@ static void ibt_tx_reap(struct ibt_feed *f)
 		}
 }
 
-/* For poll(): room in the send queue (a racy read, re-checked by send). */
-static bool ibt_tx_has_room(struct ibt_feed *f)
+/*
+ * No slot left in the send queue?  One is kept free.  Exact under tx_lock;
+ * a racy read elsewhere (poll), which send checks again.
+ */
+static bool ibt_tx_full(struct ibt_feed *f)
 {
-	return READ_ONCE(f->tx_head) - READ_ONCE(f->tx_tail) < f->sq_size - 1;
+	return READ_ONCE(f->tx_head) - READ_ONCE(f->tx_tail) >= f->sq_size - 1;
 }
 
 /*
@@ -49,22 +52,22 @@ static bool ibt_tx_has_room(struct ibt_feed *f)
  * CQ so that its next completion wakes POLLOUT waiters (ibt_tx_comp), then
  * reap once more for completions that raced the arming.  Context: process.
  */
-bool ibt_tx_room(struct ibt_feed *f)
+bool ibt_tx_writable(struct ibt_feed *f)
 {
-	if (ibt_tx_has_room(f))
+	if (!ibt_tx_full(f))
 		return true;
 	if (!mutex_trylock(&f->tx_lock))
 		return false;	/* a sender is reaping right now */
 	if (f->qp) {
 		ibt_tx_reap(f);
-		if (!ibt_tx_has_room(f)) {
+		if (ibt_tx_full(f)) {
 			ib_req_notify_cq(f->scq, IB_CQ_NEXT_COMP |
 					 IB_CQ_REPORT_MISSED_EVENTS);
 			ibt_tx_reap(f);
 		}
 	}
 	mutex_unlock(&f->tx_lock);
-	return ibt_tx_has_room(f);
+	return !ibt_tx_full(f);
 }
 
 /*
@@ -100,12 +103,12 @@ int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
 	/* a CQ poll per tick is wasted while the queue has room to spare */
 	if (f->tx_head - f->tx_tail >= f->sq_size / 2)
 		ibt_tx_reap(f);
-	if (f->tx_head - f->tx_tail >= f->sq_size - 1) {
+	if (ibt_tx_full(f)) {
 		/* wake POLLOUT waiters from the next send completion */
 		if (ib_req_notify_cq(f->scq, IB_CQ_NEXT_COMP |
 				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
 			ibt_tx_reap(f);
-		if (f->tx_head - f->tx_tail >= f->sq_size - 1) {
+		if (ibt_tx_full(f)) {
 			err = -EAGAIN;
 			goto out;
 		}

@@ -10,6 +10,7 @@
 #include <netlink/genl/genl.h>
 
 #include <linux/ibtick.h>
+#include <ibtick_counters.h>
 
 #include "feedattr.h"
 #include "out.h"
@@ -68,33 +69,11 @@ const char *const feed_attr_names[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_MODE]		= "mode",
 };
 
+/* the counters' keys, from the one list the kernel uses too */
 const char *const fstat_keys[IBTICK_A_FSTAT_MAX + 1] = {
-	[IBTICK_A_FSTAT_RX_TICKS]	= "rx_ticks",
-	[IBTICK_A_FSTAT_RX_BYTES]	= "rx_bytes",
-	[IBTICK_A_FSTAT_GAPS]		= "gaps",
-	[IBTICK_A_FSTAT_GAP_TICKS]	= "gap_ticks",
-	[IBTICK_A_FSTAT_OLD]		= "old",
-	[IBTICK_A_FSTAT_BAD_HDR]	= "bad_hdr",
-	[IBTICK_A_FSTAT_OTHER_PORT]	= "other_port",
-	[IBTICK_A_FSTAT_TRUNCATED]	= "truncated",
-	[IBTICK_A_FSTAT_RQ_EMPTY]	= "rq_empty",
-	[IBTICK_A_FSTAT_RX_ERRORS]	= "rx_errors",
-	[IBTICK_A_FSTAT_LOOPBACK]	= "loopback_dropped",
-	[IBTICK_A_FSTAT_TX_TICKS]	= "tx_ticks",
-	[IBTICK_A_FSTAT_TX_ERRORS]	= "tx_errors",
-	[IBTICK_A_FSTAT_REJOINS]	= "rejoins",
-	[IBTICK_A_FSTAT_JOIN_ERRORS]	= "join_errors",
-	[IBTICK_A_FSTAT_CQ_EVENTS]	= "cq_events",
-	[IBTICK_A_FSTAT_CQE_IRQ]	= "cqe_irq",
-	[IBTICK_A_FSTAT_CQE_THREAD]	= "cqe_thread",
-	[IBTICK_A_FSTAT_CQE_CALLER]	= "cqe_caller",
-	[IBTICK_A_FSTAT_POLL_LOOPS]	= "poll_loops",
-	[IBTICK_A_FSTAT_POLL_EMPTY]	= "poll_empty",
-	[IBTICK_A_FSTAT_POLL_BUSY_NS]	= "poll_busy_ns",
-	[IBTICK_A_FSTAT_POLL_YIELDS]	= "poll_yields",
-	[IBTICK_A_FSTAT_RX_DRAIN_NS]	= "rx_drain_ns",
-	[IBTICK_A_FSTAT_READERS_LOST]	= "readers_lost",
-	[IBTICK_A_FSTAT_LAPS]		= "laps",
+#define FSTAT_KEY(name, attr, key, kind, so) [IBTICK_A_FSTAT_##attr] = key,
+	IBTICK_FEED_COUNTERS(FSTAT_KEY)
+#undef FSTAT_KEY
 };
 
 static __attribute__((constructor)) void fstat_policy_init(void)
