@@ -4,11 +4,15 @@
  *
  * Devices come and go with ib_core's add/remove callbacks (hot plug,
  * `rdma link add/delete`, driver unload); ports report events through an
- * ib_event_handler.  Readers walk the table under ibt_devs_lock (control
- * plane, may sleep) or under RCU (data path, later) with a reference.
+ * ib_event_handler.  The table is walked under ibt_devs_lock (all of its
+ * users may sleep); an entry outlives the lock only with a reference.
+ *
+ * The layers above (feeds, their joins) learn of devices and port events
+ * through the ibt_dev notifier chain: this file calls nothing of theirs.
  */
 #include <linux/if_arp.h>
 #include <linux/netdevice.h>
+#include <linux/notifier.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cache.h>
@@ -18,8 +22,26 @@
 #include "portattr.h"
 
 DEFINE_MUTEX(ibt_devs_lock);	/* protects ibt_devs and ibt_devs_gen */
-LIST_HEAD(ibt_devs);		/* protected by ibt_devs_lock; RCU for readers */
+LIST_HEAD(ibt_devs);		/* protected by ibt_devs_lock */
 u32 ibt_devs_gen;		/* protected by ibt_devs_lock */
+
+/* IBT_DEV_* notifications; listeners may sleep and take ibt_feeds_lock. */
+static BLOCKING_NOTIFIER_HEAD(ibt_dev_chain);
+
+int ibt_dev_register_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&ibt_dev_chain, nb);
+}
+
+void ibt_dev_unregister_notifier(struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&ibt_dev_chain, nb);
+}
+
+static void ibt_dev_notify(unsigned long what, void *data)
+{
+	blocking_notifier_call_chain(&ibt_dev_chain, what, data);
+}
 
 static struct ib_client ibt_client;
 
@@ -122,7 +144,8 @@ static int ibt_event_counter(enum ib_event_type ev)
 
 /*
  * Context: process, ib_core's event work, under the device's
- * event_handler_rwsem held for reading.  Takes no ibtick lock (see ibt.h).
+ * event_handler_rwsem held for reading.  Takes no ibtick lock itself (see
+ * ibt.h); the IBT_DEV_PORT_EVENT listeners take none either.
  */
 static void ibt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 {
@@ -130,6 +153,7 @@ static void ibt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 	u32 first = rdma_start_port(d->ibdev);
 	int idx = ibt_event_counter(ev->event);
 	u32 port = ev->element.port_num;
+	struct ibt_dev_port_event pe = { .dev = d, .event = ev->event };
 
 	if (idx < 0 || port < first || port - first >= d->nports)
 		return;
@@ -141,36 +165,12 @@ static void ibt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 		WRITE_ONCE(d->ports[port - first].active, false);
 		ibt_ev_dev(IBTICK_EV_PORT_DOWN, d, port);
 	}
-	/*
-	 * On InfiniBand the SA forgets our groups when the SM restarts
-	 * (CLIENT_REREGISTER) and the port may come back into a new fabric:
-	 * join again, a second later.  RoCE needs nothing: its "join" is an
-	 * IGMP membership of the netdev, which the IP stack keeps and
-	 * announces again across a link flap - and a leave + join there after
-	 * a flap leaked a GID reference inside the 6.1 ib_core (seen as
-	 * "GID entry ref leak" when the device was removed).
-	 */
-	if ((ev->event == IB_EVENT_PORT_ACTIVE ||
-	     ev->event == IB_EVENT_CLIENT_REREGISTER) &&
-	    rdma_cap_ib_mcast(d->ibdev, port))
-		ibt_dev_rejoin(d, port - first, 1);
+	pe.port_idx = port - first;
+	ibt_dev_notify(IBT_DEV_PORT_EVENT, &pe);
 	if (ev->event == IB_EVENT_PORT_ACTIVE || ev->event == IB_EVENT_PORT_ERR ||
 	    ev->event == IB_EVENT_CLIENT_REREGISTER)
 		ibdev_info_ratelimited(d->ibdev, "port %u: %s\n", port,
 				       ib_event_msg(ev->event));
-}
-
-/*
- * Ask for the groups of port index @port_idx to be joined again in @delay_s
- * seconds.  Context: any (ib_core event work, rdma_cm handler, the rejoin
- * work itself); takes no lock.
- */
-void ibt_dev_rejoin(struct ibt_dev *d, u32 port_idx, unsigned int delay_s)
-{
-	if (port_idx >= BITS_PER_LONG)
-		return;
-	set_bit(port_idx, &d->rejoin_ports);
-	mod_delayed_work(ibt_wq, &d->rejoin_work, delay_s * HZ);
 }
 
 static bool ibt_dev_supported(struct ib_device *ibdev)
@@ -205,7 +205,7 @@ static int ibt_add_one(struct ib_device *ibdev)
 	kref_init(&d->ref);
 	for (i = 0; i < nports; i++)
 		d->ports[i].num = first + i;
-	INIT_DELAYED_WORK(&d->rejoin_work, ibt_feeds_rejoin_work);
+	ibt_dev_notify(IBT_DEV_ADDED, d);
 
 	/* events first, then the state: a PORT_ACTIVE in between is not lost */
 	INIT_IB_EVENT_HANDLER(&d->ev_handler, ibdev, ibt_event_handler);
@@ -226,7 +226,7 @@ static int ibt_add_one(struct ib_device *ibdev)
 			break;
 		at = &pos->list;
 	}
-	list_add_rcu(&d->list, at);
+	list_add(&d->list, at);
 	ibt_devs_gen++;
 	mutex_unlock(&ibt_devs_lock);
 	ibt_ev_dev(IBTICK_EV_DEV_ADDED, d, 0);
@@ -242,20 +242,21 @@ static void ibt_remove_one(struct ib_device *ibdev, void *client_data)
 	struct ibt_dev *d = client_data;
 
 	ibt_ev_dev(IBTICK_EV_DEV_REMOVED, d, 0);
+	mutex_lock(&ibt_devs_lock);
+	d->removing = true;	/* no new feed finds it */
+	mutex_unlock(&ibt_devs_lock);
 	/* every feed on the device releases its verbs resources now */
-	ibt_feeds_dev_gone(d);
+	ibt_dev_notify(IBT_DEV_REMOVING, d);
 
 	mutex_lock(&ibt_devs_lock);
-	list_del_rcu(&d->list);
-	d->dead = true;
+	list_del(&d->list);
 	ibt_devs_gen++;
 	mutex_unlock(&ibt_devs_lock);
 
 	/* waits for a handler that is running now */
 	ib_unregister_event_handler(&d->ev_handler);
-	/* no feed, handler or cm id is left to queue it again */
-	cancel_delayed_work_sync(&d->rejoin_work);
-	synchronize_rcu();
+	/* no feed, port event or cm id is left: the listeners' last word */
+	ibt_dev_notify(IBT_DEV_REMOVED, d);
 	ibt_dev_put(d);
 }
 
@@ -291,8 +292,9 @@ void ibt_ib_exit(void)
  * the only ACTIVE IB/RoCE port of the host.  ERR_PTR(-ENODEV) when no
  * RDMA port is behind that netdev, -EADDRNOTAVAIL when ifindex is 0 and the
  * host has no or several active ports (ibtick never guesses the fabric).
- * Context: process; caller holds ibt_feeds_lock, so the device cannot be
- * removed before the caller has built its feed.
+ * Context: process; caller holds ibt_feeds_lock, so a device found here
+ * cannot finish IBT_DEV_REMOVING (which takes that lock) before the caller
+ * has listed its feed: the removal then tears that feed down too.
  */
 struct ibt_dev *ibt_dev_get_by_netdev(int ifindex, u32 *port)
 {

@@ -22,9 +22,13 @@
  * The mmap'd ring takes no lock: mappings hold the socket's file, so the
  * socket (and through it the feed and its ring) outlives them (mmap.c).
  * ib_core calls the ib_client add/remove callbacks with its own client locks
- * held; they take ibt_devs_lock.  The port event handler runs under the
- * device's event_handler_rwsem (read) and takes no ibtick lock, so that
- * ib_unregister_event_handler() can be called with ibt_devs_lock released.
+ * held; they take ibt_devs_lock, and removal takes ibt_feeds_lock through
+ * the IBT_DEV_REMOVING notification (never with ibt_devs_lock held).  The
+ * port event handler runs under the device's event_handler_rwsem (read)
+ * and neither it nor its IBT_DEV_PORT_EVENT listeners take an ibtick lock,
+ * so ib_unregister_event_handler() may be called with none held.
+ * The rdma_cm handler (join.c) takes no ibtick lock either: teardown waits
+ * for it in rdma_destroy_id() under ibt_feeds_lock.
  */
 #ifndef _IBTICK_IBT_H
 #define _IBTICK_IBT_H
@@ -74,22 +78,26 @@ struct ibt_port {
  * One per RDMA device that has at least one IB or RoCE port.
  *
  * Lifetime: created by the ib_client add callback, put on ibt_devs and
- * referenced by the list.  The remove callback unlinks it, stops its event
- * handler, waits for RCU readers and drops the list reference.  @ibdev may
- * be dereferenced only while the entry is on the list: under ibt_devs_lock,
- * or under rcu_read_lock() while !@dead.
+ * referenced by the list.  The remove callback marks it removing, has the
+ * feeds on it torn down (IBT_DEV_REMOVING), unlinks it, stops its event
+ * handler and drops the list reference.  @ibdev may be dereferenced while
+ * the entry is on the list (under ibt_devs_lock) or by a feed of the
+ * device while the feed is live (teardown precedes the unlink).
  */
 struct ibt_dev {
-	struct list_head	list;	/* ibt_devs; RCU, writers hold ibt_devs_lock */
+	struct list_head	list;	/* ibt_devs; ibt_devs_lock */
 	struct ib_device	*ibdev;
 	struct ib_event_handler	ev_handler;
 	struct kref		ref;
-	bool			dead;	/* set under ibt_devs_lock at unlink */
-	bool			removing; /* set under ibt_feeds_lock: no new feeds */
-	/* multicast rejoin after PORT_ACTIVE / CLIENT_REREGISTER / join error */
+	bool			removing; /* ibt_devs_lock: no new feeds */
+	/*
+	 * multicast rejoin after PORT_ACTIVE / CLIENT_REREGISTER / a lost
+	 * group: join.c's, set up on IBT_DEV_ADDED, stopped on IBT_DEV_REMOVED
+	 */
 	struct delayed_work	rejoin_work;
-	unsigned long		rejoin_ports;	/* bit i: ports[i] needs it */
-	unsigned int		rejoin_backoff;	/* seconds, capped; work only */
+	unsigned long		rejoin_ports;	/* bit i: ports[i]; atomic bitops */
+	/* seconds, capped; written by the work and by the cm handler */
+	atomic_t		rejoin_backoff;
 	u32			index;	/* ibdev->index, cached for the cursor */
 	u32			nports;
 	struct ibt_port		ports[];	/* ports[i].num = start port + i */
@@ -145,12 +153,13 @@ enum {
  * A feed: one (group, feed port, device port), its UD QP, its ring, shared
  * by every local socket bound or connected to it.
  *
- * Lifetime: created by the first bind/connect under ibt_feeds_lock and put
- * on ibt_feeds; each socket holds a reference.  The verbs resources live
- * while @live: device removal (or the last put) tears them down under
- * ibt_feeds_lock with the receive poll stopped first.  The ring memory and
- * the wait queue outlive them until the last reference goes, so sockets can
- * still read what was received and learn that the feed is dead.
+ * Lifetime (feed.c): created by the first bind/connect, or FEED_NEW, under
+ * ibt_feeds_lock and put on ibt_feeds; each socket holds a reference.  The
+ * verbs resources (feed_ib.c) live exactly while @live: FEED_DEL, device
+ * removal or the last put tear them down once, under ibt_feeds_lock, with
+ * the receive poll stopped first.  The ring memory and the wait queue
+ * outlive them until the last reference goes, so sockets can still read
+ * what was received and learn that the feed is dead.
  */
 struct ibt_feed {
 	struct list_head	list;	/* ibt_feeds; ibt_feeds_lock */
@@ -158,7 +167,7 @@ struct ibt_feed {
 	/* identity and control: ibt_feeds_lock (constant once listed) */
 	u32			id;
 	bool			admin;	/* FEED_NEW: holds a reference; READ_ONCE */
-	bool			announced; /* FEED_CREATED sent */
+	bool			announced; /* FEED_CREATED sent; READ_ONCE */
 	char			name[IBTICK_FEED_NAME_MAX];
 	char			dev_name[IB_DEVICE_NAME_MAX];	/* at creation */
 	spinlock_t		acl_lock;	/* acl, acl_gen (bind, send) */
@@ -177,7 +186,7 @@ struct ibt_feed {
 	struct ibt_dev		*dev;	/* referenced */
 	u32			port_num;
 	struct ibt_port		*dport;	/* in dev->ports[] */
-	/* verbs, valid while live; ibt_feeds_lock for setup/teardown */
+	/* verbs (feed_ib.c), valid while live; ibt_feeds_lock */
 	bool			live;	/* READ_ONCE outside ibt_feeds_lock */
 	bool			listed;
 	struct rdma_cm_id	*cm_id;
@@ -186,7 +195,7 @@ struct ibt_feed {
 	struct ib_cq		*scq;
 	struct ib_qp		*qp;
 	struct ib_ah		*ah;
-	bool			attached;
+	bool			attached;	/* to the group; tx_lock to change */
 	union ib_gid		mgid;
 	union ib_gid		sgid;	/* what the feed sends from */
 	u16			mlid;
@@ -287,6 +296,30 @@ int ibt_port_netdev(struct ib_device *ibdev, u32 port, const union ib_gid *gid0,
 
 struct ibt_dev *ibt_dev_get_by_netdev(int ifindex, u32 *port);
 
+/*
+ * Notifications of ibdev.c (process context, may sleep; data: the
+ * struct ibt_dev, or a struct ibt_dev_port_event):
+ *   IBT_DEV_ADDED       before the device is listed or sends events
+ *   IBT_DEV_PORT_EVENT  a port event (ib_core's event work)
+ *   IBT_DEV_REMOVING    being removed: tear down what uses it, now
+ *   IBT_DEV_REMOVED     unlisted, no event follows: the last word
+ */
+enum ibt_dev_notification {
+	IBT_DEV_ADDED,
+	IBT_DEV_PORT_EVENT,
+	IBT_DEV_REMOVING,
+	IBT_DEV_REMOVED,
+};
+
+struct ibt_dev_port_event {
+	struct ibt_dev		*dev;
+	u32			port_idx;	/* into dev->ports[] */
+	enum ib_event_type	event;
+};
+
+int ibt_dev_register_notifier(struct notifier_block *nb);
+void ibt_dev_unregister_notifier(struct notifier_block *nb);
+
 /* feed.c */
 extern struct mutex ibt_feeds_lock;
 extern struct list_head ibt_feeds;	/* sorted by id; ibt_feeds_lock */
@@ -309,17 +342,27 @@ struct ibt_feed *ibt_feed_add_admin(const struct ibt_addr *a,
 				    struct netlink_ext_ack *extack);
 struct ibt_feed *ibt_feed_find_locked(u32 id, const char *name);
 void ibt_feed_del_locked(struct ibt_feed *f);
+int ibt_feeds_init(void);
 void ibt_feeds_exit(void);
+void ibt_feeds_unregister(void);
 int ibt_feed_permission(struct ibt_feed *f, unsigned int want, u32 *gen);
 void ibt_feed_put(struct ibt_feed *f);
-void ibt_feeds_dev_gone(struct ibt_dev *d);
-void ibt_feeds_rejoin_work(struct work_struct *work);
-void ibt_dev_rejoin(struct ibt_dev *d, u32 port_idx, unsigned int delay_s);
-extern struct workqueue_struct *ibt_wq;
+extern struct workqueue_struct *ibt_wq;	/* main.c */
 static inline bool ibt_feed_live(const struct ibt_feed *f)
 {
 	return READ_ONCE(f->live);
 }
+
+/* feed_ib.c: ibt_feeds_lock held */
+int ibt_feed_ib_setup(struct ibt_feed *f, struct netlink_ext_ack *extack);
+void ibt_feed_ib_teardown(struct ibt_feed *f);
+
+/* join.c */
+int ibt_join_bind(struct ibt_feed *f, struct netlink_ext_ack *extack);
+int ibt_join(struct ibt_feed *f, struct netlink_ext_ack *extack);
+void ibt_join_destroy(struct ibt_feed *f);
+void ibt_join_dev_event(unsigned long what, struct ibt_dev *d,
+			const struct ibt_dev_port_event *pe);
 
 /* rx.c */
 enum ibt_rx_ctx { IBT_RX_IRQ, IBT_RX_THREAD, IBT_RX_CALLER };

@@ -2,9 +2,10 @@
 /*
  * ibtick: market-data tick sockets over InfiniBand / RoCE UD multicast.
  *
- * Module init and exit.  Bring-up order: the ib_client (device table) first,
- * then the netlink family that reports it, then the socket family that
- * builds feeds on it; torn down in reverse.  Sockets hold a module
+ * Module init and exit.  Bring-up order: the feed layer's listener to the
+ * device table, the ib_client (device table), then the netlink family that
+ * reports it, then the socket family that builds feeds on it; torn down in
+ * reverse.  Sockets hold a module
  * reference, so the module cannot be unloaded while any exists.
  */
 #include <linux/module.h>
@@ -22,10 +23,13 @@ static int __init ibt_init(void)
 	ibt_wq = alloc_workqueue(IBT_DRV_NAME, WQ_UNBOUND, 0);
 	if (!ibt_wq)
 		return -ENOMEM;
+	err = ibt_feeds_init();
+	if (err)
+		goto out;
 	err = ibt_ib_init();
 	if (err) {
 		pr_err(IBT_DRV_NAME ": ib_client registration failed: %d\n", err);
-		goto out;
+		goto out_feeds;
 	}
 	err = ibt_nl_init();
 	if (err) {
@@ -45,6 +49,8 @@ out_nl:
 	ibt_feeds_exit();	/* admin feeds made in the meantime */
 out_ib:
 	ibt_ib_exit();
+out_feeds:
+	ibt_feeds_unregister();
 out:
 	destroy_workqueue(ibt_wq);
 	return err;
@@ -56,6 +62,7 @@ static void __exit ibt_exit(void)
 	ibt_nl_exit();
 	ibt_feeds_exit();	/* admin feeds: no socket is left */
 	ibt_ib_exit();
+	ibt_feeds_unregister();
 	destroy_workqueue(ibt_wq);
 	pr_info(IBT_DRV_NAME ": unloaded\n");
 }

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A feed's verbs resources: its cm id and join (join.c), the receive and
+ * send buffers (DMA-mapped once), the PD, the receive and send CQs, the UD
+ * QP and the address handle it sends with.  Built as one ladder, unwound in
+ * reverse on failure; torn down in the same order by ibt_feed_ib_teardown().
+ * The data path then never allocates or maps anything.
+ *
+ * Context: process, ibt_feeds_lock held (creation, teardown).
+ */
+#include <linux/slab.h>
+#include <net/netlink.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "ibt.h"
+
+static void ibt_bufs_free(struct ib_device *ibdev, struct ibt_buf *b, u32 n,
+			  u32 size, enum dma_data_direction dir)
+{
+	u32 i;
+
+	for (i = 0; i < n && b[i].va; i++) {
+		ib_dma_unmap_single(ibdev, b[i].dma, size, dir);
+		kfree(b[i].va);
+	}
+	kvfree(b);
+}
+
+static struct ibt_buf *ibt_bufs_alloc(struct ib_device *ibdev, u32 n, u32 size,
+				      enum dma_data_direction dir)
+{
+	struct ibt_buf *b;
+	u32 i;
+
+	/* charged like the ring: over the cgroup's limit, ENOMEM, no OOM kill */
+	b = kvcalloc(n, sizeof(*b), IBT_GFP_CHARGED);
+	if (!b)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		b[i].va = kmalloc_node(size, IBT_GFP_CHARGED,
+				       ibdev_to_node(ibdev));
+		if (!b[i].va)
+			goto fail;
+		b[i].dma = ib_dma_map_single(ibdev, b[i].va, size, dir);
+		if (ib_dma_mapping_error(ibdev, b[i].dma)) {
+			kfree(b[i].va);
+			b[i].va = NULL;
+			goto fail;
+		}
+	}
+	return b;
+fail:
+	ibt_bufs_free(ibdev, b, n, size, dir);	/* stops at the first hole */
+	return NULL;
+}
+
+static int ibt_qp_to_rts(struct ibt_feed *f)
+{
+	struct ib_qp_attr attr;
+	int mask, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_INIT;
+	err = rdma_init_qp_attr(f->cm_id, &attr, &mask);
+	if (err)
+		return err;
+	f->qkey = attr.qkey;
+	err = ib_modify_qp(f->qp, &attr, mask);
+	if (err)
+		return err;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	err = ib_modify_qp(f->qp, &attr, IB_QP_STATE);
+	if (err)
+		return err;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	return ib_modify_qp(f->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+static struct ib_qp *ibt_qp_create(struct ibt_feed *f)
+{
+	struct ib_qp_init_attr qpa = {
+		.qp_type	= IB_QPT_UD,
+		.send_cq	= f->scq,
+		.recv_cq	= f->rcq,
+		.sq_sig_type	= IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr	= f->sq_size,
+			.max_recv_wr	= f->rq_size,
+			.max_send_sge	= 1,
+			.max_recv_sge	= 1,
+			.max_inline_data = 128,
+		},
+	};
+	struct ib_qp *qp;
+
+	qp = ib_create_qp(f->pd, &qpa);
+	if (IS_ERR(qp)) {	/* a device without inline sends */
+		qpa.cap.max_inline_data = 0;
+		qp = ib_create_qp(f->pd, &qpa);
+	}
+	if (!IS_ERR(qp))
+		f->max_inline = qpa.cap.max_inline_data;
+	return qp;
+}
+
+/*
+ * Stop the receive side before the QP goes: the QP to the error state (its
+ * receives flush), no softirq poll left running or scheduled, and a CQ
+ * event handler still on its way out finished.  The CQ's owner has been
+ * seized (ibt_poll_seize), so nothing re-arms the CQ.
+ */
+static void ibt_feed_ib_quiesce(struct ibt_feed *f)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	ib_modify_qp(f->qp, &attr, IB_QP_STATE);
+	irq_poll_disable(&f->iop);
+	synchronize_rcu();
+}
+
+/*
+ * Build the verbs side of @f and join its group.  Returns 0 with everything
+ * in place, or an error with nothing left (f->live cleared when the
+ * receive side had started).
+ */
+int ibt_feed_ib_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
+{
+	struct ib_cq_init_attr cqa = { .comp_vector = f->comp_vector };
+	struct ib_device *ibdev = f->dev->ibdev;
+	struct ib_port_attr pa;
+	int err;
+
+	err = ibt_join_bind(f, extack);
+	if (err)
+		return err;
+	err = -EINVAL;
+	if (f->comp_vector >= ibdev->num_comp_vectors) {
+		NL_SET_ERR_MSG(extack, "completion vector out of range");
+		goto out_id;
+	}
+	/* the port's active MTU bounds every datagram of the feed */
+	err = ib_query_port(ibdev, f->port_num, &pa);
+	if (err)
+		goto out_id;
+	f->wire_max = ib_mtu_enum_to_int(pa.active_mtu);
+	f->rx_buf_size = sizeof(struct ib_grh) + f->wire_max;
+
+	err = -ENOMEM;
+	f->rx = ibt_bufs_alloc(ibdev, f->rq_size, f->rx_buf_size,
+			       DMA_FROM_DEVICE);
+	if (!f->rx)
+		goto out_id;
+	f->tx = ibt_bufs_alloc(ibdev, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	if (!f->tx)
+		goto out_rx;
+	f->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(f->pd)) {
+		err = PTR_ERR(f->pd);
+		goto out_tx;
+	}
+	cqa.cqe = f->rq_size;
+	f->rcq = ib_create_cq(ibdev, ibt_rx_comp, NULL, f, &cqa);
+	if (IS_ERR(f->rcq)) {
+		err = PTR_ERR(f->rcq);
+		goto out_pd;
+	}
+	irq_poll_init(&f->iop, IBT_RX_BATCH * 4, ibt_rx_poll);
+	cqa.cqe = f->sq_size;
+	f->scq = ib_create_cq(ibdev, ibt_tx_comp, NULL, f, &cqa);
+	if (IS_ERR(f->scq)) {
+		err = PTR_ERR(f->scq);
+		goto out_rcq;
+	}
+	f->qp = ibt_qp_create(f);
+	if (IS_ERR(f->qp)) {
+		err = PTR_ERR(f->qp);
+		goto out_scq;
+	}
+	err = ibt_qp_to_rts(f);
+	if (err)
+		goto out_qp;
+	err = ibt_rx_post_all(f);
+	if (err)
+		goto out_qp;
+	ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP);
+
+	/* from here a CQ event may schedule the receive poll */
+	err = ibt_join(f, extack);
+	if (err)
+		goto out_stop;
+	err = ib_attach_mcast(f->qp, &f->mgid, f->mlid);
+	if (err)
+		goto out_stop;
+	f->attached = true;
+	f->ah = rdma_create_ah(f->pd, &f->ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(f->ah)) {
+		err = PTR_ERR(f->ah);
+		f->ah = NULL;
+		goto out_detach;
+	}
+	return 0;
+
+out_detach:
+	ib_detach_mcast(f->qp, &f->mgid, f->mlid);
+	f->attached = false;
+out_stop:
+	WRITE_ONCE(f->live, false);
+	ibt_poll_seize(f);
+	ibt_feed_ib_quiesce(f);
+out_qp:
+	ib_destroy_qp(f->qp);
+	f->qp = NULL;
+out_scq:
+	ib_destroy_cq(f->scq);
+out_rcq:
+	ib_destroy_cq(f->rcq);
+out_pd:
+	ib_dealloc_pd(f->pd);
+out_tx:
+	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+out_rx:
+	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
+		      DMA_FROM_DEVICE);
+out_id:
+	ibt_join_destroy(f);
+	f->rcq = NULL;
+	f->scq = NULL;
+	f->pd = NULL;
+	f->rx = NULL;
+	f->tx = NULL;
+	return err;
+}
+
+/*
+ * Release everything ibt_feed_ib_setup() built, once, in its reverse
+ * order.  The caller has stopped the receive poll (ibt_poll_seize) and
+ * cleared f->live.
+ */
+void ibt_feed_ib_teardown(struct ibt_feed *f)
+{
+	struct ib_device *ibdev = f->dev->ibdev;
+
+	lockdep_assert_held(&ibt_feeds_lock);
+	ibt_feed_ib_quiesce(f);
+	if (f->attached)
+		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
+	f->attached = false;
+	/* serialise with a sender between its live check and its post */
+	mutex_lock(&f->tx_lock);
+	ib_destroy_qp(f->qp);	/* before the AH its flushed sends used */
+	f->qp = NULL;
+	rdma_destroy_ah(f->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	f->ah = NULL;
+	mutex_unlock(&f->tx_lock);
+	ib_destroy_cq(f->scq);
+	ib_destroy_cq(f->rcq);
+	ib_dealloc_pd(f->pd);
+	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
+		      DMA_FROM_DEVICE);
+	ibt_join_destroy(f);	/* leaves the group; no handler runs after */
+	f->rcq = NULL;
+	f->scq = NULL;
+	f->pd = NULL;
+	f->rx = NULL;
+	f->tx = NULL;
+}

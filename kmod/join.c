@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A feed's multicast membership, through the in-kernel rdma_cm: the cm id
+ * that binds the feed to its device port, the join (an SA join on
+ * InfiniBand, an IGMP membership of the netdev on RoCE), and the rejoin
+ * after a port comes back, the SM asks clients to reregister, or a group
+ * is lost - with a doubling delay capped at IBT_REJOIN_MAX_S, as IPoIB.
+ *
+ * Rejoins run in one delayed work per device (ibt_dev.rejoin_work), which
+ * walks that device's feeds under ibt_feeds_lock.  The rdma_cm handler
+ * takes no ibtick lock: teardown waits for it (rdma_destroy_id) while
+ * holding ibt_feeds_lock, so what it learns is left for the rejoin work.
+ */
+#include <linux/inetdevice.h>
+#include <linux/notifier.h>
+#include <net/netlink.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rdma_cm_ib.h>
+
+#include "ibt.h"
+
+/* The next delay of @d's rejoin: doubled, at least 1 s, capped. */
+static unsigned int ibt_rejoin_backoff_next(struct ibt_dev *d)
+{
+	int old, new;
+
+	do {
+		old = atomic_read(&d->rejoin_backoff);
+		new = clamp(old * 2, 1, IBT_REJOIN_MAX_S);
+	} while (atomic_cmpxchg(&d->rejoin_backoff, old, new) != old);
+	return new;
+}
+
+/*
+ * Ask for the groups of port index @port_idx to be joined again in @delay_s
+ * seconds.  Context: any (port events, the cm handler, the rejoin work).
+ */
+static void ibt_rejoin_port(struct ibt_dev *d, u32 port_idx,
+			    unsigned int delay_s)
+{
+	if (port_idx >= BITS_PER_LONG)
+		return;
+	set_bit(port_idx, &d->rejoin_ports);
+	mod_delayed_work(ibt_wq, &d->rejoin_work, delay_s * HZ);
+}
+
+/*
+ * A rejoin came back.  The SA may have given the group a new MLID (or the
+ * path a new SL) - after an SM failover, or when the group was recreated:
+ * keep the new attributes for the rejoin work, which re-attaches the QP and
+ * rebuilds the AH.  Context: rdma_cm handler.
+ */
+static void ibt_join_rejoined(struct ibt_feed *f,
+			      const struct rdma_ah_attr *attr)
+{
+	struct rdma_ah_attr old = {};
+	bool had_old;
+
+	if (rdma_ah_get_dlid(attr) == READ_ONCE(f->mlid) &&
+	    !memcmp(&rdma_ah_read_grh(attr)->dgid, &f->mgid, sizeof(f->mgid)) &&
+	    rdma_ah_get_sl(attr) == rdma_ah_get_sl(&f->ah_attr))
+		return;
+	spin_lock(&f->new_ah_lock);
+	had_old = f->have_new_ah_attr;
+	if (had_old)
+		old = f->new_ah_attr;
+	rdma_copy_ah_attr(&f->new_ah_attr, attr);
+	f->have_new_ah_attr = true;
+	spin_unlock(&f->new_ah_lock);
+	if (had_old)
+		rdma_destroy_ah_attr(&old);
+	mod_delayed_work(ibt_wq, &f->dev->rejoin_work, 0);
+}
+
+/*
+ * Apply attributes a rejoin brought (see ibt_join_rejoined): move the QP's
+ * attachment to the new MLID and send through a new AH.  Sends that used
+ * the old AH complete first.  Context: the rejoin work, ibt_feeds_lock held.
+ */
+static void ibt_join_apply(struct ibt_feed *f)
+{
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah, *old_ah;
+	union ib_gid mgid;
+	u16 mlid;
+
+	lockdep_assert_held(&ibt_feeds_lock);
+	spin_lock(&f->new_ah_lock);
+	if (!f->have_new_ah_attr) {
+		spin_unlock(&f->new_ah_lock);
+		return;
+	}
+	attr = f->new_ah_attr;		/* the GID reference moves with it */
+	f->have_new_ah_attr = false;
+	spin_unlock(&f->new_ah_lock);
+
+	mgid = rdma_ah_read_grh(&attr)->dgid;
+	mlid = rdma_ah_get_dlid(&attr);
+	ah = rdma_create_ah(f->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		atomic64_inc(&f->st.join_errors);
+		rdma_destroy_ah_attr(&attr);
+		return;
+	}
+	ibt_tx_drain(f, 100);
+	mutex_lock(&f->tx_lock);
+	if (f->attached)
+		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
+	f->attached = !ib_attach_mcast(f->qp, &mgid, mlid);
+	if (!f->attached)
+		atomic64_inc(&f->st.join_errors);
+	old_ah = f->ah;
+	f->ah = ah;
+	WRITE_ONCE(f->mlid, mlid);
+	f->mgid = mgid;
+	mutex_unlock(&f->tx_lock);
+	ibt_tx_drain(f, 100);	/* nothing may still use the old AH */
+	rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
+	rdma_destroy_ah_attr(&f->ah_attr);
+	f->ah_attr = attr;
+}
+
+/*
+ * rdma_cm events for a feed's id.  Context: rdma_cm's work queue.  Only the
+ * join result matters here; the id is destroyed by the feed's teardown,
+ * never by returning non-zero.
+ */
+static int ibt_join_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct ibt_feed *f = id->context;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_MULTICAST_JOIN:
+	case RDMA_CM_EVENT_MULTICAST_ERROR:
+		WRITE_ONCE(f->join_pending, false);
+		wake_up_all(&f->wq);
+		break;
+	default:
+		break;
+	}
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_MULTICAST_JOIN:
+		if (completion_done(&f->joined)) {
+			atomic_set(&f->dev->rejoin_backoff, 0);
+			ibt_ev_feed(IBTICK_EV_JOIN_DONE, f, 0, 0, 0);
+			ibt_join_rejoined(f, &ev->param.ud.ah_attr);
+			break;
+		}
+		/* the event's ah_attr (and its GID reference) dies on return */
+		rdma_copy_ah_attr(&f->ah_attr, &ev->param.ud.ah_attr);
+		f->have_ah_attr = true;
+		f->qkey = ev->param.ud.qkey;
+		f->join_err = 0;
+		complete(&f->joined);
+		break;
+	case RDMA_CM_EVENT_MULTICAST_ERROR:
+		atomic64_inc(&f->st.join_errors);
+		if (READ_ONCE(f->announced))
+			ibt_ev_feed(IBTICK_EV_JOIN_FAILED, f,
+				    ev->status < 0 ? -ev->status : ENETUNREACH,
+				    0, atomic64_read(&f->st.join_errors));
+		if (completion_done(&f->joined)) {
+			/* lost the group after joining: try again, backing off */
+			ibt_rejoin_port(f->dev, f->dport - f->dev->ports,
+					ibt_rejoin_backoff_next(f->dev));
+			break;
+		}
+		f->join_err = ev->status ?: -ENETUNREACH;
+		complete(&f->joined);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * The netdev's first IPv4 address: rdma_cm binds the id (and so picks the
+ * device port) by source address.  The list head is loaded once.
+ */
+static int ibt_netdev_addr(int ifindex, struct sockaddr_in *sin)
+{
+	const struct in_ifaddr *ifa = NULL;
+	struct net_device *nd;
+	struct in_device *in;
+	int err = -EADDRNOTAVAIL;
+
+	rcu_read_lock();
+	nd = dev_get_by_index_rcu(&init_net, ifindex);
+	in = nd ? __in_dev_get_rcu(nd) : NULL;
+	if (in)
+		ifa = rcu_dereference(in->ifa_list);
+	if (ifa) {
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = ifa->ifa_local;
+		err = 0;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/*
+ * Create the feed's cm id and bind it to the feed's netdev address, which
+ * must lead to the feed's device port.  On failure nothing is left.
+ * Context: process.
+ */
+int ibt_join_bind(struct ibt_feed *f, struct netlink_ext_ack *extack)
+{
+	struct sockaddr_in src;
+	int err;
+
+	err = ibt_netdev_addr(f->ifindex, &src);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "the feed's netdev has no IPv4 address");
+		return err;
+	}
+	f->cm_id = rdma_create_id(&init_net, ibt_join_cm_handler, f,
+				  RDMA_PS_UDP, IB_QPT_UD);
+	if (IS_ERR(f->cm_id)) {
+		err = PTR_ERR(f->cm_id);
+		goto out_null;
+	}
+	err = rdma_bind_addr(f->cm_id, (struct sockaddr *)&src);
+	if (err)
+		goto out_destroy;
+	if (f->cm_id->device != f->dev->ibdev ||
+	    f->cm_id->port_num != f->port_num) {
+		NL_SET_ERR_MSG(extack, "rdma_cm bound another device port");
+		err = -EADDRNOTAVAIL;
+		goto out_destroy;
+	}
+	return 0;
+
+out_destroy:
+	rdma_destroy_id(f->cm_id);
+out_null:
+	f->cm_id = NULL;
+	return err;
+}
+
+static int ibt_join_request(struct ibt_feed *f)
+{
+	struct sockaddr_in grp = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = f->group,
+	};
+	int err;
+
+	WRITE_ONCE(f->join_pending, true);
+	err = rdma_join_multicast(f->cm_id, (struct sockaddr *)&grp,
+				  BIT(FULLMEMBER_JOIN), f);
+	if (err)
+		WRITE_ONCE(f->join_pending, false);
+	return err;
+}
+
+/*
+ * Join the feed's group and wait for the answer (IBT_JOIN_TIMEOUT_MS, or a
+ * fatal signal).  On success the group's MGID, MLID and the AH attributes
+ * to send with are the feed's.  Context: process.
+ */
+int ibt_join(struct ibt_feed *f, struct netlink_ext_ack *extack)
+{
+	const struct ib_global_route *grh;
+	long left;
+	int err;
+
+	err = ibt_join_request(f);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "rdma_join_multicast failed");
+		return err;
+	}
+	left = wait_for_completion_killable_timeout(&f->joined,
+						    msecs_to_jiffies(IBT_JOIN_TIMEOUT_MS));
+	if (left <= 0) {
+		NL_SET_ERR_MSG(extack, "multicast join did not complete");
+		return left ? (int)left : -ETIMEDOUT;
+	}
+	if (f->join_err) {
+		NL_SET_ERR_MSG(extack, "multicast join failed");
+		return f->join_err;
+	}
+	grh = rdma_ah_read_grh(&f->ah_attr);
+	f->mgid = grh->dgid;
+	f->mlid = rdma_ah_get_dlid(&f->ah_attr);
+	if (grh->sgid_attr)
+		f->sgid = grh->sgid_attr->gid;
+	return 0;
+}
+
+/*
+ * Leave the group and destroy the cm id: no handler runs after this.
+ * Context: process, after the QP is gone.
+ */
+void ibt_join_destroy(struct ibt_feed *f)
+{
+	/* let a join in flight report first, briefly */
+	wait_event_timeout(f->wq, !READ_ONCE(f->join_pending),
+			   msecs_to_jiffies(1000));
+	rdma_destroy_id(f->cm_id);
+	f->cm_id = NULL;
+	if (f->have_ah_attr)
+		rdma_destroy_ah_attr(&f->ah_attr);
+	f->have_ah_attr = false;
+	if (f->have_new_ah_attr)	/* no handler runs any more */
+		rdma_destroy_ah_attr(&f->new_ah_attr);
+	f->have_new_ah_attr = false;
+}
+
+/*
+ * Join again every group of the ports flagged in d->rejoin_ports: after
+ * PORT_ACTIVE, CLIENT_REREGISTER (the SM forgot the fabric's groups) or a
+ * join error; apply what rejoins brought back.  A failure retries with a
+ * doubling delay.  Context: ibt_wq.
+ */
+static void ibt_rejoin_work(struct work_struct *work)
+{
+	struct ibt_dev *d = container_of(to_delayed_work(work), struct ibt_dev,
+					 rejoin_work);
+	struct sockaddr_in grp = { .sin_family = AF_INET };
+	unsigned long ports = xchg(&d->rejoin_ports, 0);
+	struct ibt_feed *f;
+	bool failed = false;
+	u32 idx;
+
+	mutex_lock(&ibt_feeds_lock);
+	list_for_each_entry(f, &ibt_feeds, list) {
+		if (f->dev != d || !f->live)
+			continue;
+		ibt_join_apply(f);
+		idx = f->dport - d->ports;
+		if (!(ports & BIT(idx)))
+			continue;
+		/* a join still in flight is fresh enough: try again later */
+		if (READ_ONCE(f->join_pending)) {
+			set_bit(idx, &d->rejoin_ports);
+			failed = true;
+			continue;
+		}
+		/* a port that is down rejoins on its PORT_ACTIVE */
+		if (!READ_ONCE(f->dport->active))
+			continue;
+		grp.sin_addr.s_addr = f->group;
+		rdma_leave_multicast(f->cm_id, (struct sockaddr *)&grp);
+		if (ibt_join_request(f)) {
+			atomic64_inc(&f->st.join_errors);
+			set_bit(idx, &d->rejoin_ports);
+			failed = true;
+			continue;
+		}
+		f->st.rejoins++;	/* ibt_feeds_lock */
+	}
+	mutex_unlock(&ibt_feeds_lock);
+
+	/* the backoff is reset only by a join that succeeded (cm handler) */
+	if (failed)
+		mod_delayed_work(ibt_wq, &d->rejoin_work,
+				 ibt_rejoin_backoff_next(d) * HZ);
+}
+
+/*
+ * The device layer's notifications, for the joins.  On InfiniBand the SA
+ * forgets our groups when the SM restarts (CLIENT_REREGISTER) and a port
+ * may come back into a new fabric: join again, a second later.  RoCE needs
+ * nothing: its "join" is an IGMP membership of the netdev, which the IP
+ * stack keeps and announces again across a link flap - and a leave + join
+ * there after a flap leaked a GID reference inside the 6.1 ib_core (seen
+ * as "GID entry ref leak" when the device was removed).
+ */
+void ibt_join_dev_event(unsigned long what, struct ibt_dev *d,
+			const struct ibt_dev_port_event *pe)
+{
+	switch (what) {
+	case IBT_DEV_ADDED:
+		INIT_DELAYED_WORK(&d->rejoin_work, ibt_rejoin_work);
+		break;
+	case IBT_DEV_PORT_EVENT:
+		if ((pe->event == IB_EVENT_PORT_ACTIVE ||
+		     pe->event == IB_EVENT_CLIENT_REREGISTER) &&
+		    rdma_cap_ib_mcast(d->ibdev, d->ports[pe->port_idx].num))
+			ibt_rejoin_port(d, pe->port_idx, 1);
+		break;
+	case IBT_DEV_REMOVED:
+		/* no feed, port event or cm id is left to queue it again */
+		cancel_delayed_work_sync(&d->rejoin_work);
+		break;
+	}
+}
