@@ -5,7 +5,7 @@
 #   make module       kmod/ibtick.ko against KDIR
 #   make user         CLI, library, tests' helpers
 #   make check        userspace unit tests, KUnit, the VM suite; ends with
-#                     "N passed, N failed"
+#                     "N passed, N failed, N skipped"
 #   make install      modules_install (updates/) + depmod, CLI, tools, man
 #                     pages, uapi headers, bash completion, the systemd unit
 #                     that restores admin feeds, modprobe.d/modules-load.d

@@ -15,8 +15,13 @@
 #           scripts/debug-kernel.sh, or IBTICK_DEBUG_BUILD=1 make check
 #
 # STAGES="build unit" selects stages; TESTS= is passed to the VM suite.
-# Each stage prints a "NAME: N passed, N failed" line; the last line here is
-# the sum, "N passed, N failed".  Exit status 1 if anything failed.
+# Each stage ends with a "NAME: N passed, N failed, N skipped" line, or
+# with "NAME: skipped: WHY" when it could not run here (a skipped stage
+# counts as one skip).  The summary lists every stage's line and the skip
+# reasons its tests gave; the last line is the sum alone,
+# "N passed, N failed, N skipped".  Exit status 1 if anything failed.
+# A tool a stage needs (spin, clang's libFuzzer, strace...) is installed by
+# scripts/deps.sh: its absence fails the stage, it is not a skip.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -27,27 +32,39 @@ mkdir -p "$logdir"
 
 total_pass=0
 total_fail=0
+total_skip=0
 declare -a summary
 
-# Add the "N passed, N failed" counts found in file $2 to stage $1's result;
-# a stage that exited non-zero without counting a failure counts one.
+# Add the counts found in stage $1's log $2 (exit status $3) to the totals:
+# its last "N passed, N failed[, N skipped]" line, or one skip for a
+# "NAME: skipped: WHY" line.  A stage that exited non-zero without counting
+# a failure, or printed neither line, counts one failure.
 account() {
-	local name=$1 log=$2 rc=$3 line p f
+	local name=$1 log=$2 rc=$3 line p=0 f=0 s=0 why
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+	why=$(grep -E "^$name: skipped: " "$log" | tail -n 1)
+	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
 		p=${BASH_REMATCH[1]}
 		f=${BASH_REMATCH[2]}
-	else
-		p=0
-		f=0
+		s=${BASH_REMATCH[4]:-0}
+	elif [[ -n $why && $rc == 0 ]]; then
+		total_skip=$((total_skip + 1))
+		summary+=("$why")
+		return
 	fi
-	if ((rc != 0 && f == 0)); then
-		f=1
-		echo "check: $name exited with status $rc"
+	if ((rc != 0 && f == 0)) || [[ -z $line ]]; then
+		f=$((f + 1))
+		echo "check: $name exited with status $rc without counting a failure"
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	summary+=("$(printf '%-6s %4d passed, %d failed' "$name" "$p" "$f")")
+	total_skip=$((total_skip + s))
+	summary+=("$(printf '%-8s %4d passed, %d failed, %d skipped' "$name:" "$p" "$f" "$s")")
+	# and why each skipped test was skipped (TAP "# SKIP" lines)
+	while read -r line; do
+		summary+=("    $line")
+	done < <(grep -E '^ok [0-9]+ - .* # SKIP ' "$log" | sed 's/^ok [0-9]* - //' | sort | uniq -c |
+		sed 's/^ *1 //; s/^ *\([0-9][0-9]*\) /\1 x /')
 }
 
 # Run a stage with its output shown live and kept in $logdir/NAME.log.
@@ -66,9 +83,9 @@ build() {
 	cat "$logdir/build.out"
 	warn=$(grep -c 'warning:' "$logdir/build.out")
 	if ((rc == 0 && warn == 0)); then
-		echo "build: 1 passed, 0 failed"
+		echo "build: 1 passed, 0 failed, 0 skipped"
 	else
-		echo "build: 0 passed, 1 failed ($warn warnings, status $rc)"
+		echo "build: 0 passed, 1 failed, 0 skipped ($warn warnings, status $rc)"
 		return 1
 	fi
 }
@@ -83,13 +100,14 @@ unit() {
 
 # The unit stage runs two programs; sum both of their count lines.
 account_unit() {
-	local log=$logdir/unit.log p=0 f=0 line
+	local log=$logdir/unit.log p=0 f=0 s=0 line
 	while read -r line; do
-		[[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]] || continue
+		[[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]] || continue
 		p=$((p + BASH_REMATCH[1]))
 		f=$((f + BASH_REMATCH[2]))
+		s=$((s + ${BASH_REMATCH[4]:-0}))
 	done <"$log"
-	echo "unit: $p passed, $f failed" >>"$log"
+	echo "unit: $p passed, $f failed, $s skipped" >>"$log"
 }
 
 vm() {
@@ -102,25 +120,25 @@ vm() {
 }
 
 # tests/fuzz/lib/run.sh ends with "libfuzz: N passed, N failed"; without
-# clang's libFuzzer (status 4, "# SKIP") the stage is reported skipped.
+# clang's libFuzzer it exits 4: scripts/deps.sh installs it, so that fails.
 fuzz() {
 	local rc=0
 	tests/fuzz/lib/run.sh || rc=$?
 	if ((rc == 4)); then
-		echo "fuzz: 0 passed, 0 failed (skipped: clang/libFuzzer not installed; scripts/deps.sh)"
-		return 0
+		echo "fuzz: 0 passed, 1 failed, 0 skipped (clang/libFuzzer not installed: scripts/deps.sh)"
+		return 1
 	fi
 	return $rc
 }
 
-# tests/model/run.sh ends with "model: N passed, N failed"; without spin
-# (status 4, "# SKIP") the stage is reported skipped rather than failed.
+# tests/model/run.sh ends with "model: N passed, N failed"; without spin it
+# exits 4: scripts/deps.sh installs spin, so that fails.
 model() {
 	local rc=0
 	tests/model/run.sh || rc=$?
 	if ((rc == 4)); then
-		echo "model: 0 passed, 0 failed (skipped: spin not installed; scripts/deps.sh)"
-		return 0
+		echo "model: 0 passed, 1 failed, 0 skipped (spin not installed: scripts/deps.sh)"
+		return 1
 	fi
 	return $rc
 }
@@ -130,8 +148,8 @@ vmdebug() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	if [[ ${IBTICK_DEBUG_BUILD:-0} != 1 ]] && ! scripts/debug-kernel.sh -q >/dev/null; then
-		echo "vmdebug: 0 passed, 0 failed (skipped: no debug kernel cached for these inputs;" \
-			"scripts/debug-kernel.sh builds it, about an hour here)"
+		echo "vmdebug: skipped: no debug kernel cached for these inputs" \
+			"(scripts/debug-kernel.sh builds it, about an hour here)"
 		return 0
 	fi
 	scripts/vm-debug.sh -t "${VM_TIMEOUT:-3600}" -o "$out"
@@ -152,11 +170,15 @@ for s in $stages; do
 	kunit) stage kunit scripts/kunit.sh ;;
 	vm) stage vm vm ;;
 	vmdebug) stage vmdebug vmdebug ;;
-	*) echo "check: unknown stage $s"; total_fail=$((total_fail + 1)) ;;
+	*)
+		echo "check: unknown stage $s"
+		total_fail=$((total_fail + 1))
+		summary+=("$s: unknown stage, 1 failed")
+		;;
 	esac
 done
 
 echo "=== summary"
 printf '  %s\n' "${summary[@]}"
-echo "$total_pass passed, $total_fail failed"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 ((total_fail == 0))

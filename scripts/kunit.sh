@@ -17,7 +17,7 @@
 #
 # Everything on the command line is handed to `kunit.py exec` unchanged.
 # The last line printed is always
-#   kunit: N passed, N failed
+#   kunit: N passed, N failed, N skipped
 # counted over test cases (each parameter of a parameterised case counts).
 # The exit status is 0 only if the build succeeded, at least one test case
 # ran and none failed or crashed.
@@ -59,7 +59,7 @@ die() { printf 'kunit: ERROR: %s\n' "$*" >&2; exit 1; }
 summary_printed=0
 summary() {
 	# The one line other tools grep for; always the last thing printed.
-	printf 'kunit: %d passed, %d failed\n' "$1" "$2"
+	printf 'kunit: %d passed, %d failed, %d skipped\n' "$1" "$2" "${3:-0}"
 	summary_printed=1
 }
 # On an early failure (bad source list, build error, ...) still end with the
@@ -398,6 +398,5 @@ if [ $((passed + failed)) -eq 0 ] && [ "$listing" = 0 ]; then
 	rc=1
 fi
 [ "$failed" -eq 0 ] || rc=1
-[ "$skipped" -eq 0 ] || say "$skipped skipped"
-summary "$passed" "$failed"
+summary "$passed" "$failed" "$skipped"
 exit "$rc"

@@ -19,30 +19,35 @@ ALL_TESTS="feed_add_show_truth feed_set_live_and_fixed feed_bad_input
 R=${RESULTS:-/tmp}/ctl
 mkdir -p "$R"
 
-cleanup() {
-	jobs -p | xargs -r kill 2>/dev/null
-	wait 2>/dev/null
-	ip link set veth0 up 2>/dev/null
-	rdma dev show rxe1 >/dev/null 2>&1 || rdma link add rxe1 type rxe netdev veth1
-	rmmod ibtick 2>/dev/null
-	true
+# Every test starts with a freshly loaded module (no feeds, no sockets,
+# counters at zero) and leaves none of its own behind.
+test_teardown() {
+	kill_jobs
+	unset IBTICK_STATS_FILE
+	rmmod ibtick 2>/dev/null || echo "  teardown: ibtick still in use: $(lsmod | grep '^ibtick')"
+	restore_rig
 }
 
-# jq FEED EXPR: python expression on feed FEED's JSON object (bound to f)
+# add_t1: the admin feed most tests use, 239.3.0.1:7300 on veth0 (rxe0)
+add_t1() {
+	$IBTICK feed add t1 group 239.3.0.1 port 7300 netdev veth0 slots 1024 \
+		slot-size 128 mode 0640 owner 0:0
+}
+
+# jq_feed FEED EXPR: python expression on feed FEED's JSON object (bound to f)
 jq_feed() {
-	"$IBTICK" -j feed show "$1" |
-		python3 -c "import json,sys; f=json.load(sys.stdin)[0]; print($2)"
+	"$IBTICK" -j feed show "$1" | JIN_BIND="f = j[0]" jin "$2"
 }
 
-# wait_gone PID SECONDS: until PID has exited (killed after SECONDS)
-wait_gone() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return 0; }
+# until_true SECONDS CMD...: until CMD succeeds (polling, SECONDS times SLOW)
+until_true() {
+	local t=$1 i
+	shift
+	for i in $(seq $((t * 10 * SLOW))); do
+		"$@" && return 0
 		sleep 0.1
 	done
-	kill -9 "$1" 2>/dev/null
-	return 1
+	"$@"
 }
 
 # expect STATUS "TEXT" CMD...: CMD exits STATUS and prints TEXT (stderr too)
@@ -59,9 +64,8 @@ expect() {
 
 feed_add_show_truth() {
 	local rc=0 qpn
-	$IBTICK feed add t1 group 239.3.0.1 port 7300 netdev veth0 slots 1024 \
-		slot-size 128 mode 0640 owner 0:0 || rc=1
-	sleep 1	# an admin feed needs no socket to live
+	add_t1 || rc=1
+	nap 1	# an admin feed needs no socket to live
 	check_eq "$(jq_feed t1 "f['group'], f['port'], f['netdev'], f['dev'], f['slots'], f['slot_size'], f['type'], f['state'], f['mode'], f['owner'], f['readers']")" \
 		"239.3.0.1 7300 veth0 rxe0 1024 128 admin live 0640 0 0" "feed show t1"
 	# the ring: header + slots, as IBTICK_RING_INFO would say
@@ -77,6 +81,8 @@ feed_add_show_truth() {
 }
 
 feed_set_live_and_fixed() {
+	add_t1
+	check_err $? "feed add t1"
 	$IBTICK feed set t1 poll busy cpu 0
 	check_err $? "set busy"
 	check_eq "$(jq_feed t1 "f['poll'], f['poll_cpu']")" "busy 0" "busy poll"
@@ -98,6 +104,7 @@ feed_set_live_and_fixed() {
 
 feed_bad_input() {
 	local rc=0
+	add_t1 || rc=1
 	expect 1 "not an IPv4 multicast group outside 224.0.0.0/24 (attribute group)" \
 		$IBTICK feed add b0 group 10.0.0.1 port 1 || rc=1
 	expect 1 "(attribute slots)" $IBTICK feed add b0 group 239.3.0.9 port 1 slots 3 || rc=1
@@ -119,30 +126,37 @@ feed_bad_input() {
 	expect 2 "not a number" $IBTICK feed add b0 group 239.3.0.9 port 70000 || rc=1
 	expect 2 "no network interface" $IBTICK feed add b0 group 239.3.0.9 port 1 netdev nope0 || rc=1
 	# nothing of it was created
-	check_eq "$($IBTICK -j feed show | python3 -c "import json,sys; print(sorted(f['name'] for f in json.load(sys.stdin)))")" "['t1']" "feeds"
+	check_eq "$($IBTICK -j feed show | jin "sorted(f['name'] for f in j)")" "['t1']" "feeds"
 	check_err $rc
 	log_test "feed add/del bad input: kernel refusals name the attribute (exit 1), usage errors exit 2"
 }
 
+# socks_done: t1's two sockets in $R/socks.json, each having had 300 ticks
+socks_done() {
+	"$IBTICK" -j sock show feed t1 >"$R/socks.json" &&
+		jtrue "$R/socks.json" "len(j) == 2 and all(s['stats']['rx_ticks'] + s['lost'] == 300 for s in j)"
+}
+
 sock_show_truth() {
 	local rc=0 p1 p2 ino
+	add_t1 || rc=1
 	$SUB -i veth0 -n 1000000 -t $(tmo 30) -j 239.3.0.1 7300 >"$R/s1.json" 2>"$R/s1.err" &
 	p1=$!
 	$SUB -i veth0 -n 1000000 -t $(tmo 30) -j 239.3.0.1 7300 >"$R/s2.json" 2>"$R/s2.err" &
 	p2=$!
 	wait_bound "$R/s1.err" "$R/s2.err" || rc=1
 	$PUB -i veth1 -n 300 -r 1000 239.3.0.1 7300 || rc=1
-	sleep $(tmo 2)
-	"$IBTICK" -j sock show feed t1 >"$R/socks.json" || rc=1
+	# until both readers have had (or lost) all 300
+	until_true 10 socks_done || rc=1
 	jtrue "$R/socks.json" "sorted(s['pid'] for s in j) == sorted([$p1, $p2])" ||
 		{ echo "  pids: $(cat "$R/socks.json")"; rc=1; }
 	jtrue "$R/socks.json" "all(s['mode'] == 'recvmsg' and s['feed'] == 't1' and s['stats']['rx_ticks'] + s['lost'] == 300 and s['lag'] == 0 for s in j)" ||
 		{ echo "  counters: $(cat "$R/socks.json")"; rc=1; }
 	# the inode is the one /proc shows for the reader's socket
-	ino=$(python3 -c "import json; print([s['inode'] for s in json.load(open('$R/socks.json')) if s['pid']==$p1][0])")
+	ino=$(jget "$R/socks.json" "[s['inode'] for s in j if s['pid'] == $p1][0]")
 	ls -l /proc/$p1/fd | grep -q "socket:\[$ino\]" || { echo "  inode $ino not in /proc/$p1/fd"; rc=1; }
 	# the pid filter, and the feed's own view
-	check_eq "$($IBTICK -j sock show pid $p2 | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin)])")" "[$p2]" "pid filter"
+	check_eq "$($IBTICK -j sock show pid $p2 | jin "[s['pid'] for s in j]")" "[$p2]" "pid filter"
 	check_eq "$(jq_feed t1 "f['readers'], f['sockets'], f['stats']['rx_ticks']")" "2 2 300" "feed counts"
 	$IBTICK -s feed show t1 | grep -q "rx_ticks 300" || { echo "  -s feed show lacks rx_ticks"; rc=1; }
 	kill $p1 $p2 2>/dev/null
@@ -152,43 +166,69 @@ sock_show_truth() {
 	log_test "sock show: pids, inodes, modes and counters match the readers; feed readers/rx_ticks"
 }
 
+# rx_is FEED N: FEED's kernel rx_ticks counter reads N
+rx_is() {
+	[[ $(jq_feed "$1" "f['stats']['rx_ticks']") == "$2" ]]
+}
+
 stats_reset_and_deltas() {
-	local rc=0
+	local rc=0 p
+	add_t1 || rc=1
 	export IBTICK_STATS_FILE=$R/stats.snap
+	# 50 before the reset, 100 after
+	$PUB -i veth1 -n 50 -r 1000 239.3.0.1 7300 || rc=1
+	until_true 10 rx_is t1 50 || rc=1
 	$IBTICK stats reset >/dev/null || rc=1
 	$PUB -i veth1 -n 100 -r 1000 239.3.0.1 7300 || rc=1
-	sleep 1
+	until_true 10 rx_is t1 150 || rc=1
 	"$IBTICK" -j stats feed >"$R/stats.json" || rc=1
 	jtrue "$R/stats.json" "[c['counters']['rx_ticks'] for c in j if c['name'] == 't1'] == [100]" ||
 		{ echo "  since reset: $(cat "$R/stats.json")"; rc=1; }
 	# the kernel's counter itself did not go back
-	check_eq "$(jq_feed t1 "f['stats']['rx_ticks']")" 400 "monotonic"
+	check_eq "$(jq_feed t1 "f['stats']['rx_ticks']")" 150 "monotonic"
 	# -s -s: what was gained over 2 s while 50/s were published
 	$PUB -i veth1 -n 150 -r 50 239.3.0.1 7300 &
-	sleep 0.5
+	p=$!
+	# (the interval starts once the publisher runs)
+	nap 0.5
 	"$IBTICK" -j -s -s stats feed interval 2 >"$R/delta.json" || rc=1
-	wait
+	wait $p
 	jtrue "$R/delta.json" "0 < [c['counters']['rx_ticks'] for c in j if c['name'] == 't1'][0] <= 110" ||
 		{ echo "  delta: $(cat "$R/delta.json")"; rc=1; }
 	# dev counters include the port events and (if any) sysfs counters
-	"$IBTICK" -j stats dev | python3 -c "import json,sys; j=json.load(sys.stdin); assert any('port_active' in c['counters'] for c in j)" || rc=1
+	"$IBTICK" -j stats dev | jin "any('port_active' in c['counters'] for c in j)" | grep -qx True ||
+		{ echo "  stats dev without port_active"; rc=1; }
 	unset IBTICK_STATS_FILE
 	log_test "stats: reset snapshot subtracts, kernel counters monotonic, -s -s deltas over an interval" $rc
 }
 
 unprivileged_denied() {
-	local rc=0
+	local rc=0 p
+	add_t1 || rc=1
+	# a root reader on t1, for sock show to show
+	$SUB -i veth0 -n 1000000 -t $(tmo 30) 239.3.0.1 7300 >/dev/null 2>"$R/u.err" &
+	p=$!
+	wait_bound "$R/u.err" || rc=1
 	expect 1 "Operation not permitted" "${NOBODY[@]}" $IBTICK feed add u1 group 239.3.0.5 port 1 || rc=1
 	expect 1 "Operation not permitted" "${NOBODY[@]}" $IBTICK feed set t1 mode 0666 || rc=1
 	expect 1 "Operation not permitted" "${NOBODY[@]}" $IBTICK feed del t1 || rc=1
 	expect 0 "t1" "${NOBODY[@]}" $IBTICK feed show || rc=1
-	expect 0 "" "${NOBODY[@]}" $IBTICK sock show || rc=1
+	"${NOBODY[@]}" $IBTICK -j sock show >"$R/u-socks.json" || rc=1
+	jtrue "$R/u-socks.json" "[(s['pid'], s['feed']) for s in j] == [($p, 't1')]" ||
+		{ echo "  sock show as nobody: $(cat "$R/u-socks.json")"; rc=1; }
 	check_eq "$(jq_feed t1 "f['mode']")" 0640 "mode after denied set"
+	check_eq "$($IBTICK -j feed show | jin "[f['name'] for f in j]")" "['t1']" "feeds after denied add/del"
 	log_test "unprivileged: every mutating op EPERM, shows allowed, nothing changed" $rc
 }
 
+# tx_above FEED N: FEED's kernel tx_ticks counter is above N
+tx_above() {
+	(($(jq_feed "$1" "f['stats']['tx_ticks']") > $2))
+}
+
 acl_enforced() {
-	local rc=0 p
+	local rc=0 p tx0
+	add_t1 || rc=1
 	# t1 is 0640 root:root: nobody may not subscribe
 	expect 1 "Permission denied" "${NOBODY[@]}" $SUB -i veth0 -n 1 -t 1 239.3.0.1 7300 || rc=1
 	$IBTICK feed set t1 mode 0644 || rc=1
@@ -208,9 +248,12 @@ acl_enforced() {
 	# a publisher whose right is taken away is refused at its next send,
 	# and at every one after it
 	# (100/s for up to 1000 s: it must be stopped by the revocation)
+	tx0=$(jq_feed t1 "f['stats']['tx_ticks']")
 	"${NOBODY[@]}" $PUB -i veth0 -n 100000 -r 100 239.3.0.1 7300 >"$R/rev.out" 2>"$R/rev.err" &
 	p=$!
-	sleep $(tmo 1)
+	# revoked while it publishes: once it has sent
+	until_true 10 tx_above t1 "$tx0" ||
+		{ echo "  the 0646 publisher did not start: $(cat "$R/rev.err")"; rc=1; }
 	$IBTICK feed set t1 mode 0640 || rc=1
 	wait_gone $p $(tmo 10) || { echo "  still publishing after the revocation"; rc=1; }
 	grep -q "send: Permission denied" "$R/rev.err" ||
@@ -236,6 +279,7 @@ dead_admin_keeps_address() {
 
 auto_feeds_off() {
 	local rc=0
+	add_t1 || rc=1
 	echo 0 >/sys/module/ibtick/parameters/auto_feeds
 	expect 1 "Cannot assign requested address" $SUB -i veth0 -n 1 -t 1 239.3.0.7 7307 || rc=1
 	$SUB -i veth0 -n 1 -t 1 239.3.0.1 7300 >/dev/null 2>&1
@@ -259,11 +303,13 @@ feed_del_ends_readers() {
 
 batch_save_restore() {
 	local rc=0
+	add_t1 || rc=1
 	$IBTICK feed add b1 group 239.3.1.1 port 7310 netdev veth0 slots 256 slot-size 512 owner 0:0 mode 0604 || rc=1
 	$IBTICK feed add b2 group 239.3.1.2 port 7311 netdev veth1 poll busy loopback deny || rc=1
 	$IBTICK -j feed show >"$R/before.json"
 	$IBTICK feed save >"$R/feeds.batch" || rc=1
-	grep -c "^feed add" "$R/feeds.batch" | grep -q '^3$' || { cat "$R/feeds.batch"; rc=1; }
+	# one "feed add" line per admin feed: t1, b1, b2
+	check_eq "$(sed -n 's/^feed add \([^ ]*\) .*/\1/p' "$R/feeds.batch" | sort | xargs)" "b1 b2 t1" "saved feeds"
 	$IBTICK -b - <<<"feed del b1
 # a comment
 
@@ -287,7 +333,7 @@ PY
 	printf 'feed del nosuch\nfeed del b2\n' >"$R/bad.batch"
 	expect 1 "bad.batch:1: command failed" $IBTICK -b "$R/bad.batch" || rc=1
 	check_eq "$(jq_feed b2 "f['name']")" b2 "stopped at line 1"
-	expect 1 "" $IBTICK -f -b "$R/bad.batch" || rc=1
+	expect 1 "bad.batch:1: command failed" $IBTICK -f -b "$R/bad.batch" || rc=1
 	expect 1 "no such feed" $IBTICK feed show b2 || rc=1
 	log_test "feed save | ibtick -b recreates the admin feeds; batch stops at a failure unless -f" $rc
 }
@@ -296,7 +342,7 @@ monitor_events() {
 	local rc=0 m ev
 	"$IBTICK" -j monitor >"$R/events.jsonl" 2>"$R/monitor.err" &
 	m=$!
-	sleep 1
+	wait_for "$R/events.jsonl" '"event":"ready"' || rc=1
 	$IBTICK feed add m1 group 239.3.2.1 port 7320 netdev veth0 slots 64 || rc=1
 	# a reader 10 ms a tick on a 64-slot ring, 400 ticks at 1000/s: lapped
 	$SUB -i veth0 -d 10000 -n 400 -t $(tmo 5) 239.3.2.1 7320 >/dev/null 2>"$R/m.err" &
@@ -310,7 +356,7 @@ monitor_events() {
 	wait_state rxe0 ACTIVE
 	rdma link delete rxe1
 	rdma link add rxe1 type rxe netdev veth1
-	sleep 2
+	wait_for "$R/events.jsonl" '"event":"dev_added","dev":"rxe1"' || rc=1
 	kill -TERM $m
 	wait_gone $m 5 || { echo "  monitor ignored SIGTERM"; rc=1; }
 	ev=$(python3 -c "
@@ -370,5 +416,4 @@ nlstress_random() {
 }
 
 require_guest
-insmod kmod/ibtick.ko || { echo "insmod failed"; exit 1; }
 run_tests

@@ -15,18 +15,24 @@ VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 STAGE=${DKMS_STAGE:-$RESULTS/dkms-stage}
 TREES=(--sourcetree "$STAGE/src" --dkmstree "$STAGE/dkms")
 
+# modprobe must find the module unloaded
+test_setup() {
+	restore_rig
+	rmmod ibtick 2>/dev/null
+	true
+}
+
 cleanup() {
 	modprobe -r ibtick 2>/dev/null
 	dkms remove "ibtick/$VERSION" --all "${TREES[@]}" >/dev/null 2>&1
-	true
+	rig_cleanup
 }
-trap cleanup EXIT
 
 dkms_install_modprobe() {
 	local rc=0 path
-	require_cmd dkms
+	require_cmd dkms || return
 	[[ -d $STAGE/dkms/ibtick/$VERSION/$KVER ]] ||
-		skip "no staged DKMS build in $STAGE (scripts/dkms-stage.sh DIR $KVER)"
+		{ skip "no staged DKMS build in $STAGE (scripts/dkms-stage.sh DIR $KVER)"; return; }
 	[[ -e /lib/modules/$KVER/build ]] || ln -s "/usr/src/linux-headers-$KVER" "/lib/modules/$KVER/build"
 	dkms status "${TREES[@]}" ibtick
 	dkms install "ibtick/$VERSION" -k "$KVER" "${TREES[@]}" >"$RESULTS/dkms-install.log" 2>&1 ||

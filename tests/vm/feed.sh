@@ -15,20 +15,6 @@ ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
 	unload_refused_with_sockets"
 N=${N:-$(cnt 100000)}
 
-cleanup() {
-	jobs -p | xargs -r kill 2>/dev/null
-	rdma dev show rxe0 >/dev/null 2>&1 || rdma link add rxe0 type rxe netdev veth0
-	rmmod ibtick 2>/dev/null
-	true
-}
-trap cleanup EXIT
-
-
-# jfield FILE EXPR: evaluate a python expression on the JSON in FILE (as j)
-jfield() {
-	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
-}
-
 socket_api_table() {
 	tests/vm/sockapi table veth0 veth1
 	log_test "socket API: bad input table with errnos, MSG_TRUNC, poll/epoll, timestamps" $?
@@ -48,17 +34,17 @@ pubsub_conservation() {
 	for s in a b c; do
 		echo "  $s: $(cat "$r/$s.json")"
 		# every tick the feed took is delivered or counted lost, once
-		jfield "$r/$s.json" "j['delivered'] + j['lost'] == j['feed_rx'] and j['dups'] == 0" |
-			grep -q True || { echo "  $s: delivered + lost != feed_rx"; rc=1; }
+		jtrue "$r/$s.json" "j['delivered'] + j['lost'] == j['feed_rx'] and j['dups'] == 0" ||
+			{ echo "  $s: delivered + lost != feed_rx"; rc=1; }
 		# and what the wire dropped shows as missing sequences
-		jfield "$r/$s.json" "j['unique'] + j['missing'] == $N and j['unique'] == j['delivered']" |
-			grep -q True || { echo "  $s: unique + missing != $N"; rc=1; }
-		jfield "$r/$s.json" "j['feed_rx'] >= 0.95 * $N and j['rx_ts_backwards'] == 0" |
-			grep -q True || { echo "  $s: feed took < 95% or RX time went backwards"; rc=1; }
+		jtrue "$r/$s.json" "j['unique'] + j['missing'] == $N and j['unique'] == j['delivered']" ||
+			{ echo "  $s: unique + missing != $N"; rc=1; }
+		jtrue "$r/$s.json" "j['feed_rx'] >= 0.95 * $N and j['rx_ts_backwards'] == 0" ||
+			{ echo "  $s: feed took < 95% or RX time went backwards"; rc=1; }
 	done
 	# loopback off on the publisher's own port: its ticks are skipped there
 	echo "  d: $(cat "$r/d.json")"
-	[[ $(jfield "$r/d.json" "j['delivered']") == 0 ]] || { echo "  d saw its own host's ticks"; rc=1; }
+	[[ $(jget "$r/d.json" "j['delivered']") == 0 ]] || { echo "  d saw its own host's ticks"; rc=1; }
 	grep -q "skipped_local [1-9]" "$r/d.err" || { echo "  d: skips not counted"; cat "$r/d.err"; rc=1; }
 	log_test "$N ticks rxe1 -> 2 subscribers on rxe0 + loopback on rxe1: delivered + lost == received" $rc
 }
@@ -76,10 +62,8 @@ slow_reader_lapped() {
 	wait
 	echo "  slow: $(cat "$r/slow.json")"
 	echo "  fast: $(cat "$r/fast.json")"
-	jfield "$r/slow.json" "j['lost'] > 0 and j['delivered'] + j['lost'] == j['feed_rx']" |
-		grep -q True || { echo "  slow reader: not lapped, or loss not exact"; rc=1; }
-	jfield "$r/fast.json" "j['lost'] == 0 and j['delivered'] == j['feed_rx']" |
-		grep -q True || { echo "  fast reader lost ticks"; rc=1; }
+	jtrue "$r/slow.json" "j['lost'] > 0 and j['delivered'] + j['lost'] == j['feed_rx']" || { echo "  slow reader: not lapped, or loss not exact"; rc=1; }
+	jtrue "$r/fast.json" "j['lost'] == 0 and j['delivered'] == j['feed_rx']" || { echo "  fast reader lost ticks"; rc=1; }
 	log_test "slow reader on a 256-slot ring is lapped and counts it; the fast one loses nothing" $rc
 }
 
@@ -107,11 +91,11 @@ port_flap_rejoin() {
 	mkdir -p "$r"
 	tests/vm/sockapi flap veth0 veth1 >"$r/out" 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do grep -q phase1 "$r/out" && break; sleep 0.1; done
+	wait_for "$r/out" phase1 || rc=1
 	ip link set veth0 down
 	wait_state rxe1 DOWN || { echo "  rxe1 did not go DOWN"; rc=1; }
 	kill -USR1 "$pid"
-	for _ in $(seq 100); do grep -q phase2 "$r/out" && break; sleep 0.1; done
+	wait_for "$r/out" phase2 || rc=1
 	ip link set veth0 up
 	wait_state rxe0 ACTIVE && wait_state rxe1 ACTIVE || { echo "  ports did not come back"; rc=1; }
 	kill -USR1 "$pid"
@@ -125,28 +109,23 @@ device_removal_blocked_reader() {
 	mkdir -p "$r"
 	tests/vm/sockapi wait-dead veth0 >"$r/out" 2>&1 &
 	pid=$!
-	wait_bound "$r/out" || rc=1
-	sleep 0.5
-	rdma link delete rxe0 || rc=1
-	wait "$pid" || rc=1
-	cat "$r/out"
-	rdma link add rxe0 type rxe netdev veth0 || rc=1
-	sleep 1
+	wait_bound "$r/out" && wait_blocked "$pid" || rc=1
+	rxe_delete_under "$pid" "$r/out" rxe0 veth0 || rc=1
 	# a new bind on the re-added device works end to end
 	$SUB -i veth0 -n 10 -t $(tmo 5) -j 239.2.0.4 7203 >"$r/after.json" 2>"$r/after.err" &
 	wait_bound "$r/after.err" || rc=1
 	$PUB -i veth1 -n 10 239.2.0.4 7203 >/dev/null || rc=1
 	wait
-	[[ $(jfield "$r/after.json" "j['delivered']") == 10 ]] ||
+	[[ $(jget "$r/after.json" "j['delivered']") == 10 ]] ||
 		{ echo "  after re-add: $(cat "$r/after.json")"; rc=1; }
 	log_test "rdma link delete under a blocked reader: ENODEV, POLLERR|POLLHUP, DEAD; re-add works" $rc
 }
 
 unload_refused_with_sockets() {
 	local rc=0 pid
-	tests/vm/sockapi hold >/dev/null &
+	tests/vm/sockapi hold >"$RESULTS/hold.out" &
 	pid=$!
-	sleep 0.5
+	wait_for "$RESULTS/hold.out" holding || rc=1
 	rmmod ibtick 2>/dev/null && { echo "  unloaded with a socket open"; rc=1; }
 	kill "$pid"
 	wait "$pid" 2>/dev/null
@@ -155,5 +134,4 @@ unload_refused_with_sockets() {
 	log_test "rmmod refused while a socket exists, works after it closes" $rc
 }
 
-insmod kmod/ibtick.ko || { echo "insmod failed"; exit 1; }
 run_tests

@@ -10,10 +10,9 @@
 #	. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 #	require_guest
 #
-#	cleanup() { rmmod ibtick 2>/dev/null || true; }   # runs on EXIT
-#
 #	load_unload() {
 #		RET=0
+#		require_cmd rdma || return
 #		insmod kmod/ibtick.ko
 #		check_err $? "insmod failed"
 #		check_eq "$(cat /sys/module/ibtick/initstate)" live "initstate"
@@ -23,15 +22,26 @@
 #	run_tests
 #
 # run_tests runs the functions named in $TESTS (if set; vm-run.sh passes it
-# through from the host) or else $ALL_TESTS, then prints "N passed, N failed"
-# and exits 1 if anything failed, 0 otherwise.
+# through from the host) or else $ALL_TESTS, then prints
+# "N passed, N failed, N skipped" and exits 1 if anything failed, 0
+# otherwise (skips are counted, not failures).
 #
 # Per test: reset RET=0, call check_* after each step (the first failure is
 # kept in RET/RETMSG), finish with log_test NAME, which prints
-# "ok N - NAME" or "not ok N - NAME # MSG"; a test function that calls no
-# log_test gets one under its own name.  Do not use "set -e" in test
-# scripts: check_err needs to see the failing status.  V=1 (also passed
-# through) makes run_cmd echo the commands it runs.
+# "ok N - NAME", "ok N - NAME # SKIP WHY" or "not ok N - NAME # MSG"; a test
+# function that calls no log_test gets one under its own name.  skip WHY
+# and require_cmd, called in a test, mark that test alone (skipped, or
+# failed for a missing tool) and return 1: follow them with "|| return".
+# Called outside a test they settle every selected test and exit.  Do not
+# use "set -e" in test scripts: check_err needs to see the failing status.
+# V=1 (also passed through) makes run_cmd echo the commands it runs.
+#
+# Each test starts on the standard rig and leaves it so: before every test
+# test_setup (default: restore_rig, which loads the module) and after it
+# test_teardown (default: kill_jobs, then restore_rig) run; a topic may
+# redefine either after sourcing this file.  At exit, cleanup (default:
+# kill_jobs, restore_rig, rmmod) runs from the EXIT trap; a topic that
+# redefines it can call rig_cleanup for the common part.
 
 ksft_skip=4
 
@@ -41,6 +51,7 @@ __ksft_n=0      # log_test calls so far
 __ksft_pass=0
 __ksft_fail=0
 __ksft_skip=0
+__ksft_in_test=0 # 1 while run_tests runs a test function
 
 # check_err RC [MSG]: the step just done must have succeeded (RC == 0).
 check_err() {
@@ -89,10 +100,29 @@ log_test() {
 	return 0
 }
 
-# skip REASON: the whole script cannot run here; exit 4.
+# settle_all RC REASON: outside a test, report every selected test with
+# RC (0 is not allowed here: 4 skip, else fail) and REASON, then exit
+# through ksft_exit.
+settle_all() {
+	local rc=$1 t
+	shift
+	printf '# %s: %s\n' "$( ((rc == ksft_skip)) && echo SKIP || echo FAIL)" "$*"
+	for t in ${TESTS:-${ALL_TESTS:-}}; do
+		log_test "$t" "$rc" "$*"
+	done
+	ksft_exit
+}
+
+# skip REASON: in a test, that test is skipped (return 1: "|| return");
+# outside one, every selected test is skipped with REASON and the script
+# exits.
 skip() {
-	printf '# SKIP: %s\n' "$*"
-	exit "$ksft_skip"
+	if ((__ksft_in_test)); then
+		RET=$ksft_skip
+		RETMSG=$*
+		return 1
+	fi
+	settle_all "$ksft_skip" "$@"
 }
 
 # run_cmd CMD [ARGS...]: run a command, echoing it first when V is set.
@@ -105,10 +135,18 @@ require_guest() {
 	[[ ${IBTICK_GUEST:-} == 1 ]] || skip "run inside the test VM: scripts/vm-run.sh -- $0"
 }
 
+# require_cmd CMD...: the suite's tools are installed by scripts/deps.sh,
+# so a missing one is a failure, not a skip: of the current test (return
+# 1: "|| return"), or outside a test of every selected test (exit).
 require_cmd() {
 	local c
 	for c in "$@"; do
-		command -v "$c" >/dev/null || skip "command '$c' not available"
+		command -v "$c" >/dev/null && continue
+		if ((__ksft_in_test)); then
+			check_err 1 "command '$c' not available (scripts/deps.sh installs it)"
+			return 1
+		fi
+		settle_all 1 "command '$c' not available (scripts/deps.sh installs it)"
 	done
 }
 
@@ -131,45 +169,162 @@ cnt() {
 	echo "$n"
 }
 
-# wait_bound FILE...: until each file (a reader's stderr) says "bound"
-# (10 s each, times SLOW); shows the file and fails when one never does.
-wait_bound() {
-	local f i
-	for f in "$@"; do
-		for i in $(seq $((100 * SLOW))); do
-			grep -q bound "$f" 2>/dev/null && break
-			sleep 0.1
-		done
-		grep -q bound "$f" || { echo "  $f: never bound"; cat "$f"; return 1; }
-	done
+# nap SECONDS: sleep SECONDS (fractions allowed) times SLOW.  For pacing
+# only: wait for a state or a message instead wherever there is one.
+nap() {
+	sleep "$(awk -v s="$1" -v k="$SLOW" 'BEGIN { print s * k }')"
 }
 
-# wait_state DEV STATE: until rdma shows port DEV/1 in STATE (10 s).
-wait_state() {
-	local i
-	for i in $(seq 50); do
-		rdma link show "$1/1" 2>/dev/null | grep -q "state $2 " && return 0
-		sleep 0.2
+# wait_for FILE TEXT [SECONDS]: until FILE contains TEXT (default 10 s,
+# times SLOW); shows the file and fails when it never does.
+wait_for() {
+	local f=$1 text=$2 i
+	for i in $(seq $((${3:-10} * 10 * SLOW))); do
+		grep -q -- "$text" "$f" 2>/dev/null && return 0
+		sleep 0.1
 	done
+	grep -q -- "$text" "$f" 2>/dev/null && return 0
+	echo "  $f: no '$text' in $((${3:-10} * SLOW)) s:"
+	sed 's/^/  | /' "$f" 2>/dev/null | head -20
 	return 1
 }
 
-# jtrue FILE EXPR: the python expression EXPR holds on the JSON in FILE
-# (bound to j).
+# wait_bound FILE...: until each file (a reader's stderr) says "bound"
+# (10 s each, times SLOW).
+wait_bound() {
+	local f
+	for f in "$@"; do
+		wait_for "$f" bound || return 1
+	done
+}
+
+# wait_state DEV STATE: until rdma shows port DEV/1 in STATE (10 s, times
+# SLOW).
+wait_state() {
+	local i
+	for i in $(seq $((50 * SLOW))); do
+		rdma link show "$1/1" 2>/dev/null | grep -q "state $2 " && return 0
+		sleep 0.2
+	done
+	echo "  $1/1 not $2: $(rdma link show "$1/1" 2>&1)"
+	return 1
+}
+
+# wait_blocked PID: until the process PID sleeps in the kernel (state S),
+# as a reader blocked in recv does (10 s, times SLOW).
+wait_blocked() {
+	local i
+	for i in $(seq $((100 * SLOW))); do
+		[[ $(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) == S ]] && return 0
+		sleep 0.1
+	done
+	echo "  pid $1 never blocked"
+	return 1
+}
+
+# rxe_delete_under PID OUT DEV NETDEV: rdma link delete DEV under the
+# process PID (which must then exit 0; its output OUT is shown), then add it
+# back over NETDEV and wait for its port to be ACTIVE.
+rxe_delete_under() {
+	local pid=$1 out=$2 dev=$3 netdev=$4 rc=0
+	rdma link delete "$dev" || rc=1
+	wait "$pid" || { echo "  pid $pid (under $dev) exited $?"; rc=1; }
+	cat "$out"
+	rdma link add "$dev" type rxe netdev "$netdev" || rc=1
+	wait_state "$dev" ACTIVE || rc=1
+	return $rc
+}
+
+# wait_gone PID SECONDS: until PID has exited (SIGKILLed and fail after
+# SECONDS times SLOW).
+wait_gone() {
+	local i
+	for i in $(seq $(($2 * 10 * SLOW))); do
+		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return 0; }
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null
+	return 1
+}
+
+# JSON, always bound to j in EXPR, a python expression:
+#   jtrue FILE EXPR   status 0 when EXPR holds on the JSON in FILE
+#   jget FILE EXPR    print EXPR on the JSON in FILE
+#   jin EXPR          print EXPR on the JSON read from stdin; JIN_BIND, a
+#                     python statement, may bind more names first
+#                     (JIN_BIND="f = j[0]")
+# EXPR may be a tuple, "a, b": it prints its items separated by spaces.
 jtrue() {
 	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
 }
 
+jget() {
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+jin() {
+	python3 -c "import json,sys; j=json.load(sys.stdin); ${JIN_BIND:-pass}; print($1)"
+}
+
 # Print the summary line and exit: 1 if any test failed, else 0.
 ksft_exit() {
-	printf '%d passed, %d failed\n' "$__ksft_pass" "$__ksft_fail"
-	((__ksft_skip == 0)) || printf '# %d skipped\n' "$__ksft_skip"
+	printf '%d passed, %d failed, %d skipped\n' "$__ksft_pass" "$__ksft_fail" "$__ksft_skip"
 	((__ksft_fail == 0)) || exit 1
 	exit 0
 }
 
-# run_tests: run each test function in ${TESTS:-$ALL_TESTS}, then exit
-# through ksft_exit.  An unknown name counts as a failed test.
+# kill_jobs: end this script's background jobs (SIGTERM, then SIGKILL
+# after 2 s) and reap them.
+kill_jobs() {
+	local p
+	p=$(jobs -p)
+	[[ -n $p ]] || return 0
+	kill $p 2>/dev/null
+	for _ in $(seq 20); do
+		[[ -n $(jobs -pr) ]] || break
+		sleep 0.1
+	done
+	p=$(jobs -pr)
+	[[ -z $p ]] || kill -9 $p 2>/dev/null
+	wait 2>/dev/null
+	return 0
+}
+
+# restore_rig: the standard rig - veth0/veth1 up, rxe0/rxe1 present and
+# ACTIVE, the ibtick module loaded (with auto_feeds on).  Cheap when it
+# already is.
+restore_rig() {
+	local i
+	for i in 0 1; do
+		ip link show "veth$i" 2>/dev/null | grep -q 'state UP' ||
+			ip link set "veth$i" up 2>/dev/null
+		rdma dev show "rxe$i" >/dev/null 2>&1 ||
+			rdma link add "rxe$i" type rxe netdev "veth$i" 2>/dev/null
+		rdma link show "rxe$i/1" 2>/dev/null | grep -q 'state ACTIVE ' ||
+			wait_state "rxe$i" ACTIVE >/dev/null
+	done
+	[[ -d /sys/module/ibtick ]] || insmod kmod/ibtick.ko ||
+		echo "  restore_rig: insmod failed"
+	[[ ! -w /sys/module/ibtick/parameters/auto_feeds ]] ||
+		echo 1 >/sys/module/ibtick/parameters/auto_feeds
+	return 0
+}
+
+test_setup() { restore_rig; }
+test_teardown() { kill_jobs; restore_rig; }
+
+# rig_cleanup: what every topic's exit needs: no jobs, the rig back, the
+# module unloaded.
+rig_cleanup() {
+	kill_jobs
+	restore_rig
+	rmmod ibtick 2>/dev/null
+	return 0
+}
+
+# run_tests: run each test function in ${TESTS:-$ALL_TESTS} between
+# test_setup and test_teardown, then exit through ksft_exit.  An unknown
+# name counts as a failed test.
 run_tests() {
 	local t n
 	for t in ${TESTS:-${ALL_TESTS:-}}; do
@@ -177,16 +332,19 @@ run_tests() {
 			log_test "$t" 1 "no such test"
 			continue
 		fi
+		test_setup
 		RET=0
 		RETMSG=""
 		n=$__ksft_n
+		__ksft_in_test=1
 		"$t"
+		__ksft_in_test=0
 		((__ksft_n != n)) || log_test "$t"
+		test_teardown
 	done
 	ksft_exit
 }
 
-# The script's cleanup() (default: nothing) runs whenever it exits; define
-# your own after sourcing this file.  The trap looks the name up at exit.
-cleanup() { :; }
+# The EXIT trap looks cleanup up when it runs: a topic may redefine it.
+cleanup() { rig_cleanup; }
 trap cleanup EXIT

@@ -14,13 +14,6 @@ GEN=user/tools/ibtick-gen
 ALL_TESTS="lat_kinds lat_sweep lat_compare oneway_counts rate_steps fanout_counts
 	market_data_accounted bad_arguments"
 
-cleanup() {
-	jobs -p | xargs -r kill -9 2>/dev/null
-	rmmod ibtick 2>/dev/null
-	true
-}
-trap cleanup EXIT
-
 # jlines FILE EXPR: EXPR holds for the JSON lines of FILE (list L; the env
 # line first).
 jlines() {
@@ -36,15 +29,25 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+# perf NAME ARGS...: ibtick-perf ARGS (at most 300 s, times SLOW), its JSON
+# lines in $RESULTS/perf/NAME.json; fails, showing its stderr, on a non-zero
+# exit.
+perf() {
+	local name=$1 r=$RESULTS/perf rc=0
+	shift
+	mkdir -p "$r"
+	timeout $(tmo 300) $P "$@" >"$r/$name.json" 2>"$r/$name.err" || rc=$?
+	((rc == 0)) || { echo "  $name: exit $rc"; cat "$r/$name.err"; }
+	return $rc
+}
+
 # a latency row's statistics are ordered
 ORDERED="x['t_min'] <= x['t_typical'] <= x['percentile_99'] <= x['percentile_99.9'] <= x['percentile_99.99'] <= x['t_max'] and x['t_min'] <= x['t_avg'] <= x['t_max'] and x['t_stdev'] >= 0"
 
 lat_kinds() {
 	local rc=0 k n=$(cnt 2000) r=$RESULTS/perf
-	mkdir -p "$r"
 	for k in mapped epoll recvmsg busy; do
-		timeout $(tmo 300) $P lat -j -k $k -n "$n" -w 50 -i veth1 -I veth0 239.8.0.1 7800 \
-			>"$r/lat-$k.json" 2>"$r/lat-$k.err" || { echo "  $k: exit $?"; cat "$r/lat-$k.err"; rc=1; }
+		perf lat-$k lat -j -k $k -n "$n" -w 50 -i veth1 -I veth0 239.8.0.1 7800 || rc=1
 		jlines "$r/lat-$k.json" "'env' in L[0] and L[1]['kind'] == '$k' and L[1]['n_iterations'] == $n and all($ORDERED for x in L[1:]) and L[1]['MsgSize'] == 64" || rc=1
 	done
 	log_test "lat: mapped, epoll, recvmsg, busy readers: $n samples each, statistics in order" $rc
@@ -52,20 +55,17 @@ lat_kinds() {
 
 lat_sweep() {
 	local rc=0 n=$(cnt 300) r=$RESULTS/perf
-	mkdir -p "$r"
 	# 32 .. 2048 bytes: the bench's ports take 1024 - 32 (the wire header),
 	# so the sweep must stop cleanly after 512
-	timeout $(tmo 300) $P lat -j -a -S 2048 -n "$n" -w 20 -i veth1 -I veth0 239.8.0.1 7880 \
-		>"$r/sweep.json" 2>"$r/sweep.err" || { echo "  exit $?"; cat "$r/sweep.err"; rc=1; }
+	perf sweep lat -j -a -S 2048 -n "$n" -w 20 -i veth1 -I veth0 239.8.0.1 7880 || rc=1
 	jlines "$r/sweep.json" "[x['MsgSize'] for x in L[1:]] == [32, 64, 128, 256, 512] and all($ORDERED and x['n_iterations'] == $n for x in L[1:])" || rc=1
 	log_test "lat -a: 32..512 bytes, one row each; the sweep ends at the port's MTU" $rc
 }
 
 lat_compare() {
 	local rc=0 n=$(cnt 2000) r=$RESULTS/perf
+	require_cmd ib_send_lat sockperf || return
 	mkdir -p "$r"
-	command -v ib_send_lat >/dev/null && command -v sockperf >/dev/null ||
-		{ log_test "lat --compare" "$ksft_skip" "ib_send_lat or sockperf missing"; return; }
 	timeout $(tmo 600) $P lat --compare -j -k mapped -n "$n" -w 50 -H "$r/lat.svg" \
 		-i veth1 -I veth0 239.8.0.1 7810 >"$r/compare.json" 2>"$r/compare.err" ||
 		{ echo "  exit $?"; cat "$r/compare.err"; rc=1; }
@@ -82,9 +82,7 @@ lat_compare() {
 
 oneway_counts() {
 	local rc=0 n=$(cnt 3000) r=$RESULTS/perf
-	mkdir -p "$r"
-	timeout $(tmo 300) $P oneway -j -n "$n" -w 100 -r 2000 -i veth0 -I veth1 239.8.0.2 7820 \
-		>"$r/oneway.json" 2>"$r/oneway.err" || { echo "  exit $?"; cat "$r/oneway.err"; rc=1; }
+	perf oneway oneway -j -n "$n" -w 100 -r 2000 -i veth0 -I veth1 239.8.0.2 7820 || rc=1
 	# what the feed took was delivered or counted lost; stage split present
 	jlines "$r/oneway.json" "all($ORDERED for x in L[1:]) and L[1]['published'] == $n + 100 and L[1]['delivered'] + L[1]['lost_ring'] == L[1]['feed_rx'] and L[1]['lost_wire'] == L[1]['published'] - L[1]['feed_rx'] and L[1]['other'] == 0 and L[1]['feed_rx'] > 0.95 * L[1]['published'] and L[1]['n_iterations'] > 0.9 * $n and L[1]['wire_median'] > 0 and L[1]['deliver_median'] > 0" || rc=1
 	log_test "oneway: delivered + lost in the ring == taken by the feed; kernel stages measured" $rc
@@ -92,18 +90,14 @@ oneway_counts() {
 
 rate_steps() {
 	local rc=0 n=$(cnt 2000) r=$RESULTS/perf
-	mkdir -p "$r"
-	timeout $(tmo 300) $P rate -j -n "$n" -r 2000 -i veth0 -I veth1 239.8.0.3 7830 \
-		>"$r/rate.json" 2>"$r/rate.err" || { echo "  exit $?"; cat "$r/rate.err"; rc=1; }
+	perf rate rate -j -n "$n" -r 2000 -i veth0 -I veth1 239.8.0.3 7830 || rc=1
 	jlines "$r/rate.json" "len(L) == 9 and [x['offered'] for x in L[1:8]] == [2000, 4000, 8000, 16000, 32000, 64000, 0] and all(x['sent'] == $n and x['achieved'] > 0 for x in L[1:8]) and L[8]['total'] and L[8]['sent'] == 7 * $n and L[8]['delivered'] == sum(x['delivered'] for x in L[1:8]) and L[8]['delivered'] + L[8]['lost_ring'] == L[8]['feed_rx'] and L[8]['lost_wire'] == L[8]['sent'] - L[8]['feed_rx'] and L[8]['other'] == 0" || rc=1
 	log_test "rate: 7 steps (x2 each, then flat out); in all, delivered + lost in the ring == taken by the feed" $rc
 }
 
 fanout_counts() {
 	local rc=0 n=$(cnt 1000) r=$RESULTS/perf
-	mkdir -p "$r"
-	timeout $(tmo 300) $P fanout -j -k epoll -N 1,3 -n "$n" -w 0 -r 1000 -i veth0 -I veth1 239.8.0.4 7840 \
-		>"$r/fanout.json" 2>"$r/fanout.err" || { echo "  exit $?"; cat "$r/fanout.err"; rc=1; }
+	perf fanout fanout -j -k epoll -N 1,3 -n "$n" -w 0 -r 1000 -i veth0 -I veth1 239.8.0.4 7840 || rc=1
 	jlines "$r/fanout.json" "[x['readers'] for x in L[1:]] == [1, 3] and all(x['published'] == $n and x['delivered'] + x['lost'] == x['readers'] * x['feed_rx'] and x['kernel_ns_per_tick'] > 0 for x in L[1:]) and L[1]['ratio'] == 1.0" || rc=1
 	log_test "fanout: 1 and 3 epoll readers, delivered + lost == readers x taken, kernel cost per tick" $rc
 }
@@ -169,5 +163,4 @@ EOF
 	log_test "bad command lines: exit 2 with usage; a missing stream file: exit 1" $rc
 }
 
-insmod kmod/ibtick.ko || { echo "insmod failed"; exit 1; }
 run_tests

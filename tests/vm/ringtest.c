@@ -90,7 +90,32 @@ static int open_bound(const char *ifname, const char *group, const char *port,
 	return fd;
 }
 
+/* "-i IFNAME GROUP PORT", the arguments of the one-socket modes: IFNAME */
+static const char *if_args(int argc, char **argv)
+{
+	const char *ifname = NULL;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "i:")) != -1) {
+		if (opt != 'i')
+			usage();
+		ifname = optarg;
+	}
+	if (argc - optind != 2)
+		usage();
+	return ifname;
+}
+
 /* ---- read ------------------------------------------------------------- */
+
+/* SIGTERM/SIGINT end a read early: it reports what it has, as at the end */
+static volatile sig_atomic_t read_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	read_stop = 1;
+}
 
 struct acct {
 	uint64_t delivered, lost, torn, bytes, first, last, pub_id, nonmono;
@@ -237,10 +262,16 @@ static int do_read(int argc, char **argv)
 			return 1;
 		}
 	}
+	{
+		struct sigaction sa_stop = { .sa_handler = on_stop };	/* no SA_RESTART */
+
+		sigaction(SIGTERM, &sa_stop, NULL);
+		sigaction(SIGINT, &sa_stop, NULL);
+	}
 	fprintf(stderr, "bound\n");
 
 	last_tick = now_ns();
-	while (a.delivered + a.lost < n) {
+	while (a.delivered + a.lost < n && !read_stop) {
 		struct ibtick_tick t;
 
 		if (got_tick) {
@@ -421,17 +452,11 @@ static int do_bad(int argc, char **argv)
 	const char *ifname = NULL;
 	long pg = sysconf(_SC_PAGESIZE);
 	void *maps[64], *p;
-	int fd, ufd, opt, i, st;
+	int fd, ufd, i, st;
 	size_t sz;
 	pid_t pid;
 
-	while ((opt = getopt(argc, argv, "i:")) != -1) {
-		if (opt != 'i')
-			usage();
-		ifname = optarg;
-	}
-	if (argc - optind != 2)
-		usage();
+	ifname = if_args(argc, argv);
 
 	ufd = socket(ibt_family_number(), SOCK_DGRAM, 0);
 	expect_map_err("unbound socket", pg, PROT_READ, MAP_SHARED, ufd, 0, EINVAL);
@@ -534,15 +559,9 @@ static int do_opts(int argc, char **argv)
 	const char *ifname = NULL;
 	socklen_t len;
 	uint64_t cur;
-	int fd, v, opt;
+	int fd, v;
 
-	while ((opt = getopt(argc, argv, "i:")) != -1) {
-		if (opt != 'i')
-			usage();
-		ifname = optarg;
-	}
-	if (argc - optind != 2)
-		usage();
+	ifname = if_args(argc, argv);
 	fd = socket(ibt_family_number(), SOCK_DGRAM, 0);
 	cur = 0;
 	expect_opt("RING_CURSOR unbound", setsockopt(fd, SOL_IBTICK,
@@ -633,15 +652,9 @@ static int do_dead(int argc, char **argv)
 	uint64_t t0, n = 0, nr = 0;
 	struct ibtick_tick t;
 	char b[16];
-	int fd, opt;
+	int fd;
 
-	while ((opt = getopt(argc, argv, "i:")) != -1) {
-		if (opt != 'i')
-			usage();
-		ifname = optarg;
-	}
-	if (argc - optind != 2)
-		usage();
+	ifname = if_args(argc, argv);
 	fd = open_bound(ifname, argv[optind], argv[optind + 1], &sa);
 	if (ibtick_reader_attach(&r, fd)) {
 		perror("ringtest: attach");

@@ -197,10 +197,22 @@ int cmd_monitor(struct cli *c)
 	/* libnl restarts a receive a signal interrupts: wait in poll() */
 	fd = nl_socket_get_fd(nl.sk);
 	nl_socket_set_nonblocking(nl.sk);
-	if (!c->json) {
+	/* subscribed: from here on no event is missed; say so */
+	if (c->json) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		out_init(stdout, OUT_JSON);
+		out_obj_open(NULL);
+		out_u64("time_ns", NULL, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+		out_str("event", "%s", "ready");
+		out_obj_close();
+		out_nl();
+		out_finish();
+	} else {
 		printf("ibtick monitor: listening (Ctrl-C to stop)\n");
-		fflush(stdout);
 	}
+	fflush(stdout);
 	while (!stop) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 

@@ -655,6 +655,12 @@ static void compare_print(const struct row *rows, int nrows, const struct row *f
 
 /* ---- lat: ping-pong ------------------------------------------------------ */
 
+/*
+ * The echo side tells its parent it is bound and joined by writing a byte
+ * to this pipe (its write end), after saying so on stderr.
+ */
+static int echo_ready_fd = -1;
+
 static void lat_echo(const char *ifname)
 {
 	char buf[MAX_MSG];
@@ -666,6 +672,8 @@ static void lat_echo(const char *ifname)
 	rdr_open(&d, o.kind, ifname, o.port);
 	pub = pub_open(ifname, o.port + 1);
 	fprintf(stderr, "%s: echo ready on %s\n", PROG, ifname);
+	if (echo_ready_fd >= 0 && write(echo_ready_fd, "r", 1) != 1)
+		die("echo ready");
 	for (;;) {
 		got = rdr_get(&d, buf, sizeof(buf), ts, 60000);
 		if (got < 0)
@@ -692,21 +700,37 @@ static int lat_kind(unsigned int port, struct latstats *last)
 	struct tickrd d;
 	ssize_t got;
 
+	int ready[2] = { -1, -1 };
+
 	if (o.ifname2) {
+		if (pipe(ready))
+			die("pipe");
 		echo_child = fork_child();
 		if (!echo_child) {
+			close(ready[0]);
+			echo_ready_fd = ready[1];
 			pin(o.cpu2);
 			/* the echo side: reads PORT, answers on PORT + 1 */
 			o.port = port;
 			lat_echo(o.ifname2);
 			_exit(0);
 		}
+		close(ready[1]);
 	}
 	pin(o.cpu);
 	rdr_open(&d, o.kind, o.ifname, port + 1);
 	pub = pub_open(o.ifname, port);
-	if (echo_child > 0)
-		sleep(1);	/* the child's bind and join (it prints "ready") */
+	if (echo_child > 0) {
+		/* the child's bind and join: its "ready" byte, within 2 min */
+		struct pollfd pf = { .fd = ready[0], .events = POLLIN };
+		char c;
+
+		if (poll(&pf, 1, 120000) != 1 || read(ready[0], &c, 1) != 1) {
+			errno = ETIMEDOUT;
+			die("waiting for the echo side to be ready");
+		}
+		close(ready[0]);
+	}
 	if (o.sweep)
 		for (size = 32; size <= o.size_max && nsizes < 16; size *= 2)
 			sizes[nsizes++] = size;
