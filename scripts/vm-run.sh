@@ -16,7 +16,7 @@
 #   -T TOPOLOGY     single (default; the only one so far)
 #
 # CMD runs as root in the repo root with IBTICK_GUEST=1, KVER and RESULTS
-# set (TESTS and V are passed through when set here); its output is shown
+# set (and the suites' variables in PASS_ENV, when set here); its output is shown
 # live.  Exit status: 0 pass, 1 fail (CMD failed or did not finish, the
 # kernel logged BUG/WARNING/Oops/KASAN/lockdep/Call Trace/kmemleak, or it
 # is tainted with flags other than O and E), 2 usage or setup error.
@@ -157,6 +157,11 @@ start_guest() {
 GUEST_TIMEOUT=0
 ((tmo <= 60)) || GUEST_TIMEOUT=$((tmo - 30))
 
+# What the test suites read from the environment, passed to the guest when
+# set here (so that `TOPICS=ctl scripts/vm-run.sh -- tests/vm/run.sh` works).
+PASS_ENV="TESTS TOPICS V EACH IBTICK_SLOW SEEDS SEED TICKS CYCLES FUZZ_OPS
+FUZZ_TIMEOUT FAULT_ALL SLAB_KB_PER_CYCLE N"
+
 # The command, its cwd and the pass-through environment, for the guest.
 write_cmd_file() {
 	{
@@ -165,8 +170,10 @@ write_cmd_file() {
 		printf ' )\n'
 		printf 'IBTICK_CWD=%q\n' "$IBTICK_REPO_DIR"
 		printf 'IBTICK_CMD_TIMEOUT=%q\n' "$GUEST_TIMEOUT"
-		[[ -z ${TESTS+x} ]] || printf 'export TESTS=%q\n' "$TESTS"
-		[[ -z ${V+x} ]] || printf 'export V=%q\n' "$V"
+		local v
+		for v in $PASS_ENV; do
+			[[ -z ${!v+x} ]] || printf 'export %s=%q\n' "$v" "${!v}"
+		done
 	} >"$1"
 }
 
