@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # ibtick: the kernel module (through Kbuild) and the userspace programs.
 #
-#   make              module + userspace
+#   make              module, userspace and the test programs
 #   make module       kmod/ibtick.ko against KDIR
-#   make user         CLI, library, tests' helpers
+#   make user         what is installed: CLI, tools, library (+ examples)
+#   make tests        the test programs the VM suite and the fuzzer run
 #   make check        userspace unit tests, KUnit, the VM suite; ends with
 #                     "N passed, N failed"
 #   make install      modules_install (updates/) + depmod, CLI, tools, man
@@ -70,9 +71,9 @@ LIB_CFLAGS := $(UCFLAGS) -Iuser/lib -fvisibility=default
 EXAMPLES  := user/examples/spin-reader user/examples/epoll-reader \
 	     user/examples/publisher
 
-.PHONY: all module user lib check unit kunit vmtest install clean
+.PHONY: all module user lib tests check unit kunit install clean
 
-all: module user
+all: module user tests
 
 module:
 	@test -n "$(KDIR)" || { echo "ibtick: no kernel headers (set KDIR=)"; exit 1; }
@@ -81,8 +82,12 @@ module:
 TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat \
 	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md
 
-user: user/ibtick/ibtick $(TOOLS) tests/vm/sockapi lib $(EXAMPLES) \
-	tests/vm/ringtest tests/vm/failnth tests/fuzz/sysfuzz tests/vm/nlstress
+user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES)
+
+TEST_PROGS := tests/vm/sockapi tests/vm/ringtest tests/vm/failnth \
+	      tests/vm/nlstress tests/fuzz/sysfuzz
+
+tests: $(TEST_PROGS)
 
 lib: $(LIB_SO) $(LIB_A)
 
@@ -151,13 +156,10 @@ unit: tests/unit/unit
 kunit:
 	scripts/kunit.sh
 
-vmtest: all
-	scripts/vm-test.sh
-
 check:
 	WERROR=1 scripts/check.sh
 
-install: all
+install: module user
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	$(if $(DESTDIR),@echo "ibtick: staged in DESTDIR; run depmod -a $(KVER) on the target",depmod -a $(KVER))
@@ -196,7 +198,6 @@ install: all
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -f user/ibtick/ibtick tests/unit/unit tests/vm/sockapi $(TOOLS) \
-		tests/vm/ringtest tests/vm/failnth tests/fuzz/sysfuzz $(EXAMPLES) user/lib/*.o user/lib/*.a \
-		user/lib/libibtick.so*
+	rm -f user/ibtick/ibtick tests/unit/unit $(TEST_PROGS) $(TOOLS) \
+		$(EXAMPLES) user/lib/*.o user/lib/*.a user/lib/libibtick.so*
 	rm -rf .check
