@@ -112,20 +112,23 @@ PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 user/examples/%: user/examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< $(LIB_A)
 
-tests/fuzz/sysfuzz: tests/fuzz/sysfuzz.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h include/uapi/linux/ibtick_netlink.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
+# feed addresses from command-line words, through libibtick
+ADDRARG := user/common/addrarg.c user/common/addrarg.h $(LIB_A) $(LIB_HDRS)
 
-tests/vm/failnth: tests/vm/failnth.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
+tests/fuzz/sysfuzz: tests/fuzz/sysfuzz.c $(LIB_A) $(LIB_HDRS) include/uapi/linux/ibtick_netlink.h
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< $(LIB_A)
+
+tests/vm/failnth: tests/vm/failnth.c $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A)
 
 tests/vm/nlstress: tests/vm/nlstress.c include/uapi/linux/ibtick.h include/uapi/linux/ibtick_netlink.h
 	$(CC) $(UCFLAGS) -o $@ $<
 
-tests/vm/ringtest: tests/vm/ringtest.c $(LIB_A) $(LIB_HDRS) user/common/ibtsock.c
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/ibtsock.c $(LIB_A) -lpthread
+tests/vm/ringtest: tests/vm/ringtest.c $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lpthread
 
-tests/vm/sockapi: tests/vm/sockapi.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c -lm
+tests/vm/sockapi: tests/vm/sockapi.c $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
 # the benchmark and market-data tools: statistics, the synthetic stream,
 # one reader interface over the four ways of reading a feed
@@ -140,8 +143,8 @@ user/tools/ibtick-perf: user/tools/ibtick-perf.c user/common/latstats.c user/com
 user/tools/ibtick-gen: user/tools/ibtick-gen.c user/common/tickgen.c user/common/tickgen.h user/common/out.c user/common/out.h
 	$(CC) $(UCFLAGS) -o $@ $< user/common/tickgen.c user/common/out.c -lm
 
-user/tools/%: user/tools/%.c user/common/ibtsock.c user/common/ibtsock.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/ibtsock.c $(LIB_A) -lm
+user/tools/%: user/tools/%.c $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
 user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }

@@ -75,7 +75,7 @@
 
 #include <linux/ibtick_netlink.h>
 
-#include "ibtsock.h"
+#include "libibtick.h"
 
 /* Constants older libc headers may lack (values from the uapi). */
 #ifndef MAP_FIXED_NOREPLACE
@@ -2965,11 +2965,11 @@ int main(int argc, char **argv)
 		fam = -1;
 		genl_id = GENL_ID_CTRL;
 	} else {
-		fam = ibt_family_number();
+		fam = ibtick_family();
 		if (fam < 0) {
 			fprintf(stderr, "sysfuzz: the ibtick module is not loaded (%s: %s); "
 				"load it first (insmod kmod/ibtick.ko), or use -X for a self-test\n",
-				IBTICK_FAMILY_PARAM, strerror(errno));
+				"/sys/module/ibtick/parameters/family", strerror(errno));
 			return 2;
 		}
 		genl_id = genl_family_id(IBTICK_GENL_NAME);

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ibtsock.h"
+#include "addrarg.h"
 #include "libibtick.h"
 
 static int mapped;
@@ -78,7 +78,7 @@ static int feed_socket(int fam, const char *group, const char *port,
 	char err[128];
 	int fd;
 
-	if (ibt_make_addr(&sa, fam, group, port, ifname, err, sizeof(err))) {
+	if (addr_from_args(&sa, group, port, ifname, err, sizeof(err))) {
 		fprintf(stderr, "ibtick-lat: %s\n", err);
 		exit(2);
 	}
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 3 || n < 1 || size < 1 || size > (long)sizeof(buf))
 		goto usage;
-	fam = ibt_family_number();
+	fam = ibtick_family();
 	if (fam < 0) {
 		fprintf(stderr, "ibtick-lat: ibtick module not loaded\n");
 		return 1;

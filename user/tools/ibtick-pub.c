@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ibtsock.h"
+#include "addrarg.h"
 
 static uint64_t now_ns(void)
 {
@@ -55,13 +55,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Usage: ibtick-pub [-i IFNAME] [-n COUNT] [-s SIZE] [-r RATE] GROUP PORT\n");
 		return 2;
 	}
-	fam = ibt_family_number();
+	fam = ibtick_family();
 	if (fam < 0) {
 		fprintf(stderr, "ibtick-pub: ibtick module not loaded\n");
 		return 1;
 	}
-	if (ibt_make_addr(&sa, fam, argv[optind], argv[optind + 1], ifname,
-			  err, sizeof(err))) {
+	if (addr_from_args(&sa, argv[optind], argv[optind + 1], ifname,
+			   err, sizeof(err))) {
 		fprintf(stderr, "ibtick-pub: %s\n", err);
 		return 2;
 	}

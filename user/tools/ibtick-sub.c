@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ibtsock.h"
+#include "addrarg.h"
 
 static void usage(void)
 {
@@ -68,13 +68,13 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		usage();
-	fam = ibt_family_number();
+	fam = ibtick_family();
 	if (fam < 0) {
 		fprintf(stderr, "ibtick-sub: ibtick module not loaded\n");
 		return 1;
 	}
-	if (ibt_make_addr(&sa, fam, argv[optind], argv[optind + 1], ifname,
-			  err, sizeof(err))) {
+	if (addr_from_args(&sa, argv[optind], argv[optind + 1], ifname,
+			   err, sizeof(err))) {
 		fprintf(stderr, "ibtick-sub: %s\n", err);
 		return 2;
 	}
