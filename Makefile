@@ -55,8 +55,8 @@ CLI_HDRS := $(wildcard user/ibtick/*.h user/common/*.h include/uapi/linux/*.h)
 UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     tests/unit/names_test.c tests/unit/libibtick_test.c \
 	     tests/unit/latstats_test.c tests/unit/tickgen_test.c \
-	     user/common/out.c user/common/names.c user/common/latstats.c \
-	     user/common/tickgen.c \
+	     user/common/out.c user/common/names.c user/bench/latstats.c \
+	     user/bench/tickgen.c \
 	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c
 
 # libibtick: shared (soname libibtick.so.0) and static, the fast path inline
@@ -130,18 +130,20 @@ tests/vm/ringtest: tests/vm/ringtest.c $(ADDRARG)
 tests/vm/sockapi: tests/vm/sockapi.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
-# the benchmark and market-data tools: statistics, the synthetic stream,
-# one reader interface over the four ways of reading a feed
-TICKRD := user/common/tickrd.c user/common/tickrd.h user/common/args.c user/common/args.h
+# the benchmark and market-data tools (user/bench): statistics, the
+# synthetic stream, one reader interface over the four ways of reading a
+# feed, numeric arguments
+BENCH_CFLAGS := $(UCFLAGS) -Iuser/bench -Iuser/lib
+TICKRD := user/bench/tickrd.c user/bench/tickrd.h user/bench/args.c user/bench/args.h
 
-user/tools/ibtick-md: user/tools/ibtick-md.c user/common/latstats.c user/common/latstats.h user/common/tickgen.c user/common/tickgen.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/latstats.c user/common/tickgen.c user/common/tickrd.c user/common/args.c $(LIB_A) -lm
+user/tools/ibtick-md: user/tools/ibtick-md.c user/bench/latstats.c user/bench/latstats.h user/bench/tickgen.c user/bench/tickgen.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickgen.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
-user/tools/ibtick-perf: user/tools/ibtick-perf.c user/common/latstats.c user/common/latstats.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/latstats.c user/common/tickrd.c user/common/args.c $(LIB_A) -lm
+user/tools/ibtick-perf: user/tools/ibtick-perf.c user/bench/latstats.c user/bench/latstats.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
-user/tools/ibtick-gen: user/tools/ibtick-gen.c user/common/tickgen.c user/common/tickgen.h user/common/out.c user/common/out.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/tickgen.c user/common/out.c -lm
+user/tools/ibtick-gen: user/tools/ibtick-gen.c user/bench/tickgen.c user/bench/tickgen.h user/common/out.c user/common/out.h
+	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/tickgen.c user/common/out.c -lm
 
 user/tools/%: user/tools/%.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm
@@ -150,8 +152,8 @@ user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
 	$(CC) $(UCFLAGS) $(NL_CFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
-tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(LIB_A) tests/unit/unit.h
-	$(CC) $(UCFLAGS) -Itests/unit -Iuser/lib -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
+tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) $(LIB_A) tests/unit/unit.h
+	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
 
 unit: tests/unit/unit
 	tests/unit/unit
