@@ -17,6 +17,7 @@
 #include "names.h"
 #include "nl.h"
 #include "out.h"
+#include "portctr.h"
 
 static const char *const dev_attr_names[] = {
 	[IBTICK_A_DEV_INDEX]	= "IBTICK_A_DEV_INDEX",

@@ -41,6 +41,7 @@
 #include "ibtick.h"
 #include "nl.h"
 #include "out.h"
+#include "portctr.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270

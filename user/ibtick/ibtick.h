@@ -52,14 +52,6 @@ int cmd_stats(struct cli *c);
 int cmd_monitor(struct cli *c);
 extern struct nla_policy sock_reply_policy[];
 extern const char *const sock_ctr_keys[];
-/*
- * Call @cb for every readable counter file in
- * /sys/class/infiniband/DEV/ports/PORT/SUB (counters, hw_counters);
- * returns how many.  IBTICK_IB_SYSFS replaces /sys/class/infiniband.
- */
-int sysfs_port_counters(const char *dev, unsigned int port, const char *sub,
-			void (*cb)(const char *key, uint64_t v, void *arg),
-			void *arg);
 
 /* doctor.c */
 int cmd_doctor(struct cli *c);

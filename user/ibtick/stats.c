@@ -11,7 +11,6 @@
  * and is printed whole).  With -s given twice, stats prints what each
  * counter gained over an interval instead.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +28,7 @@
 #include "ibtick.h"
 #include "nl.h"
 #include "out.h"
+#include "portctr.h"
 
 enum { OBJ_DEV = 1, OBJ_FEED = 2, OBJ_SOCK = 4, OBJ_ALL = 7 };
 
@@ -64,40 +64,6 @@ static int ctr_add(struct ctrs *cs, const char *obj, const char *name,
 	snprintf(c->key, sizeof(c->key), "%s", key);
 	c->v = v;
 	return 0;
-}
-
-int sysfs_port_counters(const char *dev, unsigned int port, const char *sub,
-			void (*cb)(const char *key, uint64_t v, void *arg),
-			void *arg)
-{
-	char dir[512], path[1024], buf[64];
-	struct dirent *de;
-	unsigned long long v;
-	int n = 0;
-	DIR *d;
-	FILE *f;
-
-	snprintf(dir, sizeof(dir), "%s/%s/ports/%u/%s",
-		 getenv("IBTICK_IB_SYSFS") ?: "/sys/class/infiniband", dev, port, sub);
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		/* some counters cannot be read (EINVAL on unsupported): skip */
-		if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%llu", &v) == 1) {
-			cb(de->d_name, v, arg);
-			n++;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return n;
 }
 
 struct dev_ctx {
