@@ -64,6 +64,13 @@ struct nla_policy dev_evcnt_policy[IBTICK_A_EVCNT_MAX + 1] = {
 	[IBTICK_A_EVCNT_GID_CHANGE]	= { .type = NLA_U64 },
 };
 
+const struct ibt_nl_obj dev_obj = {
+	.maxattr	= IBTICK_A_DEV_MAX,
+	.policy		= dev_reply_policy,
+	.attr_names	= dev_attr_names,
+	.n_names	= sizeof(dev_attr_names) / sizeof(dev_attr_names[0]),
+};
+
 const char *const dev_evcnt_keys[IBTICK_A_EVCNT_MAX + 1] = {
 	[IBTICK_A_EVCNT_PORT_ACTIVE]	= "port_active",
 	[IBTICK_A_EVCNT_PORT_ERR]	= "port_err",
@@ -253,35 +260,21 @@ static int print_dev(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 
 static int dev_show(struct cli *c)
 {
-	struct ibt_nl nl;
-	struct nl_msg *msg;
-	const char *name;
-	int ret;
+	struct ibt_nl_req req = {
+		.obj = &dev_obj, .cmd = IBTICK_CMD_DEV_GET, .flags = NLM_F_DUMP,
+		.name_attr = IBTICK_A_DEV_NAME, .cb = print_dev, .arg = c,
+		.array = true,
+	};
 
-	name = cli_next(c);
+	req.name = cli_next(c);
 	if (c->argc) {
 		fprintf(stderr, "ibtick: unexpected argument \"%s\"\n", c->argv[0]);
 		dev_usage();
 		return EXIT_USAGE;
 	}
-	ret = ibt_nl_open(&nl);
-	if (ret)
-		return ret;
-	msg = ibt_nl_msg(&nl, IBTICK_CMD_DEV_GET, name ? 0 : NLM_F_DUMP);
-	if (!msg || (name && nla_put_string(msg, IBTICK_A_DEV_NAME, name) < 0)) {
-		fprintf(stderr, "ibtick: out of memory\n");
-		nlmsg_free(msg);
-		ibt_nl_close(&nl);
-		return EXIT_FAIL;
-	}
-	out_arr_open(NULL);
-	ret = ibt_nl_transact(&nl, msg, IBTICK_A_DEV_MAX, dev_reply_policy,
-			      dev_attr_names,
-			      sizeof(dev_attr_names) / sizeof(dev_attr_names[0]),
-			      print_dev, c);
-	out_arr_close();
-	ibt_nl_close(&nl);
-	return ret;
+	if (req.name)
+		req.flags = 0;
+	return ibt_nl_request(&req);
 }
 
 static const struct cli_cmd dev_cmds[] = {

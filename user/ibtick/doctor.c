@@ -30,7 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 
 #include <linux/ibtick.h>
@@ -42,10 +41,6 @@
 #include "nl.h"
 #include "out.h"
 #include "portctr.h"
-
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
 
 #define IB_SYSFS	"/sys/class/infiniband"
 #define NET_SYSFS	"/sys/class/net"
@@ -302,37 +297,20 @@ static void emit(struct doctor *d, const struct doc_result *r)
 static void gather_module(struct doctor *d)
 {
 	struct doc_module *m = &d->mod;
-	int one = 1, err;
+	int err;
 
 	m->cli_version = IBTICK_VERSION;
 	m->loaded = exists("/sys/module/ibtick");
 	read_line("/sys/module/ibtick/version", m->version, sizeof(m->version));
 
-	d->nl.sk = nl_socket_alloc();
-	if (!d->nl.sk) {
-		snprintf(m->error, sizeof(m->error), "out of memory");
+	err = ibt_nl_connect(&d->nl, m->error, sizeof(m->error));
+	if (err == -ENOENT)
+		m->error[0] = '\0';	/* no family: not an error of ours */
+	if (err)
 		return;
-	}
-	err = genl_connect(d->nl.sk);
-	if (err) {
-		snprintf(m->error, sizeof(m->error), "generic netlink: %s",
-			 nl_geterror(err));
-		goto fail;
-	}
-	setsockopt(nl_socket_get_fd(d->nl.sk), SOL_NETLINK, NETLINK_EXT_ACK,
-		   &one, sizeof(one));
-	d->nl.family = genl_ctrl_resolve(d->nl.sk, IBTICK_GENL_NAME);
-	if (d->nl.family < 0)
-		goto fail;	/* no family: not an error of ours */
 	m->family = true;
 	m->family_id = d->nl.family;
-	return;
-fail:
-	nl_socket_free(d->nl.sk);
-	d->nl.sk = NULL;
 }
-
-
 
 static int on_dev(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 {
@@ -437,25 +415,20 @@ static int on_feed(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	return 0;
 }
 
-static bool dump(struct doctor *d, int cmd, int maxattr,
-		 struct nla_policy *policy, ibt_nl_reply_cb cb)
+static bool dump(struct doctor *d, const struct ibt_nl_obj *obj, int cmd,
+		 ibt_nl_reply_cb cb)
 {
-	struct nl_msg *msg = ibt_nl_msg(&d->nl, cmd, NLM_F_DUMP);
+	struct ibt_nl_req req = {
+		.obj = obj, .cmd = cmd, .flags = NLM_F_DUMP, .cb = cb, .arg = d,
+	};
 
-	if (!msg) {
-		fprintf(stderr, "ibtick: out of memory\n");
-		return false;
-	}
-	return ibt_nl_transact(&d->nl, msg, maxattr, policy, NULL, 0, cb,
-			       d) == EXIT_OK;
+	return ibt_nl_call(&d->nl, &req) == EXIT_OK;
 }
 
 static void gather_kernel(struct doctor *d)
 {
-	d->dev_dump_ok = dump(d, IBTICK_CMD_DEV_GET, IBTICK_A_DEV_MAX,
-			      dev_reply_policy, on_dev);
-	d->feed_dump_ok = dump(d, IBTICK_CMD_FEED_GET, IBTICK_A_FEED_MAX,
-			       feed_reply_policy, on_feed);
+	d->dev_dump_ok = dump(d, &dev_obj, IBTICK_CMD_DEV_GET, on_dev);
+	d->feed_dump_ok = dump(d, &feed_obj, IBTICK_CMD_FEED_GET, on_feed);
 }
 
 static const struct kport *kport_find(const struct doctor *d, const char *dev,

@@ -50,6 +50,13 @@ struct nla_policy feed_reply_policy[IBTICK_A_FEED_MAX + 1] = {
 
 struct nla_policy fstat_policy[IBTICK_A_FSTAT_MAX + 1];	/* all u64 */
 
+const struct ibt_nl_obj feed_obj = {
+	.maxattr	= IBTICK_A_FEED_MAX,
+	.policy		= feed_reply_policy,
+	.attr_names	= feed_attr_names,
+	.n_names	= IBTICK_A_FEED_MAX + 1,
+};
+
 /* the CLI's words for the request attributes the kernel may refuse */
 const char *const feed_attr_names[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_ID]		= "id",
@@ -254,31 +261,4 @@ void feed_print_batch(struct nlattr **tb, FILE *f)
 			get_u32(tb, IBTICK_A_FEED_OWNER_GROUP),
 			nla_get_u16(tb[IBTICK_A_FEED_MODE]));
 	fputc('\n', f);
-}
-
-static int ack_only(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
-{
-	(void)nlh;
-	(void)tb;
-	(void)arg;
-	return 0;
-}
-
-int feed_request(struct ibt_nl *nl, int cmd, const char *name,
-		 struct nl_msg *attrs)
-{
-	struct nlmsghdr *ah = nlmsg_hdr(attrs);
-	struct nl_msg *msg = ibt_nl_msg(nl, cmd, 0);
-
-	if (!msg || nla_put_string(msg, IBTICK_A_FEED_NAME, name) < 0 ||
-	    (nlmsg_attrlen(ah, 0) &&
-	     nlmsg_append(msg, nlmsg_attrdata(ah, 0), nlmsg_attrlen(ah, 0),
-			  NLMSG_ALIGNTO) < 0)) {
-		fprintf(stderr, "ibtick: out of memory\n");
-		nlmsg_free(msg);
-		return EXIT_FAIL;
-	}
-	return ibt_nl_transact(nl, msg, IBTICK_A_FEED_MAX, feed_reply_policy,
-			       feed_attr_names, IBTICK_A_FEED_MAX + 1, ack_only,
-			       NULL);
 }

@@ -10,6 +10,8 @@
 
 #include <netlink/attr.h>
 
+#include "nl.h"
+
 struct cli {
 	int	argc;		/* words left after the object */
 	char	**argv;
@@ -40,6 +42,7 @@ int cli_u32(const char *kw, const char *s, uint32_t min, uint32_t max,
 
 /* dev.c */
 int cmd_dev(struct cli *c);
+extern const struct ibt_nl_obj dev_obj;
 extern struct nla_policy dev_reply_policy[];
 extern struct nla_policy dev_port_policy[];
 extern struct nla_policy dev_evcnt_policy[];
@@ -50,6 +53,7 @@ int cmd_feed(struct cli *c);
 int cmd_sock(struct cli *c);
 int cmd_stats(struct cli *c);
 int cmd_monitor(struct cli *c);
+extern const struct ibt_nl_obj sock_obj;
 extern struct nla_policy sock_reply_policy[];
 extern const char *const sock_ctr_keys[];
 

@@ -149,24 +149,28 @@ static int collect_sock(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 
 static int collect(struct ibt_nl *nl, int objs, struct ctrs *cs)
 {
-	struct nl_msg *msg;
+	static const struct {
+		int			bit;
+		int			cmd;
+		const struct ibt_nl_obj	*obj;
+		ibt_nl_reply_cb		cb;
+	} dumps[] = {
+		{ OBJ_DEV,	IBTICK_CMD_DEV_GET,	&dev_obj,	collect_dev },
+		{ OBJ_FEED,	IBTICK_CMD_FEED_GET,	&feed_obj,	collect_feed },
+		{ OBJ_SOCK,	IBTICK_CMD_SOCK_GET,	&sock_obj,	collect_sock },
+	};
+	unsigned int i;
 	int ret = 0;
 
 	cs->n = 0;
-	if (objs & OBJ_DEV) {
-		msg = ibt_nl_msg(nl, IBTICK_CMD_DEV_GET, NLM_F_DUMP);
-		ret = msg ? ibt_nl_transact(nl, msg, IBTICK_A_DEV_MAX, dev_reply_policy,
-					    NULL, 0, collect_dev, cs) : EXIT_FAIL;
-	}
-	if (!ret && (objs & OBJ_FEED)) {
-		msg = ibt_nl_msg(nl, IBTICK_CMD_FEED_GET, NLM_F_DUMP);
-		ret = msg ? ibt_nl_transact(nl, msg, IBTICK_A_FEED_MAX, feed_reply_policy,
-					    NULL, 0, collect_feed, cs) : EXIT_FAIL;
-	}
-	if (!ret && (objs & OBJ_SOCK)) {
-		msg = ibt_nl_msg(nl, IBTICK_CMD_SOCK_GET, NLM_F_DUMP);
-		ret = msg ? ibt_nl_transact(nl, msg, IBTICK_A_SOCK_MAX, sock_reply_policy,
-					    NULL, 0, collect_sock, cs) : EXIT_FAIL;
+	for (i = 0; !ret && i < sizeof(dumps) / sizeof(dumps[0]); i++) {
+		struct ibt_nl_req req = {
+			.obj = dumps[i].obj, .cmd = dumps[i].cmd,
+			.flags = NLM_F_DUMP, .cb = dumps[i].cb, .arg = cs,
+		};
+
+		if (objs & dumps[i].bit)
+			ret = ibt_nl_call(nl, &req);
 	}
 	return ret;
 }

@@ -14,7 +14,7 @@
  *    NUL-terminated DEV_NAME) and remembers its sequence number;
  *  - fuzz_genl_connect / fuzz_genl_ctrl_resolve: succeed (family FAMILY)
  *    or fail as the test asks ("module not loaded");
- *  - fuzz_nl_cb_alloc: a real callback set (the one ibt_nl_transact()
+ *  - fuzz_nl_cb_alloc: a real callback set (the one ibt_nl_call()
  *    installs its handlers in) whose receive is overridden
  *    (nl_cb_overwrite_recv) by fake_recv(), which hands out datagrams built
  *    from a script.  Everything after that - libnl's message walk,
