@@ -115,8 +115,12 @@ user/examples/%: user/examples/%.c $(LIB_A) $(LIB_HDRS)
 # feed addresses from command-line words, through libibtick
 ADDRARG := user/common/addrarg.c user/common/addrarg.h $(LIB_A) $(LIB_HDRS)
 
-tests/fuzz/sysfuzz: tests/fuzz/sysfuzz.c $(LIB_A) $(LIB_HDRS) include/uapi/linux/ibtick_netlink.h
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< $(LIB_A)
+SYSFUZZ_SRCS := tests/fuzz/sysfuzz.c tests/fuzz/sysfuzz_state.c \
+		tests/fuzz/sysfuzz_sock.c tests/fuzz/sysfuzz_mmap.c \
+		tests/fuzz/sysfuzz_genl.c
+
+tests/fuzz/sysfuzz: $(SYSFUZZ_SRCS) tests/fuzz/sysfuzz.h $(LIB_A) $(LIB_HDRS) include/uapi/linux/ibtick_netlink.h
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $(SYSFUZZ_SRCS) $(LIB_A)
 
 tests/vm/failnth: tests/vm/failnth.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A)
