@@ -37,3 +37,19 @@ int addr_from_args(struct sockaddr_ibtick *sa, const char *group,
 	errno = e;
 	return -1;
 }
+
+int tool_addr(const char *prog, struct sockaddr_ibtick *sa, const char *group,
+	      const char *port, const char *ifname)
+{
+	char err[128];
+
+	if (ibtick_family() < 0) {
+		fprintf(stderr, "%s: ibtick module not loaded\n", prog);
+		return 1;
+	}
+	if (addr_from_args(sa, group, port, ifname, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
+	}
+	return 0;
+}

@@ -20,4 +20,12 @@ int addr_from_args(struct sockaddr_ibtick *sa, const char *group,
 		   const char *port, const char *ifname, char *err,
 		   size_t errlen);
 
+/*
+ * The same for a tool named @prog, saying what is wrong on stderr ("PROG:
+ * ibtick module not loaded", "PROG: no netdev ...").  Returns 0, or the
+ * exit status: 1 when the module is not loaded, 2 for a bad argument.
+ */
+int tool_addr(const char *prog, struct sockaddr_ibtick *sa, const char *group,
+	      const char *port, const char *ifname);
+
 #endif
