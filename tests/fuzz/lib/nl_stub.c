@@ -76,6 +76,8 @@
 
 #include <linux/ibtick_netlink.h>
 
+#include "nl_stub.h"
+
 #ifndef NLM_F_CAPPED
 #define NLM_F_CAPPED	0x100
 #endif
@@ -95,11 +97,6 @@ enum { K_RAW, K_REPLY, K_DONE, K_ERROR, K_ACK, K_RFAIL, K_PAIR, K_SFAIL };
 #define ENC_NEST	0x80
 #define ENC_CLOSE	0xff
 #define ENC_DEPTH	16
-
-/* The stub's controls (declared again in the fuzz targets). */
-enum { STUB_OK, STUB_NOMEM, STUB_NOCONNECT, STUB_NOFAMILY };
-void nl_stub_reset(unsigned int open_mode, const uint8_t *script, size_t len);
-size_t nl_stub_canned(unsigned int which, uint8_t *out, size_t cap);
 
 struct nl_sock *fuzz_nl_socket_alloc(void);
 int fuzz_genl_connect(struct nl_sock *sk);
