@@ -405,34 +405,32 @@ static void print_worker(int w, int status, bool reaped, bool hung, bool killed)
 	printf("\n");
 }
 
-static void dump_stuck(int w, pid_t pid)
+/* /proc/PID/@file between @label and @end, when it can be read. */
+static void print_proc(pid_t pid, const char *file, const char *label,
+		       const char *end)
 {
 	char path[64], buf[4096];
 	ssize_t n;
 	int fd;
 
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = 0;
+		printf("%s%s%s", label, buf, end);
+	}
+}
+
+static void dump_stuck(int w, pid_t pid)
+{
 	printf("worker %d (pid %d) stuck in op #%" PRIu64 " (%s): %s\n", w, (int)pid,
 	       stats[w].ops, kind_name[stats[w].kind], stats[w].desc);
-	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = 0;
-			printf("  wchan: %s\n", buf);
-		}
-	}
-	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = 0;
-			printf("  kernel stack:\n%s", buf);
-		}
-	}
+	print_proc(pid, "wchan", "  wchan: ", "\n");
+	print_proc(pid, "stack", "  kernel stack:\n", "");
 	fflush(stdout);
 }
 

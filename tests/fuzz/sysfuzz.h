@@ -287,6 +287,7 @@ int map_free_entry(void);
 void map_drop(int i, bool do_unmap);
 void map_room(struct rng *r);
 int pick_map(struct rng *r, bool prefer_ring);
+struct map *op_map(struct op *o);
 void maps_forget_range(const unsigned char *a, size_t len);
 void *in_ptr(struct rng *r, void *valid, size_t len);
 void *out_ptr(struct rng *r, void *valid, size_t len);

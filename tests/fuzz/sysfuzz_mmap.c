@@ -367,17 +367,14 @@ void op_touch(struct op *o)
 void op_munmap(struct op *o)
 {
 	struct rng *r = &o->r;
-	int i = pick_map(r, true), ret;
-	struct map *m;
+	struct map *m = op_map(o);
+	int ret;
 	unsigned char *a;
 	size_t len;
 	unsigned int v;
 
-	if (i < 0) {
-		skip(o);
+	if (!m)
 		return;
-	}
-	m = &maps[i];
 	a = m->addr;
 	len = m->len;
 	v = rn(r, 10);
@@ -432,17 +429,14 @@ void op_mprotect(struct op *o)
 				     PROT_READ | PROT_EXEC, PROT_WRITE, PROT_EXEC,
 				     PROT_READ | PROT_SEM, PROT_READ | PROT_GROWSDOWN };
 	struct rng *r = &o->r;
-	int i = pick_map(r, true), prot, ret;
-	struct map *m;
+	struct map *m = op_map(o);
+	int prot, ret;
 	unsigned char *a;
 	size_t len;
 	bool whole = true;
 
-	if (i < 0) {
-		skip(o);
+	if (!m)
 		return;
-	}
-	m = &maps[i];
 	a = m->addr;
 	len = m->len;
 	prot = pct(r, 90) ? PICK(r, prots) : (int)rn(r, 16);
@@ -481,16 +475,13 @@ void op_madvise(struct op *o)
 		MADV_POPULATE_WRITE, MADV_DONTNEED_LOCKED_, MADV_COLLAPSE_,
 	};
 	struct rng *r = &o->r;
-	int i = pick_map(r, true), adv;
-	struct map *m;
+	struct map *m = op_map(o);
+	int adv;
 	unsigned char *a;
 	size_t len;
 
-	if (i < 0) {
-		skip(o);
+	if (!m)
 		return;
-	}
-	m = &maps[i];
 	a = m->addr;
 	len = m->len;
 	/* never MADV_HWPOISON (100) / MADV_SOFT_OFFLINE (101): they hurt the host */
@@ -509,16 +500,13 @@ void op_madvise(struct op *o)
 void op_mremap(struct op *o)
 {
 	struct rng *r = &o->r;
-	int i = pick_map(r, true), flags = 0, b = -1, j;
-	struct map *m;
+	struct map *m = op_map(o);
+	int flags = 0, b = -1, j;
 	size_t old_len, new_len;
 	unsigned char *na = NULL, *got, *old;
 
-	if (i < 0) {
-		skip(o);
+	if (!m)
 		return;
-	}
-	m = &maps[i];
 	old = m->addr;
 	old_len = m->len;
 	new_len = old_len;

@@ -197,10 +197,15 @@ static uint64_t sock_cursor(int fd, bool *ok)
 }
 
 /* Fill optbuf for a setsockopt; returns the value's natural length. */
+/* An int option value in optbuf; its length. */
+static socklen_t opt_int(int v)
+{
+	memcpy(optbuf, &v, sizeof(v));
+	return sizeof(v);
+}
+
 static socklen_t build_optval(struct rng *r, int fd, int level, int name)
 {
-	int v;
-
 	fill(r, optbuf, 512);
 	if (level == SOL_IBTICK) {
 		switch (name) {
@@ -241,14 +246,10 @@ static socklen_t build_optval(struct rng *r, int fd, int level, int name)
 		case IBTICK_COMP_VECTOR: {
 			static const int cv[] = { 0, 0, 1, 2, 100, -1, INT_MAX };
 
-			v = PICK(r, cv);
-			memcpy(optbuf, &v, sizeof(v));
-			return sizeof(v);
+			return opt_int(PICK(r, cv));
 		}
 		default:
-			v = pick_int(r);
-			memcpy(optbuf, &v, sizeof(v));
-			return sizeof(v);
+			return opt_int(pick_int(r));
 		}
 	}
 	if (level == SOL_SOCKET) {
@@ -297,22 +298,17 @@ static socklen_t build_optval(struct rng *r, int fd, int level, int name)
 		case SO_BUSY_POLL: {
 			static const int bp[] = { 0, 1, 50, 200, 1000, -1 };
 
-			v = pct(r, 90) ? PICK(r, bp) : (int)rnd(r);
-			memcpy(optbuf, &v, sizeof(v));
-			return sizeof(v);
+			return opt_int(pct(r, 90) ? PICK(r, bp) : (int)rnd(r));
 		}
 		default:
-			v = pick_int(r);
-			memcpy(optbuf, &v, sizeof(v));
-			return sizeof(v);
+			return opt_int(pick_int(r));
 		}
 	}
-	if (level == SOL_NETLINK) {
-		v = name == NETLINK_ADD_MEMBERSHIP || name == NETLINK_DROP_MEMBERSHIP ?
-			(pct(r, 80) ? (int)rn(r, 40) : (int)rnd(r)) : (int)rn(r, 2);
-		memcpy(optbuf, &v, sizeof(v));
-		return sizeof(v);
-	}
+	if (level == SOL_NETLINK)
+		return opt_int(name == NETLINK_ADD_MEMBERSHIP ||
+			       name == NETLINK_DROP_MEMBERSHIP ?
+			       (pct(r, 80) ? (int)rn(r, 40) : (int)rnd(r)) :
+			       (int)rn(r, 2));
 	return 4;
 }
 
@@ -785,17 +781,24 @@ void op_recvmsg(struct op *o)
 		iovs[i].iov_base = NULL, iovs[i].iov_len = 0;
 }
 
-static short poll_events(struct rng *r)
+/* Up to three of @bits or'ed together; now and then any value at all. */
+static uint32_t pick_bits(struct rng *r, const uint32_t *bits, uint32_t n)
 {
-	static const short ev[] = { POLLIN, POLLOUT, POLLPRI, POLLERR, POLLHUP,
-				    POLLRDNORM, POLLWRNORM, POLLRDHUP, POLLNVAL };
-	short e = 0;
+	uint32_t e = 0;
 	unsigned int k;
 
 	for (k = 0; k < 3; k++)
 		if (pct(r, 50))
-			e |= PICK(r, ev);
-	return pct(r, 95) ? e : (short)rnd(r);
+			e |= bits[rn(r, n)];
+	return pct(r, 95) ? e : (uint32_t)rnd(r);
+}
+
+static short poll_events(struct rng *r)
+{
+	static const uint32_t ev[] = { POLLIN, POLLOUT, POLLPRI, POLLERR, POLLHUP,
+				       POLLRDNORM, POLLWRNORM, POLLRDHUP, POLLNVAL };
+
+	return (short)pick_bits(r, ev, sizeof(ev) / sizeof(ev[0]));
 }
 
 void op_poll(struct op *o)
@@ -832,13 +835,8 @@ static uint32_t ep_events(struct rng *r)
 	static const uint32_t ev[] = { EPOLLIN, EPOLLOUT, EPOLLPRI, EPOLLERR, EPOLLHUP,
 				       EPOLLRDHUP, EPOLLET, EPOLLONESHOT, EPOLLEXCLUSIVE,
 				       EPOLLWAKEUP, EPOLLRDNORM, EPOLLWRNORM };
-	uint32_t e = 0;
-	unsigned int k;
 
-	for (k = 0; k < 3; k++)
-		if (pct(r, 50))
-			e |= PICK(r, ev);
-	return pct(r, 95) ? e : (uint32_t)rnd(r);
+	return pick_bits(r, ev, sizeof(ev) / sizeof(ev[0]));
 }
 
 void op_epoll_ctl(struct op *o)

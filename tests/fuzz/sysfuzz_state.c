@@ -251,6 +251,21 @@ int pick_map(struct rng *r, bool prefer_ring)
 }
 
 /* Entries that lie inside [a, a + len) are gone (MAP_FIXED replaced them). */
+/*
+ * The mapping an operation works on (a ring one preferred); NULL, the
+ * operation counted as skipped, when there is none.
+ */
+struct map *op_map(struct op *o)
+{
+	int i = pick_map(&o->r, true);
+
+	if (i < 0) {
+		skip(o);
+		return NULL;
+	}
+	return &maps[i];
+}
+
 void maps_forget_range(const unsigned char *a, size_t len)
 {
 	int i;
