@@ -91,7 +91,6 @@ static void dev_usage(void)
 static void print_events(struct cli *c, struct nlattr *nest)
 {
 	struct nlattr *tb[IBTICK_A_EVCNT_MAX + 1];
-	char fmt[64];
 	int i;
 
 	if (nla_parse_nested(tb, IBTICK_A_EVCNT_MAX, nest, dev_evcnt_policy) < 0)
@@ -103,8 +102,7 @@ static void print_events(struct cli *c, struct nlattr *nest)
 	for (i = 1; i <= IBTICK_A_EVCNT_MAX; i++) {
 		if (!tb[i] || !dev_evcnt_keys[i])
 			continue;
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, dev_evcnt_keys[i]);
-		out_u64(dev_evcnt_keys[i], fmt, nla_get_u64(tb[i]));
+		out_counter(dev_evcnt_keys[i], nla_get_u64(tb[i]));
 	}
 	out_obj_close();
 }
@@ -118,12 +116,10 @@ struct sysfs_line {
 static void print_one_ctr(const char *key, uint64_t v, void *arg)
 {
 	struct sysfs_line *l = arg;
-	char fmt[80];
 
 	if (l->n++ % 4 == 0)
 		out_text("\n          ");
-	snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, key);
-	out_u64(key, fmt, v);
+	out_counter(key, v);
 }
 
 /* -s: the port's sysfs counters (InfiniBand PMA and driver hw counters) */

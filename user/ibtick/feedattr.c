@@ -126,7 +126,6 @@ static uint8_t get_u8(struct nlattr **tb, int a)
 static void print_stats(struct nlattr *nest)
 {
 	struct nlattr *st[IBTICK_A_FSTAT_MAX + 1];
-	char fmt[64];
 	int i, n = 0;
 
 	if (nla_parse_nested(st, IBTICK_A_FSTAT_MAX, nest, fstat_policy) < 0)
@@ -137,8 +136,7 @@ static void print_stats(struct nlattr *nest)
 			continue;
 		if (n++ % 6 == 0)
 			out_text("\n   ");
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, fstat_keys[i]);
-		out_u64(fstat_keys[i], fmt, nla_get_u64(st[i]));
+		out_counter(fstat_keys[i], nla_get_u64(st[i]));
 	}
 	out_obj_close();
 }

@@ -89,7 +89,6 @@ static const char *sock_mode(uint32_t flags)
 static int print_sock(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 {
 	struct cli *c = arg;
-	char fmt[48];
 	int i;
 
 	(void)nlh;
@@ -120,8 +119,7 @@ static int print_sock(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 		for (i = 0; i <= IBTICK_A_SOCK_MAX; i++) {
 			if (!sock_ctr_keys[i])
 				continue;
-			snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, sock_ctr_keys[i]);
-			out_u64(sock_ctr_keys[i], fmt, get(tb, i));
+			out_counter(sock_ctr_keys[i], get(tb, i));
 		}
 		out_obj_close();
 	}

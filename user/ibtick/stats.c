@@ -287,7 +287,6 @@ static void print_ctrs(const struct ctrs *now, const struct ctrs *base)
 {
 	const char *obj = "", *name = "";
 	const struct ctr *b;
-	char fmt[64];
 	size_t i;
 	int n = 0;
 	bool open = false;
@@ -317,8 +316,7 @@ static void print_ctrs(const struct ctrs *now, const struct ctrs *base)
 			v -= b->v;
 		if (n++ % 6 == 0 && n > 1)
 			out_text("\n   ");
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, c->key);
-		out_u64(c->key, fmt, v);
+		out_counter(c->key, v);
 	}
 	if (open) {
 		out_obj_close();
