@@ -263,11 +263,8 @@ static int dev_show(struct cli *c)
 	};
 
 	req.name = cli_next(c);
-	if (c->argc) {
-		fprintf(stderr, "ibtick: unexpected argument \"%s\"\n", c->argv[0]);
-		dev_usage();
+	if (cli_end(c, dev_usage))
 		return EXIT_USAGE;
-	}
 	if (req.name)
 		req.flags = 0;
 	return ibt_nl_request(&req);

@@ -205,10 +205,8 @@ static int feed_change(struct cli *c, int cmd)
 		return EXIT_FAIL;
 	if (cmd != IBTICK_CMD_FEED_DEL)
 		ret = parse_settings(c, req.attrs, cmd == IBTICK_CMD_FEED_NEW);
-	else if (c->argc) {
-		fprintf(stderr, "ibtick: unexpected argument \"%s\"\n", c->argv[0]);
-		ret = EXIT_USAGE;
-	}
+	else
+		ret = cli_end(c, NULL);
 	if (ret)
 		feed_usage();
 	else
@@ -258,11 +256,8 @@ static int feed_list(struct cli *c, ibt_nl_reply_cb cb, bool save)
 	struct ibt_nl nl;
 	int ret;
 
-	if (c->argc) {
-		fprintf(stderr, "ibtick: unexpected argument \"%s\"\n", c->argv[0]);
-		feed_usage();
+	if (cli_end(c, feed_usage))
 		return EXIT_USAGE;
-	}
 	if (req.name)
 		req.flags = 0;
 	if (!save)

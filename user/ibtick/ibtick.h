@@ -32,6 +32,11 @@ int cli_dispatch(struct cli *c, const struct cli_cmd *cmds, const char *obj,
 bool cli_matches(const char *word, const char *cmd);
 /* Next word, NULL when none. */
 char *cli_next(struct cli *c);
+/*
+ * 0 when no word is left; else says which word is one too many, calls
+ * @usage (unless NULL) and returns EXIT_USAGE.
+ */
+int cli_end(struct cli *c, void (*usage)(void));
 
 /*
  * A number for keyword @kw in [@min, @max] (decimal or 0x hex); prints

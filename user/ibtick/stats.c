@@ -239,10 +239,8 @@ static int stats_reset(struct cli *c)
 	FILE *f;
 	int ret;
 
-	if (c->argc) {
-		fprintf(stderr, "ibtick: unexpected argument \"%s\"\n", c->argv[0]);
+	if (cli_end(c, NULL))
 		return EXIT_USAGE;
-	}
 	ret = ibt_nl_open(&nl);
 	if (ret)
 		return ret;
