@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # ibtick: the kernel module (through Kbuild) and the userspace programs.
 #
-#   make              module + userspace
+#   make              module, userspace and the test programs
 #   make module       kmod/ibtick.ko against KDIR
-#   make user         CLI, library, tests' helpers
+#   make user         what is installed: CLI, tools, library (+ examples)
+#   make tests        the test programs the VM suite and the fuzzer run
 #   make check        userspace unit tests, KUnit, the VM suite; ends with
 #                     "N passed, N failed, N skipped"
 #   make install      modules_install (updates/) + depmod, CLI, tools, man
@@ -48,14 +49,14 @@ NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 CLI_SRCS := user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c \
 	    user/ibtick/doctor.c user/ibtick/doctor_checks.c \
 	    user/ibtick/feed.c user/ibtick/feedattr.c user/ibtick/sock.c \
-	    user/ibtick/stats.c user/ibtick/monitor.c \
+	    user/ibtick/stats.c user/ibtick/monitor.c user/ibtick/portctr.c \
 	    user/common/out.c user/common/names.c
 CLI_HDRS := $(wildcard user/ibtick/*.h user/common/*.h include/uapi/linux/*.h)
 UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     tests/unit/names_test.c tests/unit/libibtick_test.c \
 	     tests/unit/latstats_test.c tests/unit/tickgen_test.c \
-	     user/common/out.c user/common/names.c user/common/latstats.c \
-	     user/common/tickgen.c \
+	     user/common/out.c user/common/names.c user/bench/latstats.c \
+	     user/bench/tickgen.c \
 	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c
 
 # libibtick: shared (soname libibtick.so.0) and static, the fast path inline
@@ -70,9 +71,9 @@ LIB_CFLAGS := $(UCFLAGS) -Iuser/lib -fvisibility=default
 EXAMPLES  := user/examples/spin-reader user/examples/epoll-reader \
 	     user/examples/publisher
 
-.PHONY: all module user lib check unit kunit vmtest install clean
+.PHONY: all module user lib tests check unit kunit install clean
 
-all: module user
+all: module user tests
 
 module:
 	@test -n "$(KDIR)" || { echo "ibtick: no kernel headers (set KDIR=)"; exit 1; }
@@ -81,8 +82,12 @@ module:
 TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat \
 	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md
 
-user: user/ibtick/ibtick $(TOOLS) tests/vm/sockapi lib $(EXAMPLES) \
-	tests/vm/ringtest tests/vm/failnth tests/fuzz/sysfuzz tests/vm/nlstress
+user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES)
+
+TEST_PROGS := tests/vm/sockapi tests/vm/ringtest tests/vm/failnth \
+	      tests/vm/nlstress tests/fuzz/sysfuzz
+
+tests: $(TEST_PROGS)
 
 lib: $(LIB_SO) $(LIB_A)
 
@@ -107,43 +112,52 @@ PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 user/examples/%: user/examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< $(LIB_A)
 
-tests/fuzz/sysfuzz: tests/fuzz/sysfuzz.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h include/uapi/linux/ibtick_netlink.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
+# feed addresses from command-line words, through libibtick
+ADDRARG := user/common/addrarg.c user/common/addrarg.h $(LIB_A) $(LIB_HDRS)
 
-tests/vm/failnth: tests/vm/failnth.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c
+SYSFUZZ_SRCS := tests/fuzz/sysfuzz.c tests/fuzz/sysfuzz_state.c \
+		tests/fuzz/sysfuzz_sock.c tests/fuzz/sysfuzz_mmap.c \
+		tests/fuzz/sysfuzz_genl.c
+
+tests/fuzz/sysfuzz: $(SYSFUZZ_SRCS) tests/fuzz/sysfuzz.h $(LIB_A) $(LIB_HDRS) include/uapi/linux/ibtick_netlink.h
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $(SYSFUZZ_SRCS) $(LIB_A)
+
+tests/vm/failnth: tests/vm/failnth.c $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A)
 
 tests/vm/nlstress: tests/vm/nlstress.c include/uapi/linux/ibtick.h include/uapi/linux/ibtick_netlink.h
 	$(CC) $(UCFLAGS) -o $@ $<
 
-tests/vm/ringtest: tests/vm/ringtest.c $(LIB_A) $(LIB_HDRS) user/common/ibtsock.c
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/ibtsock.c $(LIB_A) -lpthread
+tests/vm/ringtest: tests/vm/ringtest.c $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lpthread
 
-tests/vm/sockapi: tests/vm/sockapi.c user/common/ibtsock.c user/common/ibtsock.h include/uapi/linux/ibtick.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/ibtsock.c -lm
+tests/vm/sockapi: tests/vm/sockapi.c $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
-# the benchmark and market-data tools: statistics, the synthetic stream,
-# one reader interface over the four ways of reading a feed
-TICKRD := user/common/tickrd.c user/common/tickrd.h user/common/args.c user/common/args.h
+# the benchmark and market-data tools (user/bench): statistics, the
+# synthetic stream, one reader interface over the four ways of reading a
+# feed, numeric arguments
+BENCH_CFLAGS := $(UCFLAGS) -Iuser/bench -Iuser/lib
+TICKRD := user/bench/tickrd.c user/bench/tickrd.h user/bench/args.c user/bench/args.h
 
-user/tools/ibtick-md: user/tools/ibtick-md.c user/common/latstats.c user/common/latstats.h user/common/tickgen.c user/common/tickgen.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/latstats.c user/common/tickgen.c user/common/tickrd.c user/common/args.c $(LIB_A) -lm
+user/tools/ibtick-md: user/tools/ibtick-md.c user/bench/latstats.c user/bench/latstats.h user/bench/tickgen.c user/bench/tickgen.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickgen.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
-user/tools/ibtick-perf: user/tools/ibtick-perf.c user/common/latstats.c user/common/latstats.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/latstats.c user/common/tickrd.c user/common/args.c $(LIB_A) -lm
+user/tools/ibtick-perf: user/tools/ibtick-perf.c user/bench/latstats.c user/bench/latstats.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
-user/tools/ibtick-gen: user/tools/ibtick-gen.c user/common/tickgen.c user/common/tickgen.h user/common/out.c user/common/out.h
-	$(CC) $(UCFLAGS) -o $@ $< user/common/tickgen.c user/common/out.c -lm
+user/tools/ibtick-gen: user/tools/ibtick-gen.c user/bench/tickgen.c user/bench/tickgen.h user/common/out.c user/common/out.h
+	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/tickgen.c user/common/out.c -lm
 
-user/tools/%: user/tools/%.c user/common/ibtsock.c user/common/ibtsock.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/ibtsock.c $(LIB_A) -lm
+user/tools/%: user/tools/%.c $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
 user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
 	$(CC) $(UCFLAGS) $(NL_CFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
-tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(LIB_A) tests/unit/unit.h
-	$(CC) $(UCFLAGS) -Itests/unit -Iuser/lib -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
+tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) $(LIB_A) tests/unit/unit.h
+	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
 
 unit: tests/unit/unit
 	tests/unit/unit
@@ -151,13 +165,10 @@ unit: tests/unit/unit
 kunit:
 	scripts/kunit.sh
 
-vmtest: all
-	scripts/vm-test.sh
-
 check:
 	WERROR=1 scripts/check.sh
 
-install: all
+install: module user
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	$(if $(DESTDIR),@echo "ibtick: staged in DESTDIR; run depmod -a $(KVER) on the target",depmod -a $(KVER))
@@ -196,7 +207,6 @@ install: all
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -f user/ibtick/ibtick tests/unit/unit tests/vm/sockapi $(TOOLS) \
-		tests/vm/ringtest tests/vm/failnth tests/fuzz/sysfuzz $(EXAMPLES) user/lib/*.o user/lib/*.a \
-		user/lib/libibtick.so*
+	rm -f user/ibtick/ibtick tests/unit/unit $(TEST_PROGS) $(TOOLS) \
+		$(EXAMPLES) user/lib/*.o user/lib/*.a user/lib/libibtick.so*
 	rm -rf .check

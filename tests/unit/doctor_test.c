@@ -729,6 +729,84 @@ static void doctor_feed_mtu(void)
 	CHECK(sizeof(struct ibtick_wire_hdr) == 32);
 }
 
+/* doc_run(): which checks apply to what, in the printed order. */
+static void collect(void *ctx, const struct doc_result *r)
+{
+	char *seq = ctx;
+
+	doc_appendf(seq, 2048, "%s%s %s/%s", seq[0] ? ", " : "", r->check,
+		    r->subject, doc_status_name(r->status));
+}
+
+static void doctor_run(void)
+{
+	struct doc_port ports[4] = { ib_port(), ib_port(), roce_port() };
+	struct doc_counters ctrs[4] = { { .dev = "x" } };
+	struct doc_dev devs[3] = {
+		{ .name = "iw0", .node_type = IBTICK_NODE_RNIC,
+		  .first_port = 3, .n_ports = 1 },
+		{ .name = "mlx5_0", .node_type = IBTICK_NODE_CA,
+		  .first_port = 0, .n_ports = 2 },
+		{ .name = "rxe0", .node_type = IBTICK_NODE_CA, .software = true,
+		  .first_port = 2, .n_ports = 1 },
+	};
+	char kdevs[1][DOC_NAME_LEN] = { "mlx5_0" };
+	struct doc_feed feeds[2] = {
+		{ .name = "a", .live = true, .dev = "mlx5_0", .slot_size = 128,
+		  .wire_max = 4096, .poll_mode = IBTICK_POLL_BUSY,
+		  .poll_cpu = 3, .comp_vector = -1 },
+		{ .name = "b", .live = false, .dev = "rxe0", .poll_mode = 0,
+		  .poll_cpu = -1, .comp_vector = -1 },
+	};
+	struct doc_cpu cpus[1] = {
+		{ .cpu = 3, .present = true, .online = true },
+	};
+	struct doc_host h = {
+		.mod = { .loaded = true, .family = true, .family_id = 30,
+			 .version = "1", .cli_version = "1" },
+		.dev_dump_ok = true, .feed_dump_ok = true,
+		.kdevs = kdevs, .n_kdevs = 1,
+		.feeds = feeds, .n_feeds = 2,
+		.devs = devs, .n_devs = 3,
+		.ports = ports, .n_ports = 4,
+		.counters = ctrs,
+		.cpus = cpus, .n_cpus = 1,
+	};
+	static char seq[2048];
+	size_t i;
+
+	ports[1].port = 2;
+	ports[1].phys_state = IBTICK_PHYS_DISABLED;
+	ports[1].state = IBTICK_PORT_DOWN;
+	snprintf(ports[3].dev, sizeof(ports[3].dev), "iw0");
+	ports[3].link_layer = IBTICK_LINK_LAYER_ETHERNET;
+	ports[3].port = 1;
+	for (i = 0; i < 4; i++) {
+		memcpy(ctrs[i].dev, ports[i].dev, sizeof(ctrs[i].dev));
+		ctrs[i].port = ports[i].port;
+	}
+	seq[0] = '\0';
+	doc_run(&h, collect, seq);
+	CHECK_STR(seq,
+		  "module ibtick/PASS, kernel-view ibtick/WARN, "
+		  "node-type iw0/WARN, "
+		  "port-state mlx5_0/1/PASS, link-layer mlx5_0/1/PASS, "
+		  "subnet-manager mlx5_0/1/PASS, lid mlx5_0/1/PASS, "
+		  "ipoib mlx5_0/1/PASS, port-mtu mlx5_0/1/PASS, "
+		  "port-state mlx5_0/2/FAIL, link-layer mlx5_0/2/PASS, "
+		  "ipoib mlx5_0/2/PASS, "
+		  "port-state rxe0/1/PASS, link-layer rxe0/1/PASS, "
+		  "netdev rxe0/1/PASS, port-mtu rxe0/1/WARN, "
+		  "active-ports host/WARN, "
+		  "firmware iw0/PASS, firmware mlx5_0/PASS, firmware rxe0/PASS, "
+		  "irq-affinity mlx5_0/WARN, irq-affinity rxe0/PASS, "
+		  "cpu-governor cpu3/PASS, "
+		  "feed-live a/PASS, feed-mtu a/PASS, feed-lapped a/PASS, "
+		  "feed-rq-empty a/PASS, feed-gaps a/PASS, feed-live b/FAIL, "
+		  "port-counters mlx5_0/1/PASS, port-counters mlx5_0/2/PASS, "
+		  "port-counters rxe0/1/PASS, port-counters iw0/1/PASS");
+}
+
 const struct unit_case doctor_cases[] = {
 	{ "doctor: status names, tally, append", doctor_status_tally },
 	{ "doctor: cpu lists", doctor_cpuset },
@@ -747,5 +825,6 @@ const struct unit_case doctor_cases[] = {
 	{ "doctor: IRQ affinity against app/poll CPUs", doctor_irqs },
 	{ "doctor: feed live, lapped, rq empty, gaps", doctor_feeds },
 	{ "doctor: feed slot against the wire MTU", doctor_feed_mtu },
+	{ "doctor: the run, its order and what applies", doctor_run },
 	{ NULL }
 };

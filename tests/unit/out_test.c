@@ -114,6 +114,31 @@ static void out_json_lines(void)
 	free(s);
 }
 
+static void emit_counters(void)
+{
+	out_obj_open(NULL);
+	out_str("name", "%s:", "f1");
+	out_obj_open("counters");
+	out_counter("rx_ticks", 12);
+	out_counter("odd%s_key", 0);
+	out_obj_close();
+	out_obj_close();
+	out_nl();
+}
+
+static void out_counters(void)
+{
+	char *s = capture(OUT_TEXT, emit_counters);
+
+	/* the key is printed as it is, never read as a format */
+	CHECK_STR(s, "f1: rx_ticks 12 odd%s_key 0\n");
+	free(s);
+	s = capture(OUT_JSON, emit_counters);
+	CHECK_STR(s, "{\"name\":\"f1\",\"counters\":{\"rx_ticks\":12,"
+		     "\"odd%s_key\":0}}\n");
+	free(s);
+}
+
 const struct unit_case out_cases[] = {
 	{ "out: text mode", out_text_mode },
 	{ "out: json mode", out_json_mode },
@@ -121,5 +146,6 @@ const struct unit_case out_cases[] = {
 	{ "out: empty array", out_json_empty },
 	{ "out: string escaping", out_escape },
 	{ "out: json lines", out_json_lines },
+	{ "out: counters", out_counters },
 	{ NULL }
 };

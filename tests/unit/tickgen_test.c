@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The synthetic market-data generator (user/common/tickgen.c): determinism,
+ * The synthetic market-data generator (user/bench/tickgen.c): determinism,
  * the book and sequence invariants a reader checks, the arrival process's
  * rate and burstiness, the wire codec and the stream file.
  */

@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ibtsock.h"
+#include "addrarg.h"
 
 static int nth_fd = -1;
 
@@ -92,9 +92,9 @@ int main(int argc, char **argv)
 	}
 	if (argc != 6)
 		goto usage;
-	fam = ibt_family_number();
-	if (fam < 0 || ibt_make_addr(&sa, fam, argv[4], argv[5], argv[3], msg,
-				     sizeof(msg)))
+	fam = ibtick_family();
+	if (fam < 0 || addr_from_args(&sa, argv[4], argv[5], argv[3], msg,
+				      sizeof(msg)))
 		return 2;
 	fd = socket(fam, SOCK_DGRAM, 0);
 	if (fd < 0)

@@ -45,7 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ibtsock.h"
+#include "addrarg.h"
 #include "libibtick.h"
 
 static uint64_t now_ns(void)
@@ -69,10 +69,10 @@ static int open_bound(const char *ifname, const char *group, const char *port,
 		      struct sockaddr_ibtick *sa)
 {
 	char err[128];
-	int fam = ibt_family_number(), fd;
+	int fam = ibtick_family(), fd;
 
-	if (fam < 0 || ibt_make_addr(sa, fam, group, port, ifname, err,
-				     sizeof(err))) {
+	if (fam < 0 || addr_from_args(sa, group, port, ifname, err,
+				      sizeof(err))) {
 		fprintf(stderr, "ringtest: %s\n", fam < 0 ? "module not loaded" : err);
 		exit(1);
 	}
@@ -458,7 +458,7 @@ static int do_bad(int argc, char **argv)
 
 	ifname = if_args(argc, argv);
 
-	ufd = socket(ibt_family_number(), SOCK_DGRAM, 0);
+	ufd = socket(ibtick_family(), SOCK_DGRAM, 0);
 	expect_map_err("unbound socket", pg, PROT_READ, MAP_SHARED, ufd, 0, EINVAL);
 	close(ufd);
 
@@ -562,7 +562,7 @@ static int do_opts(int argc, char **argv)
 	int fd, v;
 
 	ifname = if_args(argc, argv);
-	fd = socket(ibt_family_number(), SOCK_DGRAM, 0);
+	fd = socket(ibtick_family(), SOCK_DGRAM, 0);
 	cur = 0;
 	expect_opt("RING_CURSOR unbound", setsockopt(fd, SOL_IBTICK,
 		   IBTICK_RING_CURSOR, &cur, sizeof(cur)), ENOTCONN);
@@ -576,8 +576,8 @@ static int do_opts(int argc, char **argv)
 	v = 4096;
 	expect_opt("COMP_VECTOR 4096 (set)", setsockopt(fd, SOL_IBTICK,
 		   IBTICK_COMP_VECTOR, &v, sizeof(v)), 0);
-	if (ibt_make_addr(&sa, ibt_family_number(), argv[optind],
-			  argv[optind + 1], ifname, (char[128]){0}, 128))
+	if (addr_from_args(&sa, argv[optind],
+			   argv[optind + 1], ifname, (char[128]){0}, 128))
 		return 1;
 	/* a new group, so that this socket creates the feed */
 	expect_opt("bind with a vector the device lacks", bind(fd,

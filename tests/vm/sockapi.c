@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ibtsock.h"
+#include "addrarg.h"
 
 #define GROUP	"239.1.9.9"
 
@@ -68,7 +68,7 @@ static struct sockaddr_ibtick addr(const char *ifname, int port)
 	char p[16];
 
 	snprintf(p, sizeof(p), "%d", port);
-	if (ibt_make_addr(&sa, fam, GROUP, p, ifname, err, sizeof(err))) {
+	if (addr_from_args(&sa, GROUP, p, ifname, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		exit(2);
 	}
@@ -411,7 +411,7 @@ static int flap(const char *sub_if, const char *pub_if)
 
 int main(int argc, char **argv)
 {
-	fam = ibt_family_number();
+	fam = ibtick_family();
 	if (fam < 0 || argc < 2) {
 		fprintf(stderr, "usage: sockapi table SUB_IF PUB_IF | wait-dead IF | hold (module loaded)\n");
 		return 2;

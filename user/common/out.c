@@ -165,6 +165,16 @@ void out_u64(const char *key, const char *fmt, uint64_t val)
 	}
 }
 
+void out_counter(const char *key, uint64_t val)
+{
+	if (out_json()) {
+		member(key);
+		fprintf(out_f, "%" PRIu64, val);
+	} else {
+		fprintf(out_f, " %s %" PRIu64, key, val);
+	}
+}
+
 void out_bool(const char *key, const char *fmt, bool val)
 {
 	if (out_json()) {

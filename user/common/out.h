@@ -28,6 +28,8 @@ void out_arr_open(const char *key);
 void out_arr_close(void);
 void out_str(const char *key, const char *fmt, const char *val);
 void out_u64(const char *key, const char *fmt, uint64_t val);
+/* A counter: " KEY VALUE" in text, "KEY": VALUE in JSON. */
+void out_counter(const char *key, uint64_t val);
 void out_bool(const char *key, const char *fmt, bool val);
 void out_null(const char *key, const char *fmt);
 /* Text-only output (separators, labels). */

@@ -17,6 +17,7 @@
 #include "names.h"
 #include "nl.h"
 #include "out.h"
+#include "portctr.h"
 
 static const char *const dev_attr_names[] = {
 	[IBTICK_A_DEV_INDEX]	= "IBTICK_A_DEV_INDEX",
@@ -63,6 +64,13 @@ struct nla_policy dev_evcnt_policy[IBTICK_A_EVCNT_MAX + 1] = {
 	[IBTICK_A_EVCNT_GID_CHANGE]	= { .type = NLA_U64 },
 };
 
+const struct ibt_nl_obj dev_obj = {
+	.maxattr	= IBTICK_A_DEV_MAX,
+	.policy		= dev_reply_policy,
+	.attr_names	= dev_attr_names,
+	.n_names	= sizeof(dev_attr_names) / sizeof(dev_attr_names[0]),
+};
+
 const char *const dev_evcnt_keys[IBTICK_A_EVCNT_MAX + 1] = {
 	[IBTICK_A_EVCNT_PORT_ACTIVE]	= "port_active",
 	[IBTICK_A_EVCNT_PORT_ERR]	= "port_err",
@@ -83,7 +91,6 @@ static void dev_usage(void)
 static void print_events(struct cli *c, struct nlattr *nest)
 {
 	struct nlattr *tb[IBTICK_A_EVCNT_MAX + 1];
-	char fmt[64];
 	int i;
 
 	if (nla_parse_nested(tb, IBTICK_A_EVCNT_MAX, nest, dev_evcnt_policy) < 0)
@@ -95,8 +102,7 @@ static void print_events(struct cli *c, struct nlattr *nest)
 	for (i = 1; i <= IBTICK_A_EVCNT_MAX; i++) {
 		if (!tb[i] || !dev_evcnt_keys[i])
 			continue;
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, dev_evcnt_keys[i]);
-		out_u64(dev_evcnt_keys[i], fmt, nla_get_u64(tb[i]));
+		out_counter(dev_evcnt_keys[i], nla_get_u64(tb[i]));
 	}
 	out_obj_close();
 }
@@ -110,12 +116,10 @@ struct sysfs_line {
 static void print_one_ctr(const char *key, uint64_t v, void *arg)
 {
 	struct sysfs_line *l = arg;
-	char fmt[80];
 
 	if (l->n++ % 4 == 0)
 		out_text("\n          ");
-	snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, key);
-	out_u64(key, fmt, v);
+	out_counter(key, v);
 }
 
 /* -s: the port's sysfs counters (InfiniBand PMA and driver hw counters) */
@@ -252,35 +256,18 @@ static int print_dev(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 
 static int dev_show(struct cli *c)
 {
-	struct ibt_nl nl;
-	struct nl_msg *msg;
-	const char *name;
-	int ret;
+	struct ibt_nl_req req = {
+		.obj = &dev_obj, .cmd = IBTICK_CMD_DEV_GET, .flags = NLM_F_DUMP,
+		.name_attr = IBTICK_A_DEV_NAME, .cb = print_dev, .arg = c,
+		.array = true,
+	};
 
-	name = cli_next(c);
-	if (c->argc) {
-		fprintf(stderr, "ibtick: unexpected argument \"%s\"\n", c->argv[0]);
-		dev_usage();
+	req.name = cli_next(c);
+	if (cli_end(c, dev_usage))
 		return EXIT_USAGE;
-	}
-	ret = ibt_nl_open(&nl);
-	if (ret)
-		return ret;
-	msg = ibt_nl_msg(&nl, IBTICK_CMD_DEV_GET, name ? 0 : NLM_F_DUMP);
-	if (!msg || (name && nla_put_string(msg, IBTICK_A_DEV_NAME, name) < 0)) {
-		fprintf(stderr, "ibtick: out of memory\n");
-		nlmsg_free(msg);
-		ibt_nl_close(&nl);
-		return EXIT_FAIL;
-	}
-	out_arr_open(NULL);
-	ret = ibt_nl_transact(&nl, msg, IBTICK_A_DEV_MAX, dev_reply_policy,
-			      dev_attr_names,
-			      sizeof(dev_attr_names) / sizeof(dev_attr_names[0]),
-			      print_dev, c);
-	out_arr_close();
-	ibt_nl_close(&nl);
-	return ret;
+	if (req.name)
+		req.flags = 0;
+	return ibt_nl_request(&req);
 }
 
 static const struct cli_cmd dev_cmds[] = {

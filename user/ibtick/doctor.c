@@ -30,7 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 
 #include <linux/ibtick.h>
@@ -41,10 +40,7 @@
 #include "ibtick.h"
 #include "nl.h"
 #include "out.h"
-
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
+#include "portctr.h"
 
 #define IB_SYSFS	"/sys/class/infiniband"
 #define NET_SYSFS	"/sys/class/net"
@@ -68,18 +64,6 @@ struct kport {
 	uint32_t	ifindex;
 };
 
-/* An RDMA device as sysfs shows it. */
-struct ddev {
-	char		name[DOC_NAME_LEN];
-	int		node_type;	/* enum ibtick_node_type, -1 unread */
-	char		busid[64];	/* device: "0000:03:00.0", "" none */
-	bool		software;	/* rxe: no device, no interrupts */
-	char		driver[64];
-	char		fw_ver[64];
-	size_t		first_port;	/* into doctor.ports */
-	size_t		n_ports;
-};
-
 struct port_counters {
 	struct doc_counter	*c;
 	bool			*hw;	/* in hw_counters/, else counters/ */
@@ -88,29 +72,16 @@ struct port_counters {
 
 struct doctor {
 	/* options */
-	struct doc_cpuset	app;
 	double			interval;
 	bool			fast;
 	const char		*cpu_root;
 
+	struct doc_host		h;	/* what doc_run() decides on */
 	struct doc_tally	tally;
-	struct doc_module	mod;
 	struct ibt_nl		nl;
-
-	bool			dev_dump_ok;
-	char			(*kdevs)[DOC_NAME_LEN];
-	size_t			n_kdevs;
 	struct kport		*kports;
 	size_t			n_kports;
-	bool			feed_dump_ok;
-	struct doc_feed		*feeds;
-	size_t			n_feeds;
-
-	struct ddev		*devs;
-	size_t			n_devs;
-	struct doc_port		*ports;
-	size_t			n_ports;
-	struct port_counters	*counters;	/* one per port */
+	struct port_counters	*pc;		/* one per port */
 	struct timespec		t0;		/* first counter read */
 };
 
@@ -277,8 +248,10 @@ static void free_list(char **names, size_t n)
 
 /* ---- output ------------------------------------------------------------- */
 
-static void emit(struct doctor *d, const struct doc_result *r)
+static void emit(void *ctx, const struct doc_result *r)
 {
+	struct doctor *d = ctx;
+
 	doc_tally_add(&d->tally, r);
 	out_obj_open(NULL);
 	out_str("check", NULL, r->check);
@@ -300,38 +273,21 @@ static void emit(struct doctor *d, const struct doc_result *r)
 
 static void gather_module(struct doctor *d)
 {
-	struct doc_module *m = &d->mod;
-	int one = 1, err;
+	struct doc_module *m = &d->h.mod;
+	int err;
 
 	m->cli_version = IBTICK_VERSION;
 	m->loaded = exists("/sys/module/ibtick");
 	read_line("/sys/module/ibtick/version", m->version, sizeof(m->version));
 
-	d->nl.sk = nl_socket_alloc();
-	if (!d->nl.sk) {
-		snprintf(m->error, sizeof(m->error), "out of memory");
+	err = ibt_nl_connect(&d->nl, m->error, sizeof(m->error));
+	if (err == -ENOENT)
+		m->error[0] = '\0';	/* no family: not an error of ours */
+	if (err)
 		return;
-	}
-	err = genl_connect(d->nl.sk);
-	if (err) {
-		snprintf(m->error, sizeof(m->error), "generic netlink: %s",
-			 nl_geterror(err));
-		goto fail;
-	}
-	setsockopt(nl_socket_get_fd(d->nl.sk), SOL_NETLINK, NETLINK_EXT_ACK,
-		   &one, sizeof(one));
-	d->nl.family = genl_ctrl_resolve(d->nl.sk, IBTICK_GENL_NAME);
-	if (d->nl.family < 0)
-		goto fail;	/* no family: not an error of ours */
 	m->family = true;
 	m->family_id = d->nl.family;
-	return;
-fail:
-	nl_socket_free(d->nl.sk);
-	d->nl.sk = NULL;
 }
-
-
 
 static int on_dev(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 {
@@ -345,8 +301,8 @@ static int on_dev(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	if (!tb[IBTICK_A_DEV_NAME])
 		return 0;
 	name = nla_get_string(tb[IBTICK_A_DEV_NAME]);
-	d->kdevs = grow(d->kdevs, d->n_kdevs, sizeof(*d->kdevs));
-	str_copy(d->kdevs[d->n_kdevs++], DOC_NAME_LEN, name);
+	d->h.kdevs = grow(d->h.kdevs, d->h.n_kdevs, sizeof(*d->h.kdevs));
+	str_copy(d->h.kdevs[d->h.n_kdevs++], DOC_NAME_LEN, name);
 
 	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0),
 			  genlmsg_attrlen(gnlh, 0), rem) {
@@ -392,8 +348,8 @@ static int on_feed(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	(void)nlh;
 	if (!tb[IBTICK_A_FEED_NAME])
 		return 0;
-	d->feeds = grow(d->feeds, d->n_feeds, sizeof(*d->feeds));
-	f = &d->feeds[d->n_feeds++];
+	d->h.feeds = grow(d->h.feeds, d->h.n_feeds, sizeof(*d->h.feeds));
+	f = &d->h.feeds[d->h.n_feeds++];
 	memset(f, 0, sizeof(*f));
 	str_copy(f->name, sizeof(f->name),
 		 nla_get_string(tb[IBTICK_A_FEED_NAME]));
@@ -436,25 +392,20 @@ static int on_feed(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	return 0;
 }
 
-static bool dump(struct doctor *d, int cmd, int maxattr,
-		 struct nla_policy *policy, ibt_nl_reply_cb cb)
+static bool dump(struct doctor *d, const struct ibt_nl_obj *obj, int cmd,
+		 ibt_nl_reply_cb cb)
 {
-	struct nl_msg *msg = ibt_nl_msg(&d->nl, cmd, NLM_F_DUMP);
+	struct ibt_nl_req req = {
+		.obj = obj, .cmd = cmd, .flags = NLM_F_DUMP, .cb = cb, .arg = d,
+	};
 
-	if (!msg) {
-		fprintf(stderr, "ibtick: out of memory\n");
-		return false;
-	}
-	return ibt_nl_transact(&d->nl, msg, maxattr, policy, NULL, 0, cb,
-			       d) == EXIT_OK;
+	return ibt_nl_call(&d->nl, &req) == EXIT_OK;
 }
 
 static void gather_kernel(struct doctor *d)
 {
-	d->dev_dump_ok = dump(d, IBTICK_CMD_DEV_GET, IBTICK_A_DEV_MAX,
-			      dev_reply_policy, on_dev);
-	d->feed_dump_ok = dump(d, IBTICK_CMD_FEED_GET, IBTICK_A_FEED_MAX,
-			       feed_reply_policy, on_feed);
+	d->h.dev_dump_ok = dump(d, &dev_obj, IBTICK_CMD_DEV_GET, on_dev);
+	d->h.feed_dump_ok = dump(d, &feed_obj, IBTICK_CMD_FEED_GET, on_feed);
 }
 
 static const struct kport *kport_find(const struct doctor *d, const char *dev,
@@ -587,7 +538,7 @@ static void gather_port(struct doctor *d, const char *dev, unsigned int num,
 		p->nd.ifindex = k->ifindex;
 }
 
-static void gather_dev(struct doctor *d, const char *name, struct ddev *dd)
+static void gather_dev(struct doctor *d, const char *name, struct doc_dev *dd)
 {
 	char buf[64], path[PATH_MAX];
 	char **ports;
@@ -620,16 +571,16 @@ static void gather_dev(struct doctor *d, const char *name, struct ddev *dd)
 
 	snprintf(path, sizeof(path), IB_SYSFS "/%s/ports", name);
 	ports = list_dir(path, &n);
-	dd->first_port = d->n_ports;
+	dd->first_port = d->h.n_ports;
 	for (i = 0; i < n; i++) {
 		char *end;
 		unsigned long num = strtoul(ports[i], &end, 10);
 
 		if (*end || !num || num > UINT_MAX)
 			continue;
-		d->ports = grow(d->ports, d->n_ports, sizeof(*d->ports));
+		d->h.ports = grow(d->h.ports, d->h.n_ports, sizeof(*d->h.ports));
 		gather_port(d, name, (unsigned int)num,
-			    &d->ports[d->n_ports++]);
+			    &d->h.ports[d->h.n_ports++]);
 		dd->n_ports++;
 	}
 	free_list(ports, n);
@@ -642,15 +593,10 @@ static void gather_sysfs(struct doctor *d)
 
 	names = list_dir(IB_SYSFS, &n);
 	for (i = 0; i < n; i++) {
-		d->devs = grow(d->devs, d->n_devs, sizeof(*d->devs));
-		gather_dev(d, names[i], &d->devs[d->n_devs++]);
+		d->h.devs = grow(d->h.devs, d->h.n_devs, sizeof(*d->h.devs));
+		gather_dev(d, names[i], &d->h.devs[d->h.n_devs++]);
 	}
 	free_list(names, n);
-}
-
-static bool dev_is_iwarp(const struct ddev *dd)
-{
-	return dd->node_type == IBTICK_NODE_RNIC;
 }
 
 /* ---- port error counters ----------------------------------------------- */
@@ -661,16 +607,6 @@ struct counter_pass {
 	bool			hw;
 	bool			first;	/* record "before"; else update "after" */
 };
-
-static bool is_pma_error(const char *name)
-{
-	size_t j;
-
-	for (j = 0; doc_pma_error_counters[j]; j++)
-		if (!strcmp(doc_pma_error_counters[j], name))
-			return true;
-	return false;
-}
 
 static void on_counter(const char *name, uint64_t v, void *arg)
 {
@@ -684,7 +620,8 @@ static void on_counter(const char *name, uint64_t v, void *arg)
 				pc->c[j].after = v;
 		return;
 	}
-	if (cp->hw ? !doc_hw_counter_is_error(name) : !is_pma_error(name))
+	if (cp->hw ? !doc_hw_counter_is_error(name) :
+		      !doc_pma_counter_is_error(name))
 		return;
 	pc->hw = grow(pc->hw, pc->n, sizeof(*pc->hw));
 	pc->hw[pc->n] = cp->hw;
@@ -702,13 +639,13 @@ static void counters_read(struct doctor *d, bool first)
 	size_t i;
 	int hw;
 
-	for (i = 0; i < d->n_ports; i++) {
+	for (i = 0; i < d->h.n_ports; i++) {
 		for (hw = 0; hw <= 1; hw++) {
 			struct counter_pass cp = {
-				.pc = &d->counters[i], .hw = hw, .first = first,
+				.pc = &d->pc[i], .hw = hw, .first = first,
 			};
 
-			sysfs_port_counters(d->ports[i].dev, d->ports[i].port,
+			sysfs_port_counters(d->h.ports[i].dev, d->h.ports[i].port,
 					    hw ? "hw_counters" : "counters",
 					    on_counter, &cp);
 		}
@@ -717,8 +654,8 @@ static void counters_read(struct doctor *d, bool first)
 
 static void counters_first(struct doctor *d)
 {
-	d->counters = calloc(d->n_ports ? d->n_ports : 1, sizeof(*d->counters));
-	if (!d->counters) {
+	d->pc = calloc(d->h.n_ports ? d->h.n_ports : 1, sizeof(*d->pc));
+	if (!d->pc) {
 		fprintf(stderr, "ibtick: out of memory\n");
 		exit(EXIT_FAIL);
 	}
@@ -726,22 +663,48 @@ static void counters_first(struct doctor *d)
 	clock_gettime(CLOCK_MONOTONIC, &d->t0);
 }
 
+/*
+ * The second reading, the rest of the interval after the first (not with
+ * --fast, nor when no port has error counters), then the counters as
+ * doc_run() takes them.
+ */
 static void counters_second(struct doctor *d)
 {
 	struct timespec now, left;
 	double elapsed, rest;
+	bool any = false;
+	size_t i;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	elapsed = (double)(now.tv_sec - d->t0.tv_sec) +
-		  (double)(now.tv_nsec - d->t0.tv_nsec) / 1e9;
-	rest = d->interval - elapsed;
-	if (rest > 0) {
-		left.tv_sec = (time_t)rest;
-		left.tv_nsec = (long)((rest - (double)left.tv_sec) * 1e9);
-		while (nanosleep(&left, &left) && errno == EINTR)
-			;
+	for (i = 0; i < d->h.n_ports; i++)
+		any |= d->pc[i].n > 0;
+	if (any && !d->fast && d->interval > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		elapsed = (double)(now.tv_sec - d->t0.tv_sec) +
+			  (double)(now.tv_nsec - d->t0.tv_nsec) / 1e9;
+		rest = d->interval - elapsed;
+		if (rest > 0) {
+			left.tv_sec = (time_t)rest;
+			left.tv_nsec = (long)((rest - (double)left.tv_sec) * 1e9);
+			while (nanosleep(&left, &left) && errno == EINTR)
+				;
+		}
+		counters_read(d, false);
 	}
-	counters_read(d, false);
+	d->h.counters = calloc(d->h.n_ports ? d->h.n_ports : 1, sizeof(*d->h.counters));
+	if (!d->h.counters) {
+		fprintf(stderr, "ibtick: out of memory\n");
+		exit(EXIT_FAIL);
+	}
+	for (i = 0; i < d->h.n_ports; i++) {
+		struct doc_counters *k = &d->h.counters[i];
+
+		str_copy(k->dev, sizeof(k->dev), d->h.ports[i].dev);
+		k->port = d->h.ports[i].port;
+		k->interval = d->interval;
+		k->growth = !d->fast && d->interval > 0;
+		k->c = d->pc[i].c;
+		k->n = d->pc[i].n;
+	}
 }
 
 /* ---- firmware ----------------------------------------------------------- */
@@ -860,50 +823,27 @@ static void run_ofed_info(struct doc_fw *fw)
 	str_copy(out, len, buf);
 }
 
+/* The kernel and ofed_info, for the firmware lines of the devices. */
+static void gather_fw(struct doctor *d)
+{
+	struct utsname u;
+
+	if (!d->h.n_devs)
+		return;
+	if (!uname(&u))
+		str_copy(d->h.fw.kernel, sizeof(d->h.fw.kernel), u.release);
+	run_ofed_info(&d->h.fw);
+}
+
 /* ---- CPUs and interrupts ------------------------------------------------ */
-
-static void poll_cpus(const struct doctor *d, struct doc_cpuset *poll)
-{
-	size_t i;
-
-	doc_cpuset_zero(poll);
-	for (i = 0; i < d->n_feeds; i++) {
-		const struct doc_feed *f = &d->feeds[i];
-
-		if (f->poll_mode == IBTICK_POLL_BUSY && f->poll_cpu >= 0)
-			doc_cpuset_set(poll, (unsigned int)f->poll_cpu);
-	}
-}
-
-static void online_cpus(const struct doctor *d, struct doc_cpuset *online)
-{
-	char buf[1024];
-
-	if (read_linef(buf, sizeof(buf), "%s/online", d->cpu_root) ||
-	    doc_cpuset_parse(buf, online))
-		doc_cpuset_zero(online);
-}
 
 static void gather_cpu(const struct doctor *d, unsigned int cpu,
 		       struct doc_cpu *c)
 {
 	char path[PATH_MAX], buf[16];
-	size_t i;
 
 	memset(c, 0, sizeof(*c));
 	c->cpu = cpu;
-	if (doc_cpuset_has(&d->app, cpu))
-		c->roles |= DOC_CPU_APP;
-	for (i = 0; i < d->n_feeds; i++) {
-		const struct doc_feed *f = &d->feeds[i];
-
-		if (f->poll_mode != IBTICK_POLL_BUSY || f->poll_cpu < 0 ||
-		    (unsigned int)f->poll_cpu != cpu)
-			continue;
-		c->roles |= DOC_CPU_POLL;
-		doc_appendf(c->feeds, sizeof(c->feeds), "%s%s",
-			    c->feeds[0] ? ", " : "", f->name);
-	}
 	snprintf(path, sizeof(path), "%s/cpu%u", d->cpu_root, cpu);
 	c->present = exists(path);
 	if (!c->present)
@@ -916,61 +856,50 @@ static void gather_cpu(const struct doctor *d, unsigned int cpu,
 				     d->cpu_root, cpu);
 }
 
-static void check_cpus(struct doctor *d)
+/* The CPUs online, and those that matter: --app-cpus and busy-poll CPUs. */
+static void gather_cpus(struct doctor *d)
 {
 	struct doc_cpuset poll, all;
-	struct doc_result r;
-	struct doc_cpu c;
+	char buf[1024];
 	unsigned int cpu;
 
-	poll_cpus(d, &poll);
-	doc_cpuset_or(&all, &d->app, &poll);
-	if (!doc_cpuset_count(&all)) {
-		doc_check_no_cpus(&r);
-		emit(d, &r);
-		return;
-	}
+	if (read_linef(buf, sizeof(buf), "%s/online", d->cpu_root) ||
+	    doc_cpuset_parse(buf, &d->h.online))
+		doc_cpuset_zero(&d->h.online);
+	doc_poll_cpus(d->h.feeds, d->h.n_feeds, &poll);
+	doc_cpuset_or(&all, &d->h.app, &poll);
 	for (cpu = 0; cpu < DOC_MAX_CPUS; cpu++) {
 		if (!doc_cpuset_has(&all, cpu))
 			continue;
-		gather_cpu(d, cpu, &c);
-		doc_check_governor(&c, &r);
-		emit(d, &r);
+		d->h.cpus = grow(d->h.cpus, d->h.n_cpus, sizeof(*d->h.cpus));
+		gather_cpu(d, cpu, &d->h.cpus[d->h.n_cpus++]);
 	}
 }
 
-static void check_irqs(struct doctor *d, const struct ddev *dd)
+/* The completion interrupts of @dd in /proc/interrupts, and their CPUs. */
+static void gather_irqs(struct doc_dev *dd)
 {
-	struct doc_irq_view v = { 0 };
-	struct doc_cpuset poll, online;
-	struct doc_irq *irqs = NULL;
-	int *vectors = NULL;
-	struct doc_result r;
 	char *line = NULL;
-	size_t cap = 0, i;
+	size_t cap = 0;
 	FILE *f;
 
-	str_copy(v.dev, sizeof(v.dev), dd->name);
-	v.software = dd->software;
 	f = fopen("/proc/interrupts", "re");
 	while (f && getline(&line, &cap, f) > 0) {
 		char name[64], buf[1024];
 		unsigned int irq;
 		struct doc_irq *q;
-		int vec;
 
 		if (doc_irq_parse_line(line, &irq, name, sizeof(name)) ||
 		    !doc_irq_line_names(line, dd->name, dd->busid))
 			continue;
-		v.n_named++;
-		vec = doc_irq_vector(name);
-		if (vec < 0 && !strstr(name, "comp"))
+		dd->n_named++;
+		if (!doc_irq_is_completion(name))
 			continue;	/* async, command, page events */
-		irqs = grow(irqs, v.n, sizeof(*irqs));
-		q = &irqs[v.n];
+		dd->irqs = grow(dd->irqs, dd->n_irqs, sizeof(*dd->irqs));
+		q = &dd->irqs[dd->n_irqs];
 		memset(q, 0, sizeof(*q));
 		q->irq = irq;
-		q->vector = vec;
+		q->vector = doc_irq_vector(name);
 		str_copy(q->name, sizeof(q->name), name);
 		/* where it runs now; else where it may run */
 		if ((read_linef(buf, sizeof(buf),
@@ -980,228 +909,34 @@ static void check_irqs(struct doctor *d, const struct ddev *dd)
 				"/proc/irq/%u/smp_affinity_list", irq) ||
 		     doc_cpuset_parse(buf, &q->cpus)))
 			continue;	/* gone meanwhile */
-		v.n++;
+		dd->n_irqs++;
 	}
 	if (f)
 		fclose(f);
 	free(line);
-
-	for (i = 0; i < d->n_feeds; i++) {
-		const struct doc_feed *fd = &d->feeds[i];
-
-		if (fd->poll_mode != IBTICK_POLL_IRQ || fd->comp_vector < 0 ||
-		    strcmp(fd->dev, dd->name))
-			continue;
-		vectors = grow(vectors, v.n_feed_vectors, sizeof(*vectors));
-		vectors[v.n_feed_vectors++] = fd->comp_vector;
-	}
-	poll_cpus(d, &poll);
-	online_cpus(d, &online);
-	v.irqs = irqs;
-	v.app = &d->app;
-	v.poll = &poll;
-	v.online = &online;
-	v.feed_vectors = vectors;
-	doc_check_irqs(&v, &r);
-	emit(d, &r);
-	free(irqs);
-	free(vectors);
 }
 
 /* ---- the run ------------------------------------------------------------ */
-
-static void check_kernel_view(struct doctor *d)
-{
-	struct doc_kernel_view v = {
-		.dev_dump_ok	= d->dev_dump_ok,
-		.feed_dump_ok	= d->feed_dump_ok,
-		.n_devs		= (unsigned int)d->n_kdevs,
-		.n_feeds	= (unsigned int)d->n_feeds,
-	};
-	struct doc_result r;
-	size_t i, j, k;
-
-	for (i = 0; i < d->n_devs && d->dev_dump_ok; i++) {
-		const struct ddev *dd = &d->devs[i];
-		bool usable = false, seen = false;
-
-		if (dev_is_iwarp(dd))
-			continue;
-		for (k = 0; k < dd->n_ports; k++) {
-			int ll = d->ports[dd->first_port + k].link_layer;
-
-			if (ll == IBTICK_LINK_LAYER_INFINIBAND ||
-			    ll == IBTICK_LINK_LAYER_ETHERNET)
-				usable = true;
-		}
-		for (j = 0; j < d->n_kdevs; j++)
-			if (!strcmp(d->kdevs[j], dd->name))
-				seen = true;
-		if (usable && !seen)
-			doc_appendf(v.missing, sizeof(v.missing), "%s%s",
-				    v.missing[0] ? " " : "", dd->name);
-	}
-	doc_check_kernel_view(&v, &r);
-	emit(d, &r);
-}
-
-static void check_ports(struct doctor *d, const struct ddev *dd)
-{
-	struct doc_result r;
-	size_t k;
-
-	if (dev_is_iwarp(dd)) {
-		/* only iWARP devices get a node-type line: the rest pass it */
-		doc_check_node_type(dd->name, dd->node_type, &r);
-		emit(d, &r);
-		return;
-	}
-	for (k = 0; k < dd->n_ports; k++) {
-		const struct doc_port *p = &d->ports[dd->first_port + k];
-
-		doc_check_port_state(p, &r);
-		emit(d, &r);
-		doc_check_link_layer(p, &r);
-		emit(d, &r);
-		if (p->link_layer == IBTICK_LINK_LAYER_INFINIBAND) {
-			/*
-			 * with no physical link there is nothing for an SM
-			 * to sweep: port-state has already said why
-			 */
-			if (p->phys_state == IBTICK_PHYS_LINK_UP) {
-				doc_check_sm(p, &r);
-				emit(d, &r);
-				doc_check_lid(p, &r);
-				emit(d, &r);
-			}
-			doc_check_ipoib(p, &r);
-			emit(d, &r);
-		} else if (p->link_layer == IBTICK_LINK_LAYER_ETHERNET) {
-			doc_check_roce_netdev(p, &r);
-			emit(d, &r);
-		}
-		/* from the kernel (module loaded); meaningless when down */
-		if (p->active_mtu && p->state == IBTICK_PORT_ACTIVE) {
-			doc_check_port_mtu(p, &r);
-			emit(d, &r);
-		}
-	}
-}
-
-static void check_active_ports(struct doctor *d)
-{
-	struct doc_port *usable;
-	struct doc_result r;
-	size_t i, k, n = 0;
-
-	/* iWARP ports cannot carry a feed: leave them out of the count */
-	usable = calloc(d->n_ports ? d->n_ports : 1, sizeof(*usable));
-	if (!usable) {
-		fprintf(stderr, "ibtick: out of memory\n");
-		exit(EXIT_FAIL);
-	}
-	for (i = 0; i < d->n_devs; i++) {
-		if (dev_is_iwarp(&d->devs[i]))
-			continue;
-		for (k = 0; k < d->devs[i].n_ports; k++)
-			usable[n++] = d->ports[d->devs[i].first_port + k];
-	}
-	doc_check_active_ports(usable, n, &r);
-	emit(d, &r);
-	free(usable);
-}
-
-static void check_firmware(struct doctor *d)
-{
-	struct doc_fw fw = { 0 };
-	struct utsname u;
-	struct doc_result r;
-	size_t i;
-
-	if (!d->n_devs)
-		return;
-	if (!uname(&u))
-		str_copy(fw.kernel, sizeof(fw.kernel), u.release);
-	run_ofed_info(&fw);
-	for (i = 0; i < d->n_devs; i++) {
-		str_copy(fw.dev, sizeof(fw.dev), d->devs[i].name);
-		str_copy(fw.fw_ver, sizeof(fw.fw_ver), d->devs[i].fw_ver);
-		str_copy(fw.driver, sizeof(fw.driver), d->devs[i].driver);
-		doc_check_firmware(&fw, &r);
-		emit(d, &r);
-	}
-}
-
-static void check_feeds(struct doctor *d)
-{
-	struct doc_result r;
-	size_t i;
-
-	if (!d->feed_dump_ok)
-		return;		/* kernel-view has failed already */
-	if (!d->n_feeds) {
-		doc_check_no_feeds(&r);
-		emit(d, &r);
-		return;
-	}
-	for (i = 0; i < d->n_feeds; i++) {
-		const struct doc_feed *f = &d->feeds[i];
-
-		if (doc_check_feed_live(f, &r) != DOC_PASS) {
-			emit(d, &r);
-			continue;	/* its counters are history */
-		}
-		emit(d, &r);
-		doc_check_feed_mtu(f, &r);
-		emit(d, &r);
-		doc_check_feed_lapped(f, &r);
-		emit(d, &r);
-		doc_check_feed_rq_empty(f, &r);
-		emit(d, &r);
-		doc_check_feed_gaps(f, &r);
-		emit(d, &r);
-	}
-}
-
-static void check_counters(struct doctor *d)
-{
-	struct doc_counters k;
-	struct doc_result r;
-	size_t i;
-	bool any = false;
-
-	for (i = 0; i < d->n_ports; i++)
-		any |= d->counters[i].n > 0;
-	if (any && !d->fast && d->interval > 0)
-		counters_second(d);
-	for (i = 0; i < d->n_ports; i++) {
-		memset(&k, 0, sizeof(k));
-		str_copy(k.dev, sizeof(k.dev), d->ports[i].dev);
-		k.port = d->ports[i].port;
-		k.interval = d->interval;
-		k.growth = !d->fast && d->interval > 0;
-		k.c = d->counters[i].c;
-		k.n = d->counters[i].n;
-		doc_check_counters(&k, &r);
-		emit(d, &r);
-	}
-}
 
 static void doctor_free(struct doctor *d)
 {
 	size_t i;
 
 	ibt_nl_close(&d->nl);
-	for (i = 0; d->counters && i < d->n_ports; i++) {
-		free(d->counters[i].c);
-		free(d->counters[i].hw);
+	for (i = 0; d->pc && i < d->h.n_ports; i++) {
+		free(d->pc[i].c);
+		free(d->pc[i].hw);
 	}
-	free(d->counters);
-	free(d->ports);
-	free(d->devs);
-	free(d->feeds);
+	for (i = 0; i < d->h.n_devs; i++)
+		free(d->h.devs[i].irqs);
+	free(d->pc);
+	free(d->h.counters);
+	free(d->h.cpus);
+	free(d->h.ports);
+	free(d->h.devs);
+	free(d->h.feeds);
 	free(d->kports);
-	free(d->kdevs);
+	free(d->h.kdevs);
 }
 
 /* "--opt VALUE" or "--opt=VALUE"; NULL (after a message) when missing. */
@@ -1242,7 +977,7 @@ static int parse_args(struct cli *c, struct doctor *d)
 			val = opt_value(c, w, "--app-cpus");
 			if (!val)
 				goto usage;
-			if (doc_cpuset_parse(val, &d->app)) {
+			if (doc_cpuset_parse(val, &d->h.app)) {
 				fprintf(stderr, "ibtick: doctor --app-cpus: \"%s\" is not a CPU list (e.g. 2,4-7; CPUs below %u)\n",
 					val, DOC_MAX_CPUS);
 				goto usage;
@@ -1276,7 +1011,6 @@ usage:
 int cmd_doctor(struct cli *c)
 {
 	struct doctor *d;
-	struct doc_result r;
 	const char *root;
 	size_t i;
 	int ret;
@@ -1294,29 +1028,22 @@ int cmd_doctor(struct cli *c)
 	root = getenv("IBTICK_CPU_SYSFS");
 	d->cpu_root = root && *root ? root : CPU_SYSFS;
 
-	out_arr_open(NULL);
+	/* gather: the first counter reading, the rest, the second reading */
 	gather_module(d);
-	doc_check_module(&d->mod, &r);
-	emit(d, &r);
-	if (d->mod.family)
+	if (d->h.mod.family)
 		gather_kernel(d);
 	gather_sysfs(d);
 	counters_first(d);
+	gather_fw(d);
+	for (i = 0; i < d->h.n_devs; i++)
+		if (!doc_dev_is_iwarp(&d->h.devs[i]))
+			gather_irqs(&d->h.devs[i]);
+	gather_cpus(d);
+	counters_second(d);
 
-	/* the rest of the kernel-side checks need the family */
-	if (d->mod.family)
-		check_kernel_view(d);
-	for (i = 0; i < d->n_devs; i++)
-		check_ports(d, &d->devs[i]);
-	check_active_ports(d);
-	check_firmware(d);
-	for (i = 0; i < d->n_devs; i++)
-		if (!dev_is_iwarp(&d->devs[i]))
-			check_irqs(d, &d->devs[i]);
-	check_cpus(d);
-	if (d->mod.family)
-		check_feeds(d);
-	check_counters(d);
+	/* decide (doctor_checks.c) */
+	out_arr_open(NULL);
+	doc_run(&d->h, emit, d);
 	out_arr_close();
 
 	out_text("%u pass, %u warn, %u fail\n", d->tally.pass, d->tally.warn,

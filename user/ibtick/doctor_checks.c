@@ -666,6 +666,16 @@ const char *const doc_pma_error_counters[] = {
 	NULL
 };
 
+bool doc_pma_counter_is_error(const char *name)
+{
+	size_t j;
+
+	for (j = 0; doc_pma_error_counters[j]; j++)
+		if (!strcmp(doc_pma_error_counters[j], name))
+			return true;
+	return false;
+}
+
 bool doc_hw_counter_is_error(const char *name)
 {
 	static const char *const not_errors[] = {
@@ -934,6 +944,11 @@ int doc_irq_vector(const char *name)
 	return -1;
 }
 
+bool doc_irq_is_completion(const char *name)
+{
+	return doc_irq_vector(name) >= 0 || strstr(name, "comp");
+}
+
 static bool feed_vector(const struct doc_irq_view *v, int vector)
 {
 	size_t i;
@@ -1200,4 +1215,282 @@ enum doc_status doc_check_feed_gaps(const struct doc_feed *f,
 	r->status = DOC_WARN;
 	FIX(r, "ticks lost on the fabric before they reached this host: look at port-counters here and at the publisher's host, the switch's discards, and feed-rq-empty");
 	return r->status;
+}
+
+void doc_poll_cpus(const struct doc_feed *feeds, size_t n,
+		   struct doc_cpuset *poll)
+{
+	size_t i;
+
+	doc_cpuset_zero(poll);
+	for (i = 0; i < n; i++)
+		if (feeds[i].poll_mode == IBTICK_POLL_BUSY && feeds[i].poll_cpu >= 0)
+			doc_cpuset_set(poll, (unsigned int)feeds[i].poll_cpu);
+}
+
+bool doc_dev_is_iwarp(const struct doc_dev *dd)
+{
+	return dd->node_type == IBTICK_NODE_RNIC;
+}
+
+/* ---- the whole run ----------------------------------------------------- */
+
+struct run {
+	const struct doc_host	*h;
+	void			(*emit)(void *ctx, const struct doc_result *r);
+	void			*ctx;
+	struct doc_result	r;
+};
+
+static void put(struct run *x)
+{
+	x->emit(x->ctx, &x->r);
+}
+
+/* The devices of the DEV_GET dump against the IB/RoCE devices of sysfs. */
+static void run_kernel_view(struct run *x)
+{
+	const struct doc_host *h = x->h;
+	struct doc_kernel_view v = {
+		.dev_dump_ok	= h->dev_dump_ok,
+		.feed_dump_ok	= h->feed_dump_ok,
+		.n_devs		= (unsigned int)h->n_kdevs,
+		.n_feeds	= (unsigned int)h->n_feeds,
+	};
+	size_t i, j, k;
+
+	for (i = 0; i < h->n_devs && h->dev_dump_ok; i++) {
+		const struct doc_dev *dd = &h->devs[i];
+		bool usable = false, seen = false;
+
+		if (doc_dev_is_iwarp(dd))
+			continue;
+		for (k = 0; k < dd->n_ports; k++) {
+			int ll = h->ports[dd->first_port + k].link_layer;
+
+			if (ll == IBTICK_LINK_LAYER_INFINIBAND ||
+			    ll == IBTICK_LINK_LAYER_ETHERNET)
+				usable = true;
+		}
+		for (j = 0; j < h->n_kdevs; j++)
+			if (!strcmp(h->kdevs[j], dd->name))
+				seen = true;
+		if (usable && !seen)
+			doc_appendf(v.missing, sizeof(v.missing), "%s%s",
+				    v.missing[0] ? " " : "", dd->name);
+	}
+	doc_check_kernel_view(&v, &x->r);
+	put(x);
+}
+
+static void run_ports(struct run *x, const struct doc_dev *dd)
+{
+	size_t k;
+
+	if (doc_dev_is_iwarp(dd)) {
+		/* only iWARP devices get a node-type line: the rest pass it */
+		doc_check_node_type(dd->name, dd->node_type, &x->r);
+		put(x);
+		return;
+	}
+	for (k = 0; k < dd->n_ports; k++) {
+		const struct doc_port *p = &x->h->ports[dd->first_port + k];
+
+		doc_check_port_state(p, &x->r);
+		put(x);
+		doc_check_link_layer(p, &x->r);
+		put(x);
+		if (p->link_layer == IBTICK_LINK_LAYER_INFINIBAND) {
+			/*
+			 * with no physical link there is nothing for an SM
+			 * to sweep: port-state has already said why
+			 */
+			if (p->phys_state == IBTICK_PHYS_LINK_UP) {
+				doc_check_sm(p, &x->r);
+				put(x);
+				doc_check_lid(p, &x->r);
+				put(x);
+			}
+			doc_check_ipoib(p, &x->r);
+			put(x);
+		} else if (p->link_layer == IBTICK_LINK_LAYER_ETHERNET) {
+			doc_check_roce_netdev(p, &x->r);
+			put(x);
+		}
+		/* from the kernel (module loaded); meaningless when down */
+		if (p->active_mtu && p->state == IBTICK_PORT_ACTIVE) {
+			doc_check_port_mtu(p, &x->r);
+			put(x);
+		}
+	}
+}
+
+/* iWARP ports cannot carry a feed: they are left out of the count. */
+static void run_active_ports(struct run *x)
+{
+	const struct doc_host *h = x->h;
+	struct doc_port *usable;
+	size_t i, k, n = 0;
+
+	usable = calloc(h->n_ports ? h->n_ports : 1, sizeof(*usable));
+	if (!usable) {
+		fprintf(stderr, "ibtick: out of memory\n");
+		exit(1);
+	}
+	for (i = 0; i < h->n_devs; i++) {
+		if (doc_dev_is_iwarp(&h->devs[i]))
+			continue;
+		for (k = 0; k < h->devs[i].n_ports; k++)
+			usable[n++] = h->ports[h->devs[i].first_port + k];
+	}
+	doc_check_active_ports(usable, n, &x->r);
+	put(x);
+	free(usable);
+}
+
+static void run_firmware(struct run *x)
+{
+	struct doc_fw fw = x->h->fw;
+	size_t i;
+
+	for (i = 0; i < x->h->n_devs; i++) {
+		const struct doc_dev *dd = &x->h->devs[i];
+
+		snprintf(fw.dev, sizeof(fw.dev), "%s", dd->name);
+		snprintf(fw.fw_ver, sizeof(fw.fw_ver), "%s", dd->fw_ver);
+		snprintf(fw.driver, sizeof(fw.driver), "%s", dd->driver);
+		doc_check_firmware(&fw, &x->r);
+		put(x);
+	}
+}
+
+static void run_irqs(struct run *x, const struct doc_dev *dd,
+		     const struct doc_cpuset *poll)
+{
+	const struct doc_host *h = x->h;
+	struct doc_irq_view v = {
+		.software	= dd->software,
+		.n_named	= dd->n_named,
+		.irqs		= dd->irqs,
+		.n		= dd->n_irqs,
+		.app		= &h->app,
+		.poll		= poll,
+		.online		= &h->online,
+	};
+	int *vectors;
+	size_t i, n = 0;
+
+	snprintf(v.dev, sizeof(v.dev), "%s", dd->name);
+	/* the vectors IRQ-mode feeds of this device use */
+	vectors = calloc(h->n_feeds ? h->n_feeds : 1, sizeof(*vectors));
+	if (!vectors) {
+		fprintf(stderr, "ibtick: out of memory\n");
+		exit(1);
+	}
+	for (i = 0; i < h->n_feeds; i++) {
+		const struct doc_feed *f = &h->feeds[i];
+
+		if (f->poll_mode != IBTICK_POLL_IRQ || f->comp_vector < 0 ||
+		    strcmp(f->dev, dd->name))
+			continue;
+		vectors[n++] = f->comp_vector;
+	}
+	v.feed_vectors = n ? vectors : NULL;
+	v.n_feed_vectors = n;
+	doc_check_irqs(&v, &x->r);
+	put(x);
+	free(vectors);
+}
+
+/* The governor of every CPU that matters: --app-cpus and busy-poll CPUs. */
+static void run_cpus(struct run *x)
+{
+	const struct doc_host *h = x->h;
+	struct doc_cpu c;
+	size_t i, j;
+
+	if (!h->n_cpus) {
+		doc_check_no_cpus(&x->r);
+		put(x);
+		return;
+	}
+	for (i = 0; i < h->n_cpus; i++) {
+		c = h->cpus[i];
+		c.roles = 0;
+		c.feeds[0] = '\0';
+		if (doc_cpuset_has(&h->app, c.cpu))
+			c.roles |= DOC_CPU_APP;
+		for (j = 0; j < h->n_feeds; j++) {
+			const struct doc_feed *f = &h->feeds[j];
+
+			if (f->poll_mode != IBTICK_POLL_BUSY || f->poll_cpu < 0 ||
+			    (unsigned int)f->poll_cpu != c.cpu)
+				continue;
+			c.roles |= DOC_CPU_POLL;
+			doc_appendf(c.feeds, sizeof(c.feeds), "%s%s",
+				    c.feeds[0] ? ", " : "", f->name);
+		}
+		doc_check_governor(&c, &x->r);
+		put(x);
+	}
+}
+
+static void run_feeds(struct run *x)
+{
+	const struct doc_host *h = x->h;
+	size_t i;
+
+	if (!h->feed_dump_ok)
+		return;		/* kernel-view has failed already */
+	if (!h->n_feeds) {
+		doc_check_no_feeds(&x->r);
+		put(x);
+		return;
+	}
+	for (i = 0; i < h->n_feeds; i++) {
+		const struct doc_feed *f = &h->feeds[i];
+
+		if (doc_check_feed_live(f, &x->r) != DOC_PASS) {
+			put(x);
+			continue;	/* its counters are history */
+		}
+		put(x);
+		doc_check_feed_mtu(f, &x->r);
+		put(x);
+		doc_check_feed_lapped(f, &x->r);
+		put(x);
+		doc_check_feed_rq_empty(f, &x->r);
+		put(x);
+		doc_check_feed_gaps(f, &x->r);
+		put(x);
+	}
+}
+
+void doc_run(const struct doc_host *h,
+	     void (*emit)(void *ctx, const struct doc_result *r), void *ctx)
+{
+	struct run x = { .h = h, .emit = emit, .ctx = ctx };
+	struct doc_cpuset poll;
+	size_t i;
+
+	doc_check_module(&h->mod, &x.r);
+	put(&x);
+	/* the rest of the kernel-side checks need the family */
+	if (h->mod.family)
+		run_kernel_view(&x);
+	for (i = 0; i < h->n_devs; i++)
+		run_ports(&x, &h->devs[i]);
+	run_active_ports(&x);
+	run_firmware(&x);
+	doc_poll_cpus(h->feeds, h->n_feeds, &poll);
+	for (i = 0; i < h->n_devs; i++)
+		if (!doc_dev_is_iwarp(&h->devs[i]))
+			run_irqs(&x, &h->devs[i], &poll);
+	run_cpus(&x);
+	if (h->mod.family)
+		run_feeds(&x);
+	for (i = 0; i < h->n_ports; i++) {
+		doc_check_counters(&h->counters[i], &x.r);
+		put(&x);
+	}
 }

@@ -3,10 +3,11 @@
  * ibtick doctor: the checks as pure functions.
  *
  * doctor.c gathers what the host shows (sysfs, /proc, the ibtick netlink
- * dumps) into the plain structures below; each doc_check_*() turns one of
- * them into a result: PASS, WARN or FAIL, what was seen and, unless it
- * passed, the fix.  Nothing here does I/O, so the unit tests drive every
- * decision with made-up values.
+ * dumps) into the plain structures below, all of it in one struct doc_host;
+ * doc_run() then decides which checks apply and in what order, and each
+ * doc_check_*() turns one observation into a result: PASS, WARN or FAIL,
+ * what was seen and, unless it passed, the fix.  Nothing here does I/O, so
+ * the unit tests drive every decision with made-up values.
  */
 #ifndef IBTICK_DOCTOR_CHECKS_H
 #define IBTICK_DOCTOR_CHECKS_H
@@ -190,6 +191,8 @@ enum doc_status doc_check_node_type(const char *dev, int node_type,
 
 /* The error counters of ports/N/counters/ (the PMA set), NULL-terminated. */
 extern const char *const doc_pma_error_counters[];
+/* Is a ports/N/counters/ file one of them? */
+bool doc_pma_counter_is_error(const char *name);
 /* Is a ports/N/hw_counters/ file an error counter (not traffic, config)? */
 bool doc_hw_counter_is_error(const char *name);
 
@@ -253,6 +256,8 @@ bool doc_irq_line_names(const char *line, const char *dev, const char *pci);
  * -1 for others ("mlx5_async0@...", "mlx4-async@...").
  */
 int doc_irq_vector(const char *name);
+/* Is an IRQ action name a completion interrupt (not async, command...)? */
+bool doc_irq_is_completion(const char *name);
 
 struct doc_irq {
 	unsigned int	irq;
@@ -329,5 +334,61 @@ enum doc_status doc_check_feed_gaps(const struct doc_feed *f,
 
 /* Smallest power-of-two slot size (64..8192) holding @payload bytes. */
 uint32_t doc_slot_size_for(uint32_t payload);
+
+/* The CPUs the busy-poll threads of @feeds are pinned to. */
+void doc_poll_cpus(const struct doc_feed *feeds, size_t n,
+		   struct doc_cpuset *poll);
+
+/* ---- the whole run ----------------------------------------------------- */
+
+/* An RDMA device as sysfs and /proc/interrupts show it. */
+struct doc_dev {
+	char		name[DOC_NAME_LEN];
+	int		node_type;	/* enum ibtick_node_type, -1 unread */
+	char		busid[64];	/* device: "0000:03:00.0", "" none */
+	bool		software;	/* rxe: no device, no interrupts */
+	char		driver[64];
+	char		fw_ver[64];
+	size_t		first_port;	/* into doc_host.ports */
+	size_t		n_ports;
+	unsigned int	n_named;	/* /proc/interrupts lines naming it */
+	struct doc_irq	*irqs;		/* its completion interrupts */
+	size_t		n_irqs;
+};
+
+/* iWARP (node type RNIC): no feeds on it, only a node-type line. */
+bool doc_dev_is_iwarp(const struct doc_dev *dd);
+
+/* Everything doctor.c gathered. */
+struct doc_host {
+	struct doc_module	mod;
+	/* the kernel's dumps, when mod.family */
+	bool			dev_dump_ok;
+	bool			feed_dump_ok;
+	char			(*kdevs)[DOC_NAME_LEN];	/* in the DEV_GET dump */
+	size_t			n_kdevs;
+	struct doc_feed		*feeds;
+	size_t			n_feeds;
+	/* sysfs */
+	struct doc_dev		*devs;
+	size_t			n_devs;
+	struct doc_port		*ports;
+	size_t			n_ports;
+	struct doc_counters	*counters;	/* one per port */
+	/* kernel and ofed_info, for the firmware lines (dev fields unset) */
+	struct doc_fw		fw;
+	/* CPUs: --app-cpus, those online, and the ones that matter */
+	struct doc_cpuset	app;
+	struct doc_cpuset	online;
+	struct doc_cpu		*cpus;		/* app and busy-poll CPUs */
+	size_t			n_cpus;
+};
+
+/*
+ * Every check that applies to @h, in the order they are printed, each
+ * result handed to @emit.
+ */
+void doc_run(const struct doc_host *h,
+	     void (*emit)(void *ctx, const struct doc_result *r), void *ctx);
 
 #endif

@@ -189,39 +189,29 @@ static int parse_settings(struct cli *c, struct nl_msg *msg, bool add)
 /* feed add / set / del: one request, the kernel's answer. */
 static int feed_change(struct cli *c, int cmd)
 {
-	const char *name = cli_next(c);
-	struct nl_msg *msg;
-	struct ibt_nl nl;
-	int ret;
+	struct ibt_nl_req req = {
+		.obj = &feed_obj, .cmd = cmd,
+		.name_attr = IBTICK_A_FEED_NAME, .name = cli_next(c),
+	};
+	int ret = 0;
 
-	if (!name) {
+	if (!req.name) {
 		fprintf(stderr, "ibtick: feed name required\n");
 		feed_usage();
 		return EXIT_USAGE;
 	}
-	msg = nlmsg_alloc();	/* parse first: usage errors need no module */
-	if (!msg)
+	req.attrs = ibt_nl_attrs();	/* parse first: usage errors need no module */
+	if (!req.attrs)
 		return EXIT_FAIL;
-	ret = 0;
 	if (cmd != IBTICK_CMD_FEED_DEL)
-		ret = parse_settings(c, msg, cmd == IBTICK_CMD_FEED_NEW);
-	else if (c->argc) {
-		fprintf(stderr, "ibtick: unexpected argument \"%s\"\n", c->argv[0]);
-		ret = EXIT_USAGE;
-	}
-	if (ret) {
-		nlmsg_free(msg);
+		ret = parse_settings(c, req.attrs, cmd == IBTICK_CMD_FEED_NEW);
+	else
+		ret = cli_end(c, NULL);
+	if (ret)
 		feed_usage();
-		return ret;
-	}
-	ret = ibt_nl_open(&nl);
-	if (ret) {
-		nlmsg_free(msg);
-		return ret;
-	}
-	ret = feed_request(&nl, cmd, name, msg);
-	nlmsg_free(msg);
-	ibt_nl_close(&nl);
+	else
+		ret = ibt_nl_request(&req);
+	nlmsg_free(req.attrs);
 	return ret;
 }
 
@@ -258,33 +248,25 @@ static int save_feed(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 
 static int feed_list(struct cli *c, ibt_nl_reply_cb cb, bool save)
 {
-	const char *name = save ? NULL : cli_next(c);
-	struct nl_msg *msg;
+	struct ibt_nl_req req = {
+		.obj = &feed_obj, .cmd = IBTICK_CMD_FEED_GET, .flags = NLM_F_DUMP,
+		.name_attr = IBTICK_A_FEED_NAME, .name = save ? NULL : cli_next(c),
+		.cb = cb, .arg = c, .array = !save,
+	};
 	struct ibt_nl nl;
 	int ret;
 
-	if (c->argc) {
-		fprintf(stderr, "ibtick: unexpected argument \"%s\"\n", c->argv[0]);
-		feed_usage();
+	if (cli_end(c, feed_usage))
 		return EXIT_USAGE;
-	}
+	if (req.name)
+		req.flags = 0;
+	if (!save)
+		return ibt_nl_request(&req);
 	ret = ibt_nl_open(&nl);
 	if (ret)
 		return ret;
-	msg = ibt_nl_msg(&nl, IBTICK_CMD_FEED_GET, name ? 0 : NLM_F_DUMP);
-	if (!msg || (name && nla_put_string(msg, IBTICK_A_FEED_NAME, name) < 0)) {
-		nlmsg_free(msg);
-		ibt_nl_close(&nl);
-		return EXIT_FAIL;
-	}
-	if (save)
-		printf("# ibtick feed save: the admin feeds of this host; restore with ibtick -b FILE\n");
-	else
-		out_arr_open(NULL);
-	ret = ibt_nl_transact(&nl, msg, IBTICK_A_FEED_MAX, feed_reply_policy,
-			      feed_attr_names, IBTICK_A_FEED_MAX + 1, cb, c);
-	if (!save)
-		out_arr_close();
+	printf("# ibtick feed save: the admin feeds of this host; restore with ibtick -b FILE\n");
+	ret = ibt_nl_call(&nl, &req);
 	ibt_nl_close(&nl);
 	return ret;
 }

@@ -51,6 +51,13 @@ struct nla_policy feed_reply_policy[IBTICK_A_FEED_MAX + 1] = {
 
 struct nla_policy fstat_policy[IBTICK_A_FSTAT_MAX + 1];	/* all u64 */
 
+const struct ibt_nl_obj feed_obj = {
+	.maxattr	= IBTICK_A_FEED_MAX,
+	.policy		= feed_reply_policy,
+	.attr_names	= feed_attr_names,
+	.n_names	= IBTICK_A_FEED_MAX + 1,
+};
+
 /* the CLI's words for the request attributes the kernel may refuse */
 const char *const feed_attr_names[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_ID]		= "id",
@@ -98,7 +105,6 @@ static uint8_t get_u8(struct nlattr **tb, int a)
 static void print_stats(struct nlattr *nest)
 {
 	struct nlattr *st[IBTICK_A_FSTAT_MAX + 1];
-	char fmt[64];
 	int i, n = 0;
 
 	if (nla_parse_nested(st, IBTICK_A_FSTAT_MAX, nest, fstat_policy) < 0)
@@ -109,8 +115,7 @@ static void print_stats(struct nlattr *nest)
 			continue;
 		if (n++ % 6 == 0)
 			out_text("\n   ");
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, fstat_keys[i]);
-		out_u64(fstat_keys[i], fmt, nla_get_u64(st[i]));
+		out_counter(fstat_keys[i], nla_get_u64(st[i]));
 	}
 	out_obj_close();
 }
@@ -233,31 +238,4 @@ void feed_print_batch(struct nlattr **tb, FILE *f)
 			get_u32(tb, IBTICK_A_FEED_OWNER_GROUP),
 			nla_get_u16(tb[IBTICK_A_FEED_MODE]));
 	fputc('\n', f);
-}
-
-static int ack_only(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
-{
-	(void)nlh;
-	(void)tb;
-	(void)arg;
-	return 0;
-}
-
-int feed_request(struct ibt_nl *nl, int cmd, const char *name,
-		 struct nl_msg *attrs)
-{
-	struct nlmsghdr *ah = nlmsg_hdr(attrs);
-	struct nl_msg *msg = ibt_nl_msg(nl, cmd, 0);
-
-	if (!msg || nla_put_string(msg, IBTICK_A_FEED_NAME, name) < 0 ||
-	    (nlmsg_attrlen(ah, 0) &&
-	     nlmsg_append(msg, nlmsg_attrdata(ah, 0), nlmsg_attrlen(ah, 0),
-			  NLMSG_ALIGNTO) < 0)) {
-		fprintf(stderr, "ibtick: out of memory\n");
-		nlmsg_free(msg);
-		return EXIT_FAIL;
-	}
-	return ibt_nl_transact(nl, msg, IBTICK_A_FEED_MAX, feed_reply_policy,
-			       feed_attr_names, IBTICK_A_FEED_MAX + 1, ack_only,
-			       NULL);
 }

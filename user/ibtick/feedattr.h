@@ -20,6 +20,7 @@
 
 extern struct nla_policy feed_reply_policy[IBTICK_A_FEED_MAX + 1];
 extern struct nla_policy fstat_policy[IBTICK_A_FSTAT_MAX + 1];
+extern const struct ibt_nl_obj feed_obj;
 extern const char *const feed_attr_names[IBTICK_A_FEED_MAX + 1];
 extern const char *const fstat_keys[IBTICK_A_FSTAT_MAX + 1];
 
@@ -27,11 +28,5 @@ extern const char *const fstat_keys[IBTICK_A_FSTAT_MAX + 1];
 int feed_print(struct nlattr **tb, bool stats);
 /* "feed add ..." recreating an admin feed; nothing for auto feeds. */
 void feed_print_batch(struct nlattr **tb, FILE *f);
-/*
- * Send @cmd for feed @name with the attributes already put in @attrs
- * (a bare message from nlmsg_alloc(), not consumed); wait for the ACK.
- */
-int feed_request(struct ibt_nl *nl, int cmd, const char *name,
-		 struct nl_msg *attrs);
 
 #endif

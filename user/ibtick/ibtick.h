@@ -10,6 +10,8 @@
 
 #include <netlink/attr.h>
 
+#include "nl.h"
+
 struct cli {
 	int	argc;		/* words left after the object */
 	char	**argv;
@@ -30,6 +32,11 @@ int cli_dispatch(struct cli *c, const struct cli_cmd *cmds, const char *obj,
 bool cli_matches(const char *word, const char *cmd);
 /* Next word, NULL when none. */
 char *cli_next(struct cli *c);
+/*
+ * 0 when no word is left; else says which word is one too many, calls
+ * @usage (unless NULL) and returns EXIT_USAGE.
+ */
+int cli_end(struct cli *c, void (*usage)(void));
 
 /*
  * A number for keyword @kw in [@min, @max] (decimal or 0x hex); prints
@@ -40,6 +47,7 @@ int cli_u32(const char *kw, const char *s, uint32_t min, uint32_t max,
 
 /* dev.c */
 int cmd_dev(struct cli *c);
+extern const struct ibt_nl_obj dev_obj;
 extern struct nla_policy dev_reply_policy[];
 extern struct nla_policy dev_port_policy[];
 extern struct nla_policy dev_evcnt_policy[];
@@ -50,16 +58,9 @@ int cmd_feed(struct cli *c);
 int cmd_sock(struct cli *c);
 int cmd_stats(struct cli *c);
 int cmd_monitor(struct cli *c);
+extern const struct ibt_nl_obj sock_obj;
 extern struct nla_policy sock_reply_policy[];
 extern const char *const sock_ctr_keys[];
-/*
- * Call @cb for every readable counter file in
- * /sys/class/infiniband/DEV/ports/PORT/SUB (counters, hw_counters);
- * returns how many.  IBTICK_IB_SYSFS replaces /sys/class/infiniband.
- */
-int sysfs_port_counters(const char *dev, unsigned int port, const char *sub,
-			void (*cb)(const char *key, uint64_t v, void *arg),
-			void *arg);
 
 /* doctor.c */
 int cmd_doctor(struct cli *c);

@@ -65,6 +65,16 @@ char *cli_next(struct cli *c)
 	return *c->argv++;
 }
 
+int cli_end(struct cli *c, void (*usage_fn)(void))
+{
+	if (!c->argc)
+		return 0;
+	fprintf(stderr, "ibtick: unexpected argument \"%s\"\n", c->argv[0]);
+	if (usage_fn)
+		usage_fn();
+	return EXIT_USAGE;
+}
+
 int cli_dispatch(struct cli *c, const struct cli_cmd *cmds, const char *obj,
 		 void (*obj_usage)(void))
 {

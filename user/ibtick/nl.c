@@ -18,6 +18,7 @@
 #include <linux/ibtick_netlink.h>
 
 #include "nl.h"
+#include "out.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -25,19 +26,21 @@
 
 #define DUMP_RETRIES 5
 
-int ibt_nl_open(struct ibt_nl *nl)
+int ibt_nl_connect(struct ibt_nl *nl, char *err, size_t len)
 {
 	int one = 1;
-	int err;
+	int ret;
 
+	err[0] = '\0';
 	nl->sk = nl_socket_alloc();
 	if (!nl->sk) {
-		fprintf(stderr, "ibtick: out of memory\n");
-		return EXIT_FAIL;
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
 	}
-	err = genl_connect(nl->sk);
-	if (err) {
-		fprintf(stderr, "ibtick: generic netlink: %s\n", nl_geterror(err));
+	ret = genl_connect(nl->sk);
+	if (ret) {
+		snprintf(err, len, "generic netlink: %s", nl_geterror(ret));
+		ret = -EIO;
 		goto fail;
 	}
 	/* extended ACKs: the kernel's message and the offending attribute */
@@ -47,14 +50,27 @@ int ibt_nl_open(struct ibt_nl *nl)
 		   &one, sizeof(one));
 	nl->family = genl_ctrl_resolve(nl->sk, IBTICK_GENL_NAME);
 	if (nl->family < 0) {
-		fprintf(stderr, "ibtick module not loaded\n");
+		snprintf(err, len, "ibtick module not loaded");
+		ret = -ENOENT;
 		goto fail;
 	}
-	return EXIT_OK;
+	return 0;
 fail:
 	nl_socket_free(nl->sk);
 	nl->sk = NULL;
-	return EXIT_FAIL;
+	return ret;
+}
+
+int ibt_nl_open(struct ibt_nl *nl)
+{
+	char err[128];
+	int ret = ibt_nl_connect(nl, err, sizeof(err));
+
+	if (ret == -ENOENT)
+		fprintf(stderr, "%s\n", err);
+	else if (ret)
+		fprintf(stderr, "ibtick: %s\n", err);
+	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
 void ibt_nl_close(struct ibt_nl *nl)
@@ -64,18 +80,38 @@ void ibt_nl_close(struct ibt_nl *nl)
 	nl->sk = NULL;
 }
 
-struct nl_msg *ibt_nl_msg(struct ibt_nl *nl, int cmd, int flags)
+struct nl_msg *ibt_nl_attrs(void)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 
 	if (!msg)
-		return NULL;
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags,
-			 cmd, IBTICK_GENL_VERSION)) {
-		nlmsg_free(msg);
-		return NULL;
+		fprintf(stderr, "ibtick: out of memory\n");
+	return msg;
+}
+
+/* The request: header, name, then the attributes of @req->attrs. */
+static struct nl_msg *req_msg(struct ibt_nl *nl, const struct ibt_nl_req *req)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nlmsghdr *ah;
+
+	if (!msg ||
+	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+			 req->flags, req->cmd, IBTICK_GENL_VERSION) ||
+	    (req->name && nla_put_string(msg, req->name_attr, req->name) < 0))
+		goto nomem;
+	if (req->attrs) {
+		ah = nlmsg_hdr(req->attrs);
+		if (nlmsg_attrlen(ah, 0) &&
+		    nlmsg_append(msg, nlmsg_attrdata(ah, 0), nlmsg_attrlen(ah, 0),
+				 NLMSG_ALIGNTO) < 0)
+			goto nomem;
 	}
 	return msg;
+nomem:
+	fprintf(stderr, "ibtick: out of memory\n");
+	nlmsg_free(msg);
+	return NULL;
 }
 
 struct transact {
@@ -195,13 +231,12 @@ static void free_replies(struct transact *t)
 	t->n = 0;
 }
 
-int ibt_nl_transact(struct ibt_nl *nl, struct nl_msg *msg, int maxattr,
-		    struct nla_policy *policy,
-		    const char *const *attr_names, int n_names,
-		    ibt_nl_reply_cb cb, void *arg)
+/* Send @msg (consumed) for @obj, collect the replies, hand them to @cb. */
+static int transact(struct ibt_nl *nl, struct nl_msg *msg,
+		    const struct ibt_nl_obj *obj, ibt_nl_reply_cb cb, void *arg)
 {
-	struct nlattr *tb[maxattr + 1];
-	struct transact t = { .maxattr = maxattr };
+	struct nlattr *tb[obj->maxattr + 1];
+	struct transact t = { .maxattr = obj->maxattr };
 	struct nl_cb *ncb;
 	int tries, err, ret = EXIT_FAIL;
 	size_t i;
@@ -235,7 +270,8 @@ int ibt_nl_transact(struct ibt_nl *nl, struct nl_msg *msg, int maxattr,
 		} while (err >= 0 && !t.done && !t.error);
 		if (t.error) {
 			const char *what = t.eoffs ?
-				attr_at(msg, t.eoffs, attr_names, n_names) : NULL;
+				attr_at(msg, t.eoffs, obj->attr_names,
+					obj->n_names) : NULL;
 
 			fprintf(stderr, "ibtick: %s",
 				t.emsg[0] ? t.emsg : strerror(t.error));
@@ -261,12 +297,12 @@ int ibt_nl_transact(struct ibt_nl *nl, struct nl_msg *msg, int maxattr,
 	for (i = 0; i < t.n; i++) {
 		struct nlmsghdr *nlh = nlmsg_hdr(t.replies[i]);
 
-		if (genlmsg_parse(nlh, 0, tb, maxattr, policy) < 0) {
+		if (genlmsg_parse(nlh, 0, tb, obj->maxattr, obj->policy) < 0) {
 			fprintf(stderr, "ibtick: malformed reply from the kernel\n");
 			ret = EXIT_FAIL;
 			break;
 		}
-		if (cb(nlh, tb, arg)) {
+		if (cb && cb(nlh, tb, arg)) {
 			ret = EXIT_FAIL;
 			break;
 		}
@@ -276,5 +312,33 @@ out:
 	free(t.replies);
 	nl_cb_put(ncb);
 	nlmsg_free(msg);
+	return ret;
+}
+
+int ibt_nl_call(struct ibt_nl *nl, const struct ibt_nl_req *req)
+{
+	struct nl_msg *msg = req_msg(nl, req);
+	int ret;
+
+	if (!msg)
+		return EXIT_FAIL;
+	if (req->array)
+		out_arr_open(NULL);
+	ret = transact(nl, msg, req->obj, req->cb, req->arg);
+	if (req->array)
+		out_arr_close();
+	return ret;
+}
+
+int ibt_nl_request(const struct ibt_nl_req *req)
+{
+	struct ibt_nl nl;
+	int ret;
+
+	ret = ibt_nl_open(&nl);
+	if (ret)
+		return ret;
+	ret = ibt_nl_call(&nl, req);
+	ibt_nl_close(&nl);
 	return ret;
 }

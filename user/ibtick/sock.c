@@ -37,6 +37,13 @@ static const char *const sock_attr_names[IBTICK_A_SOCK_MAX + 1] = {
 	[IBTICK_A_SOCK_FEED_ID]	= "feed",
 };
 
+const struct ibt_nl_obj sock_obj = {
+	.maxattr	= IBTICK_A_SOCK_MAX,
+	.policy		= sock_reply_policy,
+	.attr_names	= sock_attr_names,
+	.n_names	= IBTICK_A_SOCK_MAX + 1,
+};
+
 static __attribute__((constructor)) void sock_policy_init(void)
 {
 	static const int u32s[] = {
@@ -82,7 +89,6 @@ static const char *sock_mode(uint32_t flags)
 static int print_sock(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 {
 	struct cli *c = arg;
-	char fmt[48];
 	int i;
 
 	(void)nlh;
@@ -113,8 +119,7 @@ static int print_sock(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 		for (i = 0; i <= IBTICK_A_SOCK_MAX; i++) {
 			if (!sock_ctr_keys[i])
 				continue;
-			snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, sock_ctr_keys[i]);
-			out_u64(sock_ctr_keys[i], fmt, get(tb, i));
+			out_counter(sock_ctr_keys[i], get(tb, i));
 		}
 		out_obj_close();
 	}
@@ -134,28 +139,29 @@ static int take_id(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 /* The id of feed @name, or -1 after saying why. */
 static int64_t feed_id_of(struct ibt_nl *nl, const char *name)
 {
-	struct nl_msg *msg;
 	int64_t id = -1;
+	struct ibt_nl_req req = {
+		.obj = &feed_obj, .cmd = IBTICK_CMD_FEED_GET,
+		.name_attr = IBTICK_A_FEED_NAME, .name = name,
+		.cb = take_id, .arg = &id,
+	};
 
-	msg = ibt_nl_msg(nl, IBTICK_CMD_FEED_GET, 0);
-	if (!msg || nla_put_string(msg, IBTICK_A_FEED_NAME, name) < 0) {
-		nlmsg_free(msg);
-		return -1;
-	}
-	if (ibt_nl_transact(nl, msg, IBTICK_A_FEED_MAX, feed_reply_policy,
-			    feed_attr_names, IBTICK_A_FEED_MAX + 1, take_id, &id))
+	if (ibt_nl_call(nl, &req))
 		return -1;
 	return id;
 }
 
 static int sock_show(struct cli *c)
 {
+	struct ibt_nl_req req = {
+		.obj = &sock_obj, .cmd = IBTICK_CMD_SOCK_GET, .flags = NLM_F_DUMP,
+		.cb = print_sock, .arg = c, .array = true,
+	};
 	const char *feed = NULL;
-	struct nl_msg *msg;
 	struct ibt_nl nl;
 	uint32_t pid = 0;
 	bool have_pid = false;
-	int64_t fid = -1;
+	int64_t fid;
 	char *kw, *val;
 	int ret;
 
@@ -178,28 +184,27 @@ static int sock_show(struct cli *c)
 			return EXIT_USAGE;
 		}
 	}
+	req.attrs = ibt_nl_attrs();
+	if (!req.attrs)
+		return EXIT_FAIL;
 	ret = ibt_nl_open(&nl);
 	if (ret)
-		return ret;
+		goto out;
+	if (have_pid)
+		nla_put_u32(req.attrs, IBTICK_A_SOCK_PID, pid);
 	if (feed) {
 		fid = feed_id_of(&nl, feed);
 		if (fid < 0) {
-			ibt_nl_close(&nl);
-			return EXIT_FAIL;
+			ret = EXIT_FAIL;
+			goto close;
 		}
+		nla_put_u32(req.attrs, IBTICK_A_SOCK_FEED_ID, (uint32_t)fid);
 	}
-	msg = ibt_nl_msg(&nl, IBTICK_CMD_SOCK_GET, NLM_F_DUMP);
-	if (!msg || (have_pid && nla_put_u32(msg, IBTICK_A_SOCK_PID, pid) < 0) ||
-	    (fid >= 0 && nla_put_u32(msg, IBTICK_A_SOCK_FEED_ID, (uint32_t)fid) < 0)) {
-		nlmsg_free(msg);
-		ibt_nl_close(&nl);
-		return EXIT_FAIL;
-	}
-	out_arr_open(NULL);
-	ret = ibt_nl_transact(&nl, msg, IBTICK_A_SOCK_MAX, sock_reply_policy,
-			      sock_attr_names, IBTICK_A_SOCK_MAX + 1, print_sock, c);
-	out_arr_close();
+	ret = ibt_nl_call(&nl, &req);
+close:
 	ibt_nl_close(&nl);
+out:
+	nlmsg_free(req.attrs);
 	return ret;
 }
 

@@ -11,7 +11,6 @@
  * and is printed whole).  With -s given twice, stats prints what each
  * counter gained over an interval instead.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +28,7 @@
 #include "ibtick.h"
 #include "nl.h"
 #include "out.h"
+#include "portctr.h"
 
 enum { OBJ_DEV = 1, OBJ_FEED = 2, OBJ_SOCK = 4, OBJ_ALL = 7 };
 
@@ -64,40 +64,6 @@ static int ctr_add(struct ctrs *cs, const char *obj, const char *name,
 	snprintf(c->key, sizeof(c->key), "%s", key);
 	c->v = v;
 	return 0;
-}
-
-int sysfs_port_counters(const char *dev, unsigned int port, const char *sub,
-			void (*cb)(const char *key, uint64_t v, void *arg),
-			void *arg)
-{
-	char dir[512], path[1024], buf[64];
-	struct dirent *de;
-	unsigned long long v;
-	int n = 0;
-	DIR *d;
-	FILE *f;
-
-	snprintf(dir, sizeof(dir), "%s/%s/ports/%u/%s",
-		 getenv("IBTICK_IB_SYSFS") ?: "/sys/class/infiniband", dev, port, sub);
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		/* some counters cannot be read (EINVAL on unsupported): skip */
-		if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%llu", &v) == 1) {
-			cb(de->d_name, v, arg);
-			n++;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return n;
 }
 
 struct dev_ctx {
@@ -183,24 +149,28 @@ static int collect_sock(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 
 static int collect(struct ibt_nl *nl, int objs, struct ctrs *cs)
 {
-	struct nl_msg *msg;
+	static const struct {
+		int			bit;
+		int			cmd;
+		const struct ibt_nl_obj	*obj;
+		ibt_nl_reply_cb		cb;
+	} dumps[] = {
+		{ OBJ_DEV,	IBTICK_CMD_DEV_GET,	&dev_obj,	collect_dev },
+		{ OBJ_FEED,	IBTICK_CMD_FEED_GET,	&feed_obj,	collect_feed },
+		{ OBJ_SOCK,	IBTICK_CMD_SOCK_GET,	&sock_obj,	collect_sock },
+	};
+	unsigned int i;
 	int ret = 0;
 
 	cs->n = 0;
-	if (objs & OBJ_DEV) {
-		msg = ibt_nl_msg(nl, IBTICK_CMD_DEV_GET, NLM_F_DUMP);
-		ret = msg ? ibt_nl_transact(nl, msg, IBTICK_A_DEV_MAX, dev_reply_policy,
-					    NULL, 0, collect_dev, cs) : EXIT_FAIL;
-	}
-	if (!ret && (objs & OBJ_FEED)) {
-		msg = ibt_nl_msg(nl, IBTICK_CMD_FEED_GET, NLM_F_DUMP);
-		ret = msg ? ibt_nl_transact(nl, msg, IBTICK_A_FEED_MAX, feed_reply_policy,
-					    NULL, 0, collect_feed, cs) : EXIT_FAIL;
-	}
-	if (!ret && (objs & OBJ_SOCK)) {
-		msg = ibt_nl_msg(nl, IBTICK_CMD_SOCK_GET, NLM_F_DUMP);
-		ret = msg ? ibt_nl_transact(nl, msg, IBTICK_A_SOCK_MAX, sock_reply_policy,
-					    NULL, 0, collect_sock, cs) : EXIT_FAIL;
+	for (i = 0; !ret && i < sizeof(dumps) / sizeof(dumps[0]); i++) {
+		struct ibt_nl_req req = {
+			.obj = dumps[i].obj, .cmd = dumps[i].cmd,
+			.flags = NLM_F_DUMP, .cb = dumps[i].cb, .arg = cs,
+		};
+
+		if (objs & dumps[i].bit)
+			ret = ibt_nl_call(nl, &req);
 	}
 	return ret;
 }
@@ -269,10 +239,8 @@ static int stats_reset(struct cli *c)
 	FILE *f;
 	int ret;
 
-	if (c->argc) {
-		fprintf(stderr, "ibtick: unexpected argument \"%s\"\n", c->argv[0]);
+	if (cli_end(c, NULL))
 		return EXIT_USAGE;
-	}
 	ret = ibt_nl_open(&nl);
 	if (ret)
 		return ret;
@@ -317,7 +285,6 @@ static void print_ctrs(const struct ctrs *now, const struct ctrs *base)
 {
 	const char *obj = "", *name = "";
 	const struct ctr *b;
-	char fmt[64];
 	size_t i;
 	int n = 0;
 	bool open = false;
@@ -347,8 +314,7 @@ static void print_ctrs(const struct ctrs *now, const struct ctrs *base)
 			v -= b->v;
 		if (n++ % 6 == 0 && n > 1)
 			out_text("\n   ");
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, c->key);
-		out_u64(c->key, fmt, v);
+		out_counter(c->key, v);
 	}
 	if (open) {
 		out_obj_close();

@@ -11,7 +11,7 @@
  * terminal).  The second reads a stream file ("-": standard input), checks
  * it (sequence, clock, books, trades, volumes) and summarises it, as text or
  * as JSON with -j; exit status 1 if the file is unreadable or a check fails.
- * See user/common/tickgen.h for the message and file formats.
+ * See user/bench/tickgen.h for the message and file formats.
  */
 #include <errno.h>
 #include <getopt.h>

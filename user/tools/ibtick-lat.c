@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ibtsock.h"
+#include "addrarg.h"
 #include "libibtick.h"
 
 static int mapped;
@@ -70,19 +70,17 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int feed_socket(int fam, const char *group, const char *port,
+static int feed_socket(const char *group, const char *port,
 		       const char *ifname, int publish)
 {
 	struct sockaddr_ibtick sa;
 	struct timeval tv = { .tv_sec = 5 };
-	char err[128];
-	int fd;
+	int fd, ret;
 
-	if (ibt_make_addr(&sa, fam, group, port, ifname, err, sizeof(err))) {
-		fprintf(stderr, "ibtick-lat: %s\n", err);
-		exit(2);
-	}
-	fd = socket(fam, SOCK_DGRAM, 0);
+	ret = tool_addr("ibtick-lat", &sa, group, port, ifname);
+	if (ret)
+		exit(ret);
+	fd = socket(sa.sibt_family, SOCK_DGRAM, 0);
 	if (fd < 0 || (publish ? connect(fd, (void *)&sa, sizeof(sa)) :
 			bind(fd, (void *)&sa, sizeof(sa)))) {
 		perror("ibtick-lat: socket");
@@ -94,7 +92,7 @@ static int feed_socket(int fam, const char *group, const char *port,
 
 int main(int argc, char **argv)
 {
-	int echo = 0, opt, fam, pub, sub, busy = 0, busy_cpu = -2;
+	int echo = 0, opt, pub, sub, busy = 0, busy_cpu = -2;
 	long n = 10000, warm = 1000, size = 64, i;
 	const char *ifname = NULL;
 	char buf[4096];
@@ -116,13 +114,8 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 3 || n < 1 || size < 1 || size > (long)sizeof(buf))
 		goto usage;
-	fam = ibt_family_number();
-	if (fam < 0) {
-		fprintf(stderr, "ibtick-lat: ibtick module not loaded\n");
-		return 1;
-	}
-	sub = feed_socket(fam, argv[optind], argv[optind + (echo ? 1 : 2)], ifname, 0);
-	pub = feed_socket(fam, argv[optind], argv[optind + (echo ? 2 : 1)], ifname, 1);
+	sub = feed_socket(argv[optind], argv[optind + (echo ? 1 : 2)], ifname, 0);
+	pub = feed_socket(argv[optind], argv[optind + (echo ? 2 : 1)], ifname, 1);
 	if (busy && setsockopt(sub, SOL_SOCKET, SO_BUSY_POLL, &busy, sizeof(busy))) {
 		perror("ibtick-lat: SO_BUSY_POLL");
 		return 1;

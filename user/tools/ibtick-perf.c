@@ -174,7 +174,7 @@ static void *shared(size_t len)
 	return p;
 }
 
-/* ---- readers and publishers (user/common/tickrd.c) -------------------- */
+/* ---- readers and publishers (user/bench/tickrd.c) -------------------- */
 
 static void rdr_open(struct tickrd *d, enum tickrd_kind kind, const char *ifname,
 		     unsigned int port)

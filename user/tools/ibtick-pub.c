@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ibtsock.h"
+#include "addrarg.h"
 
 static uint64_t now_ns(void)
 {
@@ -36,9 +36,8 @@ int main(int argc, char **argv)
 	struct sockaddr_ibtick sa;
 	size_t size = 64;
 	char buf[65536];
-	int fam, fd, opt;
+	int fd, opt, ret;
 	uint64_t t0;
-	char err[128];
 
 	while ((opt = getopt(argc, argv, "i:n:s:r:")) != -1) {
 		switch (opt) {
@@ -55,17 +54,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Usage: ibtick-pub [-i IFNAME] [-n COUNT] [-s SIZE] [-r RATE] GROUP PORT\n");
 		return 2;
 	}
-	fam = ibt_family_number();
-	if (fam < 0) {
-		fprintf(stderr, "ibtick-pub: ibtick module not loaded\n");
-		return 1;
-	}
-	if (ibt_make_addr(&sa, fam, argv[optind], argv[optind + 1], ifname,
-			  err, sizeof(err))) {
-		fprintf(stderr, "ibtick-pub: %s\n", err);
-		return 2;
-	}
-	fd = socket(fam, SOCK_DGRAM, 0);
+	ret = tool_addr("ibtick-pub", &sa, argv[optind], argv[optind + 1], ifname);
+	if (ret)
+		return ret;
+	fd = socket(sa.sibt_family, SOCK_DGRAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		perror("ibtick-pub: connect");
 		return 1;

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ibtsock.h"
+#include "addrarg.h"
 
 static void usage(void)
 {
@@ -47,8 +47,7 @@ int main(int argc, char **argv)
 	unsigned long long count = 0;
 	int timeout = 10, loop = 0, verbose = 0, json = 0, delay = 0;
 	uint32_t first_pub = 0;
-	int fam, fd, opt, one = 1;
-	char err[128];
+	int fd, opt, ret, one = 1;
 	char buf[65536];
 	char cbuf[512];
 
@@ -68,17 +67,10 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		usage();
-	fam = ibt_family_number();
-	if (fam < 0) {
-		fprintf(stderr, "ibtick-sub: ibtick module not loaded\n");
-		return 1;
-	}
-	if (ibt_make_addr(&sa, fam, argv[optind], argv[optind + 1], ifname,
-			  err, sizeof(err))) {
-		fprintf(stderr, "ibtick-sub: %s\n", err);
-		return 2;
-	}
-	fd = socket(fam, SOCK_DGRAM, 0);
+	ret = tool_addr("ibtick-sub", &sa, argv[optind], argv[optind + 1], ifname);
+	if (ret)
+		return ret;
+	fd = socket(sa.sibt_family, SOCK_DGRAM, 0);
 	if (fd < 0) {
 		perror("ibtick-sub: socket");
 		return 1;

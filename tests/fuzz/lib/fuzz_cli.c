@@ -37,14 +37,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nl_stub.h"
+
 #define MAX_ARGS	16
 #define MAX_ARG		64
 #define CANNED		4
-
-int ibtick_main(int argc, char **argv);
-enum { STUB_OK, STUB_NOMEM, STUB_NOCONNECT, STUB_NOFAMILY };
-void nl_stub_reset(unsigned int open_mode, const uint8_t *script, size_t len);
-size_t nl_stub_canned(unsigned int which, uint8_t *out, size_t cap);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -9,7 +9,7 @@
  *
  * The CLI runs for real - "ibtick [-j] [-p] [-s [-s]] dev show [mlx5_0]"
  * through ibtick_main() (main.c compiled with -Dmain=ibtick_main) - so the
- * replies go through libnl's receive loop, nl.c's ibt_nl_transact (its
+ * replies go through libnl's receive loop, nl.c's ibt_nl_call (its
  * on_valid/on_error/on_done handlers, the dump retry loop, genlmsg_parse
  * against dev.c's dev_policy) and dev.c's print_dev/print_port/print_events
  * into out.c's text or JSON printer.
@@ -30,10 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int ibtick_main(int argc, char **argv);
-enum { STUB_OK, STUB_NOMEM, STUB_NOCONNECT, STUB_NOFAMILY };
-void nl_stub_reset(unsigned int open_mode, const uint8_t *script, size_t len);
-size_t nl_stub_canned(unsigned int which, uint8_t *out, size_t cap);
+#include "nl_stub.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -14,7 +14,7 @@
  *    NUL-terminated DEV_NAME) and remembers its sequence number;
  *  - fuzz_genl_connect / fuzz_genl_ctrl_resolve: succeed (family FAMILY)
  *    or fail as the test asks ("module not loaded");
- *  - fuzz_nl_cb_alloc: a real callback set (the one ibt_nl_transact()
+ *  - fuzz_nl_cb_alloc: a real callback set (the one ibt_nl_call()
  *    installs its handlers in) whose receive is overridden
  *    (nl_cb_overwrite_recv) by fake_recv(), which hands out datagrams built
  *    from a script.  Everything after that - libnl's message walk,
@@ -76,6 +76,8 @@
 
 #include <linux/ibtick_netlink.h>
 
+#include "nl_stub.h"
+
 #ifndef NLM_F_CAPPED
 #define NLM_F_CAPPED	0x100
 #endif
@@ -95,11 +97,6 @@ enum { K_RAW, K_REPLY, K_DONE, K_ERROR, K_ACK, K_RFAIL, K_PAIR, K_SFAIL };
 #define ENC_NEST	0x80
 #define ENC_CLOSE	0xff
 #define ENC_DEPTH	16
-
-/* The stub's controls (declared again in the fuzz targets). */
-enum { STUB_OK, STUB_NOMEM, STUB_NOCONNECT, STUB_NOFAMILY };
-void nl_stub_reset(unsigned int open_mode, const uint8_t *script, size_t len);
-size_t nl_stub_canned(unsigned int which, uint8_t *out, size_t cap);
 
 struct nl_sock *fuzz_nl_socket_alloc(void);
 int fuzz_genl_connect(struct nl_sock *sk);

@@ -50,7 +50,7 @@ NL_RENAME=(-Dnl_socket_alloc=fuzz_nl_socket_alloc -Dgenl_connect=fuzz_genl_conne
 CLI_SRCS=(user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c
 	  user/ibtick/feed.c user/ibtick/feedattr.c user/ibtick/sock.c
 	  user/ibtick/stats.c user/ibtick/monitor.c user/ibtick/doctor.c
-	  user/ibtick/doctor_checks.c
+	  user/ibtick/doctor_checks.c user/ibtick/portctr.c
 	  user/common/out.c user/common/names.c tests/fuzz/lib/nl_stub.c)
 
 # max_len per target: the ring image plus its script; argv; a reply script
@@ -65,7 +65,7 @@ mutants=(
 	"ring-lost-miscount|fuzz_ring|user/lib/libibtick.h|s/^\\tr->lost += n;/\\tr->lost += n - 1;/|lost"
 	"ring-done-trusts-slot|fuzz_ring|user/lib/libibtick.h|s/if (seq == t->idx && r->cursor == t->idx) {/if (r->cursor == t->idx) {/|done\\(\\) accepted a slot overwritten"
 	"cli-verb-missing|fuzz_cli|user/ibtick/main.c|s/if (c->argc == 0)/if (c->argc < 0)/|SEGV|null pointer"
-	"cli-name-unterminated|fuzz_cli|user/ibtick/dev.c|s/nla_put_string(msg, IBTICK_A_DEV_NAME, name)/nla_put(msg, IBTICK_A_DEV_NAME, (int)strlen(name), name)/|malformed attributes"
+	"cli-name-unterminated|fuzz_cli|user/ibtick/nl.c|s/nla_put_string(msg, req->name_attr, req->name)/nla_put(msg, req->name_attr, (int)strlen(req->name), req->name)/|malformed attributes"
 	"nlparse-gid-unchecked|fuzz_nlparse|user/ibtick/dev.c|/\\[IBTICK_A_PORT_GID0\\][[:space:]]*=/d|inet_ntop|print_port"
 )
 
