@@ -54,7 +54,8 @@ export IBTICK_VM_APPEND=${IBTICK_VM_APPEND:-pci=noacpi}
 # The debug kernel runs about ten times slower than the stock one here:
 # tests stretch their timeouts and cut their volumes by IBTICK_SLOW
 # (tests/vm/lib.sh); the long loops get counts that fit make check.  Each
-# can be set from the environment, e.g. CYCLES=100 for the full run.
+# can be set from the environment, e.g. CYCLES=100 for the long fault run;
+# vm-run.sh passes FAULT_ALL, TESTS and the others in its PASS_ENV as well.
 exec "$repo/scripts/vm-run.sh" -k "$KVER" -t "$timeout" ${out:+-o "$out"} -- \
 	env TOPICS="$topics" IBTICK_SLOW="${IBTICK_SLOW:-10}" \
 	SEEDS="${SEEDS:-4}" TICKS="${TICKS:-20000}" CYCLES="${CYCLES:-5}" \
