@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark, inside the bench guest (bench/run.sh boots it): everything
 # ibtick-perf measures, in one boot, as JSON lines into $RESULTS:
-#   env.json      kernel, CPU, vCPUs, devices, governor, virtualisation
+#   env.json      kernel, CPU, vCPUs, devices, governor, virtualisation,
+#                 the clocksource (bench/run.sh writes host.json beside it)
 #   compare.json  lat --compare: ib_send_lat -c UD before/after, ibtick with
 #                 each reader kind, sockperf UDP multicast (+ lat-KIND.svg)
 #   oneway.json   one-way latency with the kernel's stages (+ oneway.svg)
@@ -31,6 +32,9 @@ env = {
     "perftest": sh("dpkg-query -W -f '${Version}' perftest"),
     "sockperf": sh("sockperf --version 2>&1 | head -1"),
     "ibtick": sh("cat /sys/module/ibtick/version"),
+    "clocksource": sh("cat /sys/devices/system/clocksource/clocksource0/current_clocksource"),
+    "cmdline_clock": [w for w in open("/proc/cmdline").read().split()
+                      if w.startswith(("clocksource=", "tsc="))],
 }
 json.dump(env, open(sys.argv[1], "w"), indent=1)
 PY

@@ -5,6 +5,10 @@
 #
 # usage: bench/run.sh [OUT_DIR]    (default bench/results/latest)
 # N=100000 samples per latency row (the default).
+# CLOCK=tsc (default) boots the guest with clocksource=tsc tsc=reliable, as
+# real hosts run: the stock guest marks its TSC unstable and falls back to
+# the emulated HPET, where every clock read is an emulated device access.
+# CLOCK=default keeps the guest's own choice (to see what clock reads cost).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -12,6 +16,25 @@ make -s all
 out=$(realpath -m "${1:-bench/results/latest}")
 rm -rf "$out"
 mkdir -p "$out"
+clock=${CLOCK:-tsc}
+case $clock in
+tsc) export IBTICK_VM_APPEND="${IBTICK_VM_APPEND:+$IBTICK_VM_APPEND }clocksource=tsc tsc=reliable" ;;
+default) ;;
+*) echo "bench/run.sh: CLOCK is tsc or default" >&2; exit 2 ;;
+esac
+# the host side of the setup: the guest cannot see it
+python3 - "$out/host.json" "$clock" <<'PY'
+import json, os, subprocess, sys
+def sh(c):
+    return subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()
+json.dump({
+    "qemu": sh("qemu-system-x86_64 --version | head -1"),
+    "host_cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(),
+    "host_cpus": os.cpu_count(),
+    "host_loadavg_before": open("/proc/loadavg").read().split()[:3],
+    "boot_clock": sys.argv[2],
+}, open(sys.argv[1], "w"), indent=1)
+PY
 scripts/vm-run.sh -t 5400 -o "$out" -- env N="${N:-100000}" bench/guest.sh
 # keep the results and the run's own log, not the emulator's
 # (dmesg.txt names this machine's paths on the kernel command line)

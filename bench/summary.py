@@ -35,6 +35,14 @@ def main():
     out = []
     w = out.append
     w(f"# ibtick benchmark — {env['kernel']}, {env['vcpus']} vCPU ({env['cpu']}), {env['virt']}\n")
+    host = {}
+    if (d / 'host.json').exists():
+        host = json.loads((d / 'host.json').read_text())
+    boot = ' '.join(env.get('cmdline_clock') or []) or "the kernel's own choice"
+    load = ' '.join(host.get('host_loadavg_before') or ['?'])
+    w(f"Guest clocksource: **{env.get('clocksource', 'not recorded')}** (boot: {boot}); "
+      f"host: {host.get('host_cpu', '?')}, {host.get('host_cpus', '?')} CPUs, load {load} before the run; "
+      f"{host.get('qemu', '')}.\n")
     w("Every row was measured in the same guest boot on the same Soft-RoCE pair (rxe1 → rxe0 over a veth pair). "
       "Under QEMU TCG absolute times are inflated many times and even the floor drifts between its two runs; "
       "the **ratios to the floor** are the result.\n")
