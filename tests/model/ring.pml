@@ -4,7 +4,7 @@
  * The contract is the block comment "The receive ring" in
  * include/uapi/linux/ibtick.h; its labels (A)..(F) are quoted below.  The
  * producer is ibt_ring_begin() + ibt_ring_commit() (kmod/ring.c) called once
- * per tick, then ibt_ring_set_dead() (kmod/feed.c, ibt_feed_teardown: the
+ * per tick, then ibt_ring_set_dead() (kmod/feed.c, ibt_feed_kill: the
  * producer is stopped first).  A reader is the user-space loop of
  * user/lib/libibtick.h (ibtick_next / copy / ibtick_done, ibtick_ended, a
  * wait); the kernel's recvmsg path (ibt_ring_peek / ibt_ring_still_valid /
@@ -108,7 +108,7 @@ proctype Producer()
 		}
 	:: else -> break
 	od;
-	/* ibt_feed_teardown(): the producer has stopped; ibt_ring_set_dead() */
+	/* ibt_feed_kill(): the producer has stopped; ibt_ring_set_dead() */
 #ifndef BROKEN_DEAD_EARLY
 	dead = true
 #endif
