@@ -85,7 +85,7 @@ TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat \
 user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES)
 
 TEST_PROGS := tests/vm/sockapi tests/vm/ringtest tests/vm/failnth \
-	      tests/vm/nlstress tests/fuzz/sysfuzz
+	      tests/vm/nlstress tests/vm/uffdsend tests/fuzz/sysfuzz
 
 tests: $(TEST_PROGS)
 
@@ -130,6 +130,9 @@ tests/vm/nlstress: tests/vm/nlstress.c include/uapi/linux/ibtick.h include/uapi/
 
 tests/vm/ringtest: tests/vm/ringtest.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lpthread
+
+tests/vm/uffdsend: tests/vm/uffdsend.c include/uapi/linux/ibtick.h
+	$(CC) $(UCFLAGS) -o $@ $< -lpthread
 
 tests/vm/sockapi: tests/vm/sockapi.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm

@@ -13,6 +13,7 @@
  * until the last reference goes, so sockets read what was received and
  * learn that the feed is dead.
  */
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/notifier.h>
 #include <linux/sched/signal.h>
@@ -401,12 +402,16 @@ void ibt_feeds_exit(void)
  * credentials).  On success *@gen (if not NULL) is set to the generation of
  * the ACL that allowed it.  Takes only the feed's acl_lock: binds and sends
  * never wait for a feed being created or torn down elsewhere.
+ *
+ * The ACL is asked before any capability, and the CAP_NET_ADMIN override
+ * is looked up without an audit record: an ordinary user's bind or send is
+ * no capability denial for audit or the LSMs to log.  Only the capability
+ * that decides (CAP_NET_RAW on an auto feed) is checked audibly.
  */
 int ibt_feed_permission(struct ibt_feed *f, unsigned int want, u32 *gen)
 {
 	struct ibt_acl acl;
-	bool admin;
-
+	bool allowed;
 	int err = 0;
 	u32 g;
 
@@ -414,14 +419,15 @@ int ibt_feed_permission(struct ibt_feed *f, unsigned int want, u32 *gen)
 	acl = f->acl;
 	g = f->acl_gen;		/* the ACL this answer is for */
 	spin_unlock(&f->acl_lock);
-	admin = READ_ONCE(f->admin);
-	if (!capable(CAP_NET_ADMIN)) {
-		if (!admin)
-			err = (want & IBT_ACL_WRITE) && !capable(CAP_NET_RAW) ?
-			      -EPERM : 0;
-		else if (!ibt_acl_permits(&acl, current_fsuid(),
-					  in_group_p(acl.group), want))
-			err = -EACCES;
+	if (READ_ONCE(f->admin)) {
+		allowed = ibt_acl_permits(&acl, current_fsuid(),
+					  in_group_p(acl.group), want) ||
+			  ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+		err = allowed ? 0 : -EACCES;
+	} else if (want & IBT_ACL_WRITE) {
+		allowed = ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN) ||
+			  capable(CAP_NET_RAW);
+		err = allowed ? 0 : -EPERM;
 	}
 	/* a refusal must not let the next send skip the question */
 	if (!err && gen)

@@ -56,7 +56,7 @@
 
 #define IBT_DRV_NAME	"ibtick"
 
-/* Port event counters, indices into ibt_port.evcnt[]. */
+/* Port event counters, indices into ibt_port.evcnt[], in IBTICK_A_EVCNT_* order. */
 enum ibt_evcnt {
 	IBT_EV_PORT_ACTIVE,
 	IBT_EV_PORT_ERR,
@@ -267,13 +267,14 @@ struct ibt_sock {
 	/* the socket list (nl_sock.c): ibt_socks_lock; constant after create */
 	struct list_head	node;
 	u64			id;
-	pid_t			pid;		/* creator's tgid, init_pid_ns */
+	struct pid		*tgid;		/* creator's thread group; referenced */
 	unsigned long		ev_lap_at;	/* lapped event rate limit */
 	u64			laps;		/* times it found itself lapped */
 	u64			cursor;
 	u64			lost_pending;	/* for IBTICK_CMSG_LOST */
 	u32			pub_id;
 	u64			pub_seq;
+	void			*tx_stage;	/* publisher: a payload, wire_max */
 	struct ibtick_stats	st;	/* socket part; lock */
 };
 
@@ -386,7 +387,7 @@ int ibt_mmap(struct file *file, struct socket *sock,
 u64 ibt_mmap_size(const struct ibt_ring *r);
 
 /* tx.c */
-int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
+int ibt_tx_send(struct ibt_feed *f, const void *payload, size_t len,
 		u32 pub_id, u64 pub_seq);
 bool ibt_tx_writable(struct ibt_feed *f);
 void ibt_tx_drain(struct ibt_feed *f, unsigned int ms);
@@ -419,8 +420,17 @@ void *ibt_nl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 			u8 cmd);
 int ibt_nl_dump_end(struct sk_buff *skb, void *hdr, int err);
 int ibt_nl_dump_done(struct sk_buff *skb, int err);
+int ibt_nl_put_counters(struct sk_buff *skb, int type, int first,
+			const u64 *v, int n, int pad);
+struct sk_buff *ibt_nl_reply_begin(struct genl_info *info, u8 cmd, void **hdr);
+int ibt_nl_reply_end(struct genl_info *info, struct sk_buff *msg, void *hdr,
+		     int err);
 
-/* nl_event.c: notifications on the "events" group; any context */
+/* nl_event.c: notifications on the event groups; any context */
+enum ibt_mcgrp {
+	IBT_MCGRP_EVENTS,	/* devices, ports, feeds: every user */
+	IBT_MCGRP_SOCK_EVENTS,	/* sockets: CAP_NET_ADMIN */
+};
 void ibt_ev_dev(u8 type, const struct ibt_dev *d, u32 port);
 void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
 		 u64 total);

@@ -123,9 +123,12 @@ static const struct genl_ops ibt_genl_ops[] = {
 	},
 };
 
-/* index 0: ibt_ev_*() send on it (nl_event.c) */
+/* indices: enum ibt_mcgrp (ibt.h); ibt_ev_*() send on them (nl_event.c) */
 static const struct genl_multicast_group ibt_genl_mcgrps[] = {
-	{ .name = IBTICK_MCGRP_EVENTS },
+	[IBT_MCGRP_EVENTS]	= { .name = IBTICK_MCGRP_EVENTS },
+	/* they name other users' sockets and processes */
+	[IBT_MCGRP_SOCK_EVENTS]	= { .name = IBTICK_MCGRP_SOCK_EVENTS,
+				    .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 struct genl_family ibt_genl_family __ro_after_init = {
@@ -191,6 +194,59 @@ int ibt_nl_dump_done(struct sk_buff *skb, int err)
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;
 	return err ? err : skb->len;
+}
+
+/*
+ * A nest @type of u64 counters: @v[i] as attribute @first + i, for i below
+ * @n, padded with @pad.  Cancelled whole when the message is full.
+ */
+int ibt_nl_put_counters(struct sk_buff *skb, int type, int first,
+			const u64 *v, int n, int pad)
+{
+	struct nlattr *nest;
+	int i;
+
+	nest = nla_nest_start(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		if (nla_put_u64_64bit(skb, first + i, v[i], pad)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * A GET doit's reply to @info: a message with its header put, or NULL (no
+ * memory).  Finished by ibt_nl_reply_end(), which sends it, or frees it
+ * when filling it failed with @err.
+ */
+struct sk_buff *ibt_nl_reply_begin(struct genl_info *info, u8 cmd, void **hdr)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put_reply(msg, info, &ibt_genl_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+int ibt_nl_reply_end(struct genl_info *info, struct sk_buff *msg, void *hdr,
+		     int err)
+{
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
 }
 
 int ibt_nl_init(void)

@@ -24,33 +24,21 @@ static u8 ibt_link_layer(struct ib_device *ibdev, u32 port)
 	}
 }
 
+/* The port's event counters, in IBT_EV_* order (the uapi's EVCNT order). */
 static int ibt_fill_evcnt(struct sk_buff *skb, const struct ibt_port *p)
 {
-	static const u16 attr[IBT_EV_CNT] = {
-		[IBT_EV_PORT_ACTIVE]	= IBTICK_A_EVCNT_PORT_ACTIVE,
-		[IBT_EV_PORT_ERR]	= IBTICK_A_EVCNT_PORT_ERR,
-		[IBT_EV_LID_CHANGE]	= IBTICK_A_EVCNT_LID_CHANGE,
-		[IBT_EV_PKEY_CHANGE]	= IBTICK_A_EVCNT_PKEY_CHANGE,
-		[IBT_EV_SM_CHANGE]	= IBTICK_A_EVCNT_SM_CHANGE,
-		[IBT_EV_CLIENT_REREG]	= IBTICK_A_EVCNT_CLIENT_REREG,
-		[IBT_EV_GID_CHANGE]	= IBTICK_A_EVCNT_GID_CHANGE,
-	};
-	struct nlattr *nest;
+	u64 v[IBT_EV_CNT];
 	int i;
 
-	nest = nla_nest_start(skb, IBTICK_A_PORT_EVENTS);
-	if (!nest)
-		return -EMSGSIZE;
+	BUILD_BUG_ON(IBT_EV_CNT !=
+		     IBTICK_A_EVCNT_MAX - IBTICK_A_EVCNT_PORT_ACTIVE + 1);
+	BUILD_BUG_ON(IBTICK_A_EVCNT_GID_CHANGE - IBTICK_A_EVCNT_PORT_ACTIVE !=
+		     IBT_EV_GID_CHANGE);
 	for (i = 0; i < IBT_EV_CNT; i++)
-		if (nla_put_u64_64bit(skb, attr[i],
-				      atomic64_read(&p->evcnt[i]),
-				      IBTICK_A_EVCNT_PAD))
-			goto cancel;
-	nla_nest_end(skb, nest);
-	return 0;
-cancel:
-	nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
+		v[i] = atomic64_read(&p->evcnt[i]);
+	return ibt_nl_put_counters(skb, IBTICK_A_PORT_EVENTS,
+				   IBTICK_A_EVCNT_PORT_ACTIVE, v, IBT_EV_CNT,
+				   IBTICK_A_EVCNT_PAD);
 }
 
 /* Context: process, ibt_devs_lock held (keeps d->ibdev alive). */
@@ -160,37 +148,21 @@ int ibt_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = ibt_nl_reply_begin(info, IBTICK_CMD_DEV_GET, &hdr);
 	if (!msg)
 		return -ENOMEM;
-
 	mutex_lock(&ibt_devs_lock);
 	d = ibt_dev_find_locked(tb[IBTICK_A_DEV_NAME] ? 0 : nla_get_u32(key),
 				tb[IBTICK_A_DEV_NAME] ? nla_data(key) : NULL);
-	if (!d) {
+	if (d) {
+		err = ibt_fill_dev(msg, d);
+	} else {
 		NL_SET_ERR_MSG_ATTR(info->extack, key,
 				    "no such RDMA device (or not IB/RoCE)");
 		err = -ENODEV;
-		goto out_unlock;
 	}
-	hdr = genlmsg_put_reply(msg, info, &ibt_genl_family, 0,
-				IBTICK_CMD_DEV_GET);
-	if (!hdr) {
-		err = -EMSGSIZE;
-		goto out_unlock;
-	}
-	err = ibt_fill_dev(msg, d);
-	if (err)
-		goto out_unlock;
 	mutex_unlock(&ibt_devs_lock);
-
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-
-out_unlock:
-	mutex_unlock(&ibt_devs_lock);
-	nlmsg_free(msg);
-	return err;
+	return ibt_nl_reply_end(info, msg, hdr, err);
 }
 
 /* Context: process, genl_mutex held; called until it returns 0 (done). */

@@ -43,15 +43,17 @@ bool ibt_ev_due(unsigned long *at)
 /*
  * A new event of @type, or NULL (nobody listens, the family is going, no
  * memory).  On success the caller is in an RCU read-side section that
- * ibt_ev_send() or ibt_ev_drop() ends.
+ * ibt_ev_finish() ends: the family cannot be unregistered (ibt_nl_exit
+ * waits for a grace period) before the event is sent.
  */
-static struct sk_buff *ibt_ev_new(u8 type, void **hdr)
+static struct sk_buff *ibt_ev_new(u8 type, enum ibt_mcgrp grp, void **hdr)
+	__acquires(RCU)
 {
 	struct sk_buff *skb;
 
 	rcu_read_lock();
 	if (!READ_ONCE(ibt_nl_ready) ||
-	    !genl_has_listeners(&ibt_genl_family, &init_net, 0))
+	    !genl_has_listeners(&ibt_genl_family, &init_net, grp))
 		goto out;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!skb)
@@ -68,17 +70,26 @@ out:
 	return NULL;
 }
 
-static void ibt_ev_drop(struct sk_buff *skb)
+/* Send the event begun by ibt_ev_new(), or drop it when a put failed. */
+static void ibt_ev_finish(struct sk_buff *skb, void *hdr, enum ibt_mcgrp grp,
+			  int put_err)
+	__releases(RCU)
 {
-	nlmsg_free(skb);
+	if (put_err) {
+		nlmsg_free(skb);
+	} else {
+		genlmsg_end(skb, hdr);
+		genlmsg_multicast(&ibt_genl_family, skb, 0, grp, GFP_ATOMIC);
+	}
 	rcu_read_unlock();
 }
 
-static void ibt_ev_send(struct sk_buff *skb, void *hdr)
+static int ibt_ev_put_counts(struct sk_buff *skb, u64 count, u64 total)
 {
-	genlmsg_end(skb, hdr);
-	genlmsg_multicast(&ibt_genl_family, skb, 0, 0, GFP_ATOMIC);
-	rcu_read_unlock();
+	return nla_put_u64_64bit(skb, IBTICK_A_EV_COUNT, count,
+				 IBTICK_A_EV_PAD) ||
+	       nla_put_u64_64bit(skb, IBTICK_A_EV_TOTAL, total,
+				 IBTICK_A_EV_PAD);
 }
 
 /* Context: any; @d's ibdev valid (the caller is its add/remove/event path). */
@@ -87,17 +98,14 @@ void ibt_ev_dev(u8 type, const struct ibt_dev *d, u32 port)
 	struct sk_buff *skb;
 	void *hdr;
 
-	skb = ibt_ev_new(type, &hdr);
+	skb = ibt_ev_new(type, IBT_MCGRP_EVENTS, &hdr);
 	if (!skb)
 		return;
-	if (nla_put_u32(skb, IBTICK_A_EV_DEV_INDEX, d->index) ||
-	    nla_put_string(skb, IBTICK_A_EV_DEV_NAME,
-			   dev_name(&d->ibdev->dev)) ||
-	    (port && nla_put_u32(skb, IBTICK_A_EV_PORT, port))) {
-		ibt_ev_drop(skb);
-		return;
-	}
-	ibt_ev_send(skb, hdr);
+	ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
+		      nla_put_u32(skb, IBTICK_A_EV_DEV_INDEX, d->index) ||
+		      nla_put_string(skb, IBTICK_A_EV_DEV_NAME,
+				     dev_name(&d->ibdev->dev)) ||
+		      (port && nla_put_u32(skb, IBTICK_A_EV_PORT, port)));
 }
 
 static int ibt_ev_put_feed(struct sk_buff *skb, const struct ibt_feed *f)
@@ -116,20 +124,13 @@ void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
 	struct sk_buff *skb;
 	void *hdr;
 
-	skb = ibt_ev_new(type, &hdr);
+	skb = ibt_ev_new(type, IBT_MCGRP_EVENTS, &hdr);
 	if (!skb)
 		return;
-	if (ibt_ev_put_feed(skb, f) ||
-	    (err && nla_put_s32(skb, IBTICK_A_EV_ERRNO, err)) ||
-	    ((count || total) &&
-	     (nla_put_u64_64bit(skb, IBTICK_A_EV_COUNT, count,
-				IBTICK_A_EV_PAD) ||
-	      nla_put_u64_64bit(skb, IBTICK_A_EV_TOTAL, total,
-				IBTICK_A_EV_PAD)))) {
-		ibt_ev_drop(skb);
-		return;
-	}
-	ibt_ev_send(skb, hdr);
+	ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
+		      ibt_ev_put_feed(skb, f) ||
+		      (err && nla_put_s32(skb, IBTICK_A_EV_ERRNO, err)) ||
+		      ((count || total) && ibt_ev_put_counts(skb, count, total)));
 }
 
 /* Context: process (the socket's recvmsg). */
@@ -139,17 +140,13 @@ void ibt_ev_sock(u8 type, const struct ibt_feed *f, const struct ibt_sock *is,
 	struct sk_buff *skb;
 	void *hdr;
 
-	skb = ibt_ev_new(type, &hdr);
+	skb = ibt_ev_new(type, IBT_MCGRP_SOCK_EVENTS, &hdr);
 	if (!skb)
 		return;
-	if (ibt_ev_put_feed(skb, f) ||
-	    nla_put_u64_64bit(skb, IBTICK_A_EV_SOCK_ID, is->id,
-			      IBTICK_A_EV_PAD) ||
-	    nla_put_u32(skb, IBTICK_A_EV_PID, is->pid) ||
-	    nla_put_u64_64bit(skb, IBTICK_A_EV_COUNT, count, IBTICK_A_EV_PAD) ||
-	    nla_put_u64_64bit(skb, IBTICK_A_EV_TOTAL, total, IBTICK_A_EV_PAD)) {
-		ibt_ev_drop(skb);
-		return;
-	}
-	ibt_ev_send(skb, hdr);
+	ibt_ev_finish(skb, hdr, IBT_MCGRP_SOCK_EVENTS,
+		      ibt_ev_put_feed(skb, f) ||
+		      nla_put_u64_64bit(skb, IBTICK_A_EV_SOCK_ID, is->id,
+					IBTICK_A_EV_PAD) ||
+		      nla_put_u32(skb, IBTICK_A_EV_PID, pid_nr(is->tgid)) ||
+		      ibt_ev_put_counts(skb, count, total));
 }

@@ -23,7 +23,8 @@ static int ibt_fill_fstats(struct sk_buff *skb, const struct ibt_feed *f)
 {
 	const u64 v[] = {
 #define IBT_FSTAT_VALUE(name, attr, key, kind, so) \
-		[IBTICK_A_FSTAT_##attr] = IBT_FSTAT_READ(kind, &f->st.name),
+		[IBTICK_A_FSTAT_##attr - IBTICK_A_FSTAT_RX_TICKS] = \
+			IBT_FSTAT_READ(kind, &f->st.name),
 		IBTICK_FEED_COUNTERS(IBT_FSTAT_VALUE)
 #undef IBT_FSTAT_VALUE
 	};
@@ -31,23 +32,12 @@ static int ibt_fill_fstats(struct sk_buff *skb, const struct ibt_feed *f)
 	enum { nstats = 0 IBTICK_FEED_COUNTERS(IBT_FSTAT_ONE) };
 #undef IBT_FSTAT_ONE
 
-	struct nlattr *nest;
-	int i;
-
 	/* every attribute from RX_TICKS to MAX, each once */
-	BUILD_BUG_ON(ARRAY_SIZE(v) != IBTICK_A_FSTAT_MAX + 1);
-	BUILD_BUG_ON(nstats != IBTICK_A_FSTAT_MAX - IBTICK_A_FSTAT_RX_TICKS + 1);
-	nest = nla_nest_start(skb, IBTICK_A_FEED_STATS);
-	if (!nest)
-		return -EMSGSIZE;
-	for (i = IBTICK_A_FSTAT_RX_TICKS; i <= IBTICK_A_FSTAT_MAX; i++)
-		if (nla_put_u64_64bit(skb, i, v[i], IBTICK_A_FSTAT_PAD))
-			goto cancel;
-	nla_nest_end(skb, nest);
-	return 0;
-cancel:
-	nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
+	BUILD_BUG_ON(ARRAY_SIZE(v) != IBTICK_A_FSTAT_MAX - IBTICK_A_FSTAT_RX_TICKS + 1);
+	BUILD_BUG_ON(nstats != ARRAY_SIZE(v));
+	return ibt_nl_put_counters(skb, IBTICK_A_FEED_STATS,
+				   IBTICK_A_FSTAT_RX_TICKS, v, ARRAY_SIZE(v),
+				   IBTICK_A_FSTAT_PAD);
 }
 
 /* Context: process, ibt_feeds_lock held (the verbs side, the ACL). */
@@ -137,28 +127,14 @@ int ibt_nl_feed_get_doit(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = ibt_nl_reply_begin(info, IBTICK_CMD_FEED_GET, &hdr);
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&ibt_feeds_lock);
 	f = ibt_nl_feed_key(info);
-	if (IS_ERR(f)) {
-		err = PTR_ERR(f);
-		goto out_unlock;
-	}
-	hdr = genlmsg_put_reply(msg, info, &ibt_genl_family, 0,
-				IBTICK_CMD_FEED_GET);
-	err = hdr ? ibt_fill_feed(msg, f) : -EMSGSIZE;
-	if (err)
-		goto out_unlock;
+	err = IS_ERR(f) ? PTR_ERR(f) : ibt_fill_feed(msg, f);
 	mutex_unlock(&ibt_feeds_lock);
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-
-out_unlock:
-	mutex_unlock(&ibt_feeds_lock);
-	nlmsg_free(msg);
-	return err;
+	return ibt_nl_reply_end(info, msg, hdr, err);
 }
 
 /* Context: process, genl_mutex held; called until it returns 0 (done). */
@@ -328,6 +304,54 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/*
+ * What a feed keeps for life: its address (a FEED_SET naming the feed by
+ * id or name may repeat it, not move the feed elsewhere) and what was
+ * built for it (ring geometry, completion vector).  A request that gives
+ * one with another value is refused with EBUSY and the attribute named.
+ */
+static int ibt_nl_feed_fixed(struct genl_info *info, const struct ibt_feed *f)
+{
+	enum { WHY_ADDR, WHY_RING, WHY_CQ };
+	const struct {
+		int		attr;
+		u32		value;
+		int		why;
+	} fixed[] = {
+		{ IBTICK_A_FEED_GROUP, (__force u32)f->group, WHY_ADDR },
+		{ IBTICK_A_FEED_PORT, f->port, WHY_ADDR },
+		{ IBTICK_A_FEED_IFINDEX, f->ifindex, WHY_ADDR },
+		{ IBTICK_A_FEED_SLOTS, f->ring.nslots, WHY_RING },
+		{ IBTICK_A_FEED_SLOT_SIZE, f->ring.slot_size, WHY_RING },
+		{ IBTICK_A_FEED_COMP_VECTOR, f->comp_vector, WHY_CQ },
+	};
+	const struct nlattr *a;
+	u32 v;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(fixed); i++) {
+		a = info->attrs[fixed[i].attr];
+		if (!a)
+			continue;
+		/* the policy fixed each one's length: u16 for PORT, else 32 */
+		v = fixed[i].attr == IBTICK_A_FEED_PORT ? nla_get_u16(a) :
+							  nla_get_u32(a);
+		if (v == fixed[i].value)
+			continue;
+		if (fixed[i].why == WHY_ADDR)
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "a feed's address is fixed: delete it and add another");
+		else if (fixed[i].why == WHY_RING)
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "ring geometry is fixed once the ring exists");
+		else
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "the completion vector is fixed once the CQ exists");
+		return -EBUSY;
+	}
+	return 0;
+}
+
 /* Context: process, genl_mutex held; GENL_ADMIN_PERM checked. */
 int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
@@ -335,7 +359,6 @@ int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 	bool acl_given = tb[IBTICK_A_FEED_OWNER] ||
 			 tb[IBTICK_A_FEED_OWNER_GROUP] || tb[IBTICK_A_FEED_MODE];
 	struct ibt_feed *f;
-	struct nlattr *a;
 	struct ibt_acl acl;
 	u32 mode;
 	s32 cpu;
@@ -348,25 +371,9 @@ int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_unlock;
 	}
 	/* check everything first: a refused request changes nothing */
-	err = -EBUSY;
-	a = tb[IBTICK_A_FEED_SLOTS];
-	if (a && nla_get_u32(a) != f->ring.nslots) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a,
-				    "ring geometry is fixed once the ring exists");
+	err = ibt_nl_feed_fixed(info, f);
+	if (err)
 		goto out_unlock;
-	}
-	a = tb[IBTICK_A_FEED_SLOT_SIZE];
-	if (a && nla_get_u32(a) != f->ring.slot_size) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a,
-				    "ring geometry is fixed once the ring exists");
-		goto out_unlock;
-	}
-	a = tb[IBTICK_A_FEED_COMP_VECTOR];
-	if (a && nla_get_u32(a) != f->comp_vector) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a,
-				    "the completion vector is fixed once the CQ exists");
-		goto out_unlock;
-	}
 	if (acl_given && !f->admin) {
 		NL_SET_ERR_MSG(info->extack,
 			       "auto feeds have no access control: create the feed with FEED_NEW");

@@ -3,6 +3,12 @@
  * The socket list and IBTICK_CMD_SOCK_GET: every AF_IBTICK socket, its
  * feed, role, cursor and counters (ibtick sock show), sock_diag-style.
  *
+ * Who sees what: an administrator (CAP_NET_ADMIN) every socket; anybody
+ * else the sockets of their own uid only.  PIDs are numbered in the
+ * requester's PID namespace (0 where the creator is not visible there),
+ * UIDs mapped into the user namespace of the requester's netlink socket -
+ * not of whichever process happens to continue the dump.
+ *
  * Locking: ibt_socks_lock protects the list; it is taken alone (see ibt.h).
  * A socket leaves the list first thing in release, before it drops its
  * feed, so a dump holding the lock may follow is->feed.  The socket's
@@ -10,6 +16,7 @@
  */
 #include <linux/ibtick_netlink.h>
 #include <linux/mutex.h>
+#include <linux/pid_namespace.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 
@@ -42,9 +49,17 @@ static int ibt_put_u64(struct sk_buff *skb, int type, u64 v)
 	return nla_put_u64_64bit(skb, type, v, IBTICK_A_SOCK_PAD);
 }
 
+/* The requester of a SOCK_GET dump, as the dump's every part sees it. */
+struct ibt_sock_viewer {
+	struct pid_namespace	*pidns;
+	struct user_namespace	*userns;
+	kuid_t			uid;
+	bool			admin;
+};
+
 /* Context: ibt_socks_lock held (keeps @is and its feed). */
 static int ibt_fill_sock(struct sk_buff *skb, struct ibt_sock *is,
-			 struct ibt_feed *f)
+			 struct ibt_feed *f, const struct ibt_sock_viewer *v)
 {
 	/* pairs with bind's release: a subscribed socket's cursor is set */
 	bool subscribed = smp_load_acquire(&is->subscribed);
@@ -59,10 +74,9 @@ static int ibt_fill_sock(struct sk_buff *skb, struct ibt_sock *is,
 		flags |= IBTICK_SOCK_MAPPED;
 	if (ibt_put_u64(skb, IBTICK_A_SOCK_ID, is->id) ||
 	    ibt_put_u64(skb, IBTICK_A_SOCK_INODE, sock_i_ino(&is->sk)) ||
-	    nla_put_u32(skb, IBTICK_A_SOCK_PID, is->pid) ||
+	    nla_put_u32(skb, IBTICK_A_SOCK_PID, pid_nr_ns(is->tgid, v->pidns)) ||
 	    nla_put_u32(skb, IBTICK_A_SOCK_UID,
-			from_kuid_munged(current_user_ns(),
-					 sock_i_uid(&is->sk))) ||
+			from_kuid_munged(v->userns, sock_i_uid(&is->sk))) ||
 	    nla_put_u32(skb, IBTICK_A_SOCK_FLAGS, flags) ||
 	    nla_put_u32(skb, IBTICK_A_SOCK_MAPPINGS, mappings) ||
 	    nla_put_u8(skb, IBTICK_A_SOCK_LOOPBACK, READ_ONCE(is->loopback)) ||
@@ -106,6 +120,12 @@ int ibt_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct ibt_nl_dump_ctx *ctx = ibt_nl_dump_ctx(cb);
 	struct nlattr **tb = genl_dumpit_info(cb)->attrs;
+	const struct ibt_sock_viewer v = {
+		.pidns	= task_active_pid_ns(current),
+		.userns	= sk_user_ns(NETLINK_CB(cb->skb).sk),
+		.uid	= NETLINK_CB(cb->skb).creds.uid,
+		.admin	= netlink_capable(cb->skb, CAP_NET_ADMIN),
+	};
 	struct ibt_sock *is;
 	struct ibt_feed *f;
 	void *hdr;
@@ -118,15 +138,18 @@ int ibt_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			continue;
 		/* pairs with the release store in ibt_attach() */
 		f = smp_load_acquire(&is->feed);
+		if (!v.admin && !uid_eq(sock_i_uid(&is->sk), v.uid))
+			continue;
 		if (tb[IBTICK_A_SOCK_PID] &&
-		    is->pid != nla_get_u32(tb[IBTICK_A_SOCK_PID]))
+		    pid_nr_ns(is->tgid, v.pidns) !=
+		    nla_get_u32(tb[IBTICK_A_SOCK_PID]))
 			continue;
 		if (tb[IBTICK_A_SOCK_FEED_ID] &&
 		    (!f || f->id != nla_get_u32(tb[IBTICK_A_SOCK_FEED_ID])))
 			continue;
 		hdr = ibt_nl_dump_begin(skb, cb, IBTICK_CMD_SOCK_GET);
 		err = ibt_nl_dump_end(skb, hdr,
-				      hdr ? ibt_fill_sock(skb, is, f) : 0);
+				      hdr ? ibt_fill_sock(skb, is, f, &v) : 0);
 		if (err)
 			break;
 		ctx->next = is->id + 1;

@@ -34,6 +34,7 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/sched/clock.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 
@@ -118,7 +119,7 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 /*
  * SO_BUSY_POLL from recvmsg: spin until a tick past @cursor is in the
  * ring, the feed dies, the scheduler or a signal wants the CPU, or
- * ktime_get_ns() passes @end_ns.  When nobody else owns the CQ, drain it
+ * local_clock() passes @end_ns.  When nobody else owns the CQ, drain it
  * from here (no CQ event, no softirq, no wake-up on the way); otherwise
  * just watch the ring.  True when a tick arrived.
  * Context: process, no lock held.
@@ -151,7 +152,7 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns)
 		if (need_resched() || signal_pending(current))
 			break;
 		cpu_relax();
-	} while (ktime_get_ns() < end_ns);
+	} while (local_clock() < end_ns);
 	if (owned) {
 		ibt_poll_unlock(f, true);
 		preempt_enable();
@@ -174,7 +175,7 @@ static int ibt_poll_thread(void *arg)
 		if (!atomic_read(&f->readers) || !ibt_feed_live(f)) {
 			if (owned) {
 				WRITE_ONCE(f->st.poll_busy_ns, f->st.poll_busy_ns +
-					   ktime_get_ns() - t0);
+					   local_clock() - t0);
 				ibt_poll_unlock(f, true);
 				owned = false;
 			}
@@ -190,7 +191,7 @@ static int ibt_poll_thread(void *arg)
 				continue;
 			}
 			owned = true;
-			t0 = ktime_get_ns();
+			t0 = local_clock();
 		}
 		n = ibt_rx_drain(f, IBT_POLL_THREAD_BUDGET, IBT_RX_THREAD);
 		WRITE_ONCE(f->st.poll_loops, f->st.poll_loops + 1);
@@ -203,12 +204,12 @@ static int ibt_poll_thread(void *arg)
 			 * 1024-deep RQ meanwhile, and if it runs dry that is
 			 * counted (feed_rq_empty).  Time off CPU is not busy.
 			 */
-			now = ktime_get_ns();
+			now = local_clock();
 			WRITE_ONCE(f->st.poll_busy_ns,
 				   f->st.poll_busy_ns + now - t0);
 			WRITE_ONCE(f->st.poll_yields, f->st.poll_yields + 1);
 			cond_resched_tasks_rcu_qs();
-			t0 = ktime_get_ns();
+			t0 = local_clock();
 			continue;
 		}
 		/*
@@ -222,7 +223,7 @@ static int ibt_poll_thread(void *arg)
 	}
 	if (owned) {
 		WRITE_ONCE(f->st.poll_busy_ns,
-			   f->st.poll_busy_ns + ktime_get_ns() - t0);
+			   f->st.poll_busy_ns + local_clock() - t0);
 		ibt_poll_unlock(f, true);
 	}
 	return 0;

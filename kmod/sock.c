@@ -16,7 +16,9 @@
 #include <linux/net.h>
 #include <linux/poll.h>
 #include <linux/random.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/time64.h>
 #include <net/sock.h>
 
@@ -42,6 +44,8 @@ static int ibt_release(struct socket *sock)
 		return 0;
 	is = ibt_sk(sk);
 	ibt_sock_list_del(is);	/* dumps see no socket without its feed */
+	put_pid(is->tgid);	/* nothing reads it after the list */
+	is->tgid = NULL;
 	if (is->feed) {
 		if (is->subscribed && is->loopback)
 			atomic_dec(&is->feed->loopback_readers);
@@ -53,6 +57,8 @@ static int ibt_release(struct socket *sock)
 		ibt_feed_put(is->feed);
 		is->feed = NULL;
 	}
+	kfree(is->tx_stage);
+	is->tx_stage = NULL;
 	sock_orphan(sk);
 	sock->sk = NULL;
 	sock_put(sk);
@@ -141,6 +147,17 @@ static int ibt_publish_attach(struct ibt_sock *is, struct sockaddr *uaddr,
 	if (err)
 		return err;
 	if (!is->publisher) {
+		/*
+		 * The payload is copied from user space here, under the socket
+		 * lock alone, and only then, from kernel memory, into the send
+		 * buffer under the feed's tx_lock: a buffer that faults slowly
+		 * (userfaultfd, FUSE, NFS) stalls its own socket, never the
+		 * feed's teardown or anybody else.  Sized for the largest
+		 * datagram once, so the send path allocates nothing.
+		 */
+		is->tx_stage = kmalloc(is->feed->wire_max, GFP_KERNEL_ACCOUNT);
+		if (!is->tx_stage)
+			return -ENOMEM;
 		is->publisher = true;
 		atomic_inc(&is->feed->publishers);
 		is->pub_id = get_random_u32();
@@ -218,7 +235,15 @@ static int ibt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = -ENETDOWN;	/* the feed resumes when the port does */
 		goto out;
 	}
-	err = ibt_tx_send(is->feed, msg, len, is->pub_id, is->pub_seq + 1);
+	if (sizeof(struct ibtick_wire_hdr) + len > is->feed->wire_max) {
+		err = -EMSGSIZE;
+		goto out;
+	}
+	if (copy_from_iter(is->tx_stage, len, &msg->msg_iter) != len)
+		err = -EFAULT;
+	else
+		err = ibt_tx_send(is->feed, is->tx_stage, len, is->pub_id,
+				  is->pub_seq + 1);
 	if (!err) {
 		is->pub_seq++;
 		is->st.tx_ticks++;
@@ -246,10 +271,16 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
 		.orig_len = d->orig_len,
 	};
 	struct sock *sk = &is->sk;
+	bool lost_sent = false;
 	int err = 0;
 
-	bool lost_sent = false;
-
+	/*
+	 * No control buffer: the caller wants no cmsg, and is not told they
+	 * were cut (MSG_CTRUNC) - as UDP.  A pending loss stays pending for
+	 * the next call that has room; IBTICK_STATISTICS counts it anyway.
+	 */
+	if (!msg->msg_control)
+		return 0;
 	if (is->lost_pending && is->lost_cmsg) {
 		bool ctrunc = msg->msg_flags & MSG_CTRUNC;
 
@@ -301,7 +332,7 @@ static bool ibt_busy_wait(struct ibt_sock *is, long timeo)
 	spin = min_t(u64, (u64)usec * NSEC_PER_USEC,
 		     (u64)jiffies_to_nsecs(timeo));
 	return ibt_poll_caller(is->feed, READ_ONCE(is->cursor),
-			       ktime_get_ns() + spin);
+			       local_clock() + spin);
 }
 
 /* The ring is flagged DEAD: no tick will follow those in it. */
@@ -528,7 +559,7 @@ static int ibt_create(struct net *net, struct socket *sock, int protocol,
 	is->nslots = IBTICK_SLOTS_DEFAULT;
 	is->slot_size = IBTICK_SLOT_SIZE_DEFAULT;
 	is->lost_cmsg = true;
-	is->pid = task_tgid_nr(current);
+	is->tgid = get_pid(task_tgid(current));
 	ibt_sock_list_add(is);
 	return 0;
 }

@@ -8,11 +8,11 @@
  * (with selective signalling the last unsignalled sends could not be
  * waited for).  A full send queue is -EAGAIN, never a wait.
  *
- * Context: process (sendmsg), under the feed's tx_lock.
+ * Context: process (sendmsg), under the feed's tx_lock; the payload was
+ * copied from user space before (sock.c), never under this lock.
  */
 #include <linux/bottom_half.h>
 #include <linux/ktime.h>
-#include <linux/uio.h>
 #include <rdma/ib_verbs.h>
 
 #include "ibt.h"
@@ -81,7 +81,11 @@ void ibt_tx_comp(struct ib_cq *cq, void *ctx)
 	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
 }
 
-int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
+/*
+ * Send one tick of @len bytes at @payload (kernel memory: nothing here
+ * can fault or sleep on user space while tx_lock is held).
+ */
+int ibt_tx_send(struct ibt_feed *f, const void *payload, size_t len,
 		u32 pub_id, u64 pub_seq)
 {
 	struct ib_device *ibdev;
@@ -123,10 +127,7 @@ int ibt_tx_send(struct ibt_feed *f, struct msghdr *msg, size_t len,
 	h->pub_id = cpu_to_be32(pub_id);
 	h->reserved = 0;
 	h->pub_seq = cpu_to_be64(pub_seq);
-	if (copy_from_iter((u8 *)b->va + sizeof(*h), len, &msg->msg_iter) != len) {
-		err = -EFAULT;
-		goto out;
-	}
+	memcpy((u8 *)b->va + sizeof(*h), payload, len);
 	h->send_ns = cpu_to_be64(ktime_get_real_ns());
 	ib_dma_sync_single_for_device(ibdev, b->dma, total, DMA_TO_DEVICE);
 

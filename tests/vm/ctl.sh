@@ -203,7 +203,7 @@ stats_reset_and_deltas() {
 }
 
 unprivileged_denied() {
-	local rc=0 p
+	local rc=0 p p2
 	add_t1 || rc=1
 	# a root reader on t1, for sock show to show
 	$SUB -i veth0 -n 1000000 -t $(tmo 30) 239.3.0.1 7300 >/dev/null 2>"$R/u.err" &
@@ -213,12 +213,20 @@ unprivileged_denied() {
 	expect 1 "Operation not permitted" "${NOBODY[@]}" $IBTICK feed set t1 mode 0666 || rc=1
 	expect 1 "Operation not permitted" "${NOBODY[@]}" $IBTICK feed del t1 || rc=1
 	expect 0 "t1" "${NOBODY[@]}" $IBTICK feed show || rc=1
+	# sock show: nobody sees its own socket (on an auto feed), not root's;
+	# root sees both
+	"${NOBODY[@]}" $SUB -i veth0 -n 1000000 -t $(tmo 30) 239.3.0.6 7306 >/dev/null 2>"$R/u2.err" &
+	p2=$!
+	wait_bound "$R/u2.err" || rc=1
 	"${NOBODY[@]}" $IBTICK -j sock show >"$R/u-socks.json" || rc=1
-	jtrue "$R/u-socks.json" "[(s['pid'], s['feed']) for s in j] == [($p, 't1')]" ||
+	jtrue "$R/u-socks.json" "[(s['pid'], s['uid']) for s in j] == [($p2, 65534)]" ||
 		{ echo "  sock show as nobody: $(cat "$R/u-socks.json")"; rc=1; }
+	$IBTICK -j sock show >"$R/r-socks.json" || rc=1
+	jtrue "$R/r-socks.json" "sorted(s['pid'] for s in j) == sorted([$p, $p2])" ||
+		{ echo "  sock show as root: $(cat "$R/r-socks.json")"; rc=1; }
 	check_eq "$(jq_feed t1 "f['mode']")" 0640 "mode after denied set"
 	check_eq "$($IBTICK -j feed show | jin "[f['name'] for f in j]")" "['t1']" "feeds after denied add/del"
-	log_test "unprivileged: every mutating op EPERM, shows allowed, nothing changed" $rc
+	log_test "unprivileged: every mutating op EPERM, shows allowed (own sockets only), nothing changed" $rc
 }
 
 # tx_above FEED N: FEED's kernel tx_ticks counter is above N

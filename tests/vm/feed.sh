@@ -3,16 +3,18 @@
 # (veth1), subscribers on rxe0 (veth0) and on rxe1 itself (loopback policy);
 # conservation of every tick, a lapped slow reader, the socket API's error
 # table, device removal under blocked readers, unload refused while sockets
-# exist, and who may publish.
+# exist, who may publish, and a publisher stalled on its own buffer that
+# holds up nobody else.
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
 
+IBTICK=user/ibtick/ibtick
 SUB=user/tools/ibtick-sub
 PUB=user/tools/ibtick-pub
 ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
 	publish_needs_cap_net_raw port_flap_rejoin device_removal_blocked_reader
-	unload_refused_with_sockets"
+	unload_refused_with_sockets stalled_send_blocks_nobody"
 N=${N:-$(cnt 100000)}
 
 socket_api_table() {
@@ -132,6 +134,47 @@ unload_refused_with_sockets() {
 	rmmod ibtick || rc=1
 	insmod kmod/ibtick.ko || rc=1
 	log_test "rmmod refused while a socket exists, works after it closes" $rc
+}
+
+# ms_of CMD...: run CMD (output discarded), print how long it took in ms;
+# CMD's exit status.
+ms_of() {
+	local t0 rc
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1
+	rc=$?
+	echo $((($(date +%s%N) - t0) / 1000000))
+	return $rc
+}
+
+# A send whose user buffer faults for HOLD ms (userfaultfd) must stall its
+# own socket only: meanwhile feed show, another socket's bind and close, and
+# feed del of the very feed it sends on each finish within a second.
+stalled_send_blocks_nobody() {
+	local rc=0 r=$RESULTS/uffd hold=$((6000 * SLOW)) pid ms
+	mkdir -p "$r"
+	$IBTICK feed add uf group 239.2.0.9 port 7209 netdev veth1 >/dev/null || rc=1
+	tests/vm/uffdsend send veth1 239.2.0.9 7209 "$hold" >"$r/send.out" 2>&1 &
+	pid=$!
+	wait_for "$r/send.out" stalled || rc=1
+	ms=$(ms_of $IBTICK feed show uf) || { echo "  feed show uf failed"; rc=1; }
+	echo "  feed show during the stalled send: $ms ms"
+	((ms < 1000)) || { echo "  feed show waited for the stalled send"; rc=1; }
+	tests/vm/uffdsend bindclose veth0 239.2.0.10 7210 >"$r/bind.out" 2>&1
+	cat "$r/bind.out"
+	grep -q "^bindclose rc=0 " "$r/bind.out" || rc=1
+	ms=$(sed -n 's/.* ms=\([0-9]*\)$/\1/p' "$r/bind.out")
+	((${ms:-99999} < 1000)) || { echo "  bind + close waited for the stalled send"; rc=1; }
+	ms=$(ms_of $IBTICK feed del uf) || { echo "  feed del uf failed"; rc=1; }
+	echo "  feed del of the sender's feed during the stalled send: $ms ms"
+	((ms < 1000)) || { echo "  feed del waited for the stalled send"; rc=1; }
+	$IBTICK feed show uf >/dev/null 2>&1 && { echo "  uf still listed"; rc=1; }
+	# the send itself comes back once its page does, refused: its feed went
+	wait "$pid" || rc=1
+	cat "$r/send.out"
+	grep -q "^sent rc=-1 errno=No such device\|^sent rc=-1 errno=Network is down" "$r/send.out" ||
+		{ echo "  the stalled send did not end refused"; rc=1; }
+	log_test "a send stalled on its own buffer (userfaultfd) holds up no feed show, bind, close or feed del" $rc
 }
 
 run_tests

@@ -293,6 +293,12 @@ static void table_io(const char *sub_if, const char *pub_if)
 	EXPECT_OK(send(pub, buf, 100, 0), "send again");
 	n = recv(sub, buf, 10, MSG_TRUNC);
 	check(n == 100, "recv MSG_TRUNC: the real length (100)", errno);
+	EXPECT_OK(send(pub, buf, 100, 0), "send a third");
+	iov = (struct iovec){ buf, sizeof(buf) };
+	m = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1 };
+	n = recvmsg(sub, &m, 0);
+	check(n == 100 && !(m.msg_flags & MSG_CTRUNC),
+	      "recvmsg without a control buffer: no MSG_CTRUNC", errno);
 	len = sizeof(ga);
 	EXPECT_OK(getsockname(sub, (void *)&ga, &len), "getsockname");
 	check(ga.sibt_ifindex == if_nametoindex(sub_if) && ga.sibt_port == 7102,

@@ -140,13 +140,30 @@ static int on_event(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/* Join the ibtick family's multicast group @name; a libnl error code. */
+static int join_group(struct ibt_nl *nl, const char *name)
+{
+	int grp, err;
+
+	grp = genl_ctrl_resolve_grp(nl->sk, IBTICK_GENL_NAME, name);
+	if (grp < 0) {
+		fprintf(stderr, "ibtick: the module has no \"%s\" group (too old?)\n",
+			name);
+		return grp;
+	}
+	err = nl_socket_add_membership(nl->sk, grp);
+	if (err < 0 && err != -NLE_PERM)
+		fprintf(stderr, "ibtick: join %s group: %s\n", name, nl_geterror(err));
+	return err < 0 ? err : 0;
+}
+
 int cmd_monitor(struct cli *c)
 {
 	struct mon m = { .cats = CAT_ALL, .json = c->json };
 	const char *what = cli_next(c);
 	struct sigaction sa;
 	struct ibt_nl nl;
-	int grp, err, fd;
+	int err, fd;
 
 	if (what) {
 		if (cli_matches(what, "help")) {
@@ -175,20 +192,20 @@ int cmd_monitor(struct cli *c)
 	err = ibt_nl_open(&nl);
 	if (err)
 		return err;
-	grp = genl_ctrl_resolve_grp(nl.sk, IBTICK_GENL_NAME, IBTICK_MCGRP_EVENTS);
-	if (grp < 0) {
-		fprintf(stderr, "ibtick: the module has no \"%s\" group (too old?)\n",
-			IBTICK_MCGRP_EVENTS);
-		ibt_nl_close(&nl);
-		return EXIT_FAIL;
-	}
 	nl_socket_disable_seq_check(nl.sk);
 	nl_socket_modify_cb(nl.sk, NL_CB_VALID, NL_CB_CUSTOM, on_event, &m);
-	err = nl_socket_add_membership(nl.sk, grp);
-	if (err < 0) {
-		fprintf(stderr, "ibtick: join events group: %s\n", nl_geterror(err));
-		ibt_nl_close(&nl);
-		return EXIT_FAIL;
+	if (m.cats & (CAT_DEV | CAT_FEED)) {
+		err = join_group(&nl, IBTICK_MCGRP_EVENTS);
+		if (err)
+			goto fail;
+	}
+	if (m.cats & CAT_SOCK) {
+		/* other users' sockets: CAP_NET_ADMIN only, said once */
+		err = join_group(&nl, IBTICK_MCGRP_SOCK_EVENTS);
+		if (err == -NLE_PERM)
+			fprintf(stderr, "ibtick: socket events need CAP_NET_ADMIN: not shown\n");
+		else if (err)
+			goto fail;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;	/* no SA_RESTART: leave the receive */
@@ -234,4 +251,7 @@ int cmd_monitor(struct cli *c)
 	ibt_nl_close(&nl);
 	out_init(stdout, OUT_TEXT);	/* nothing left for main's out_finish */
 	return stop ? EXIT_OK : EXIT_FAIL;
+fail:
+	ibt_nl_close(&nl);
+	return EXIT_FAIL;
 }

@@ -144,8 +144,9 @@ struct ibtick_ring_hdr {
  * follows it, up to slot_size - sizeof(struct ibtick_slot) bytes.
  * @seq:	index of the tick in the ring (see the contract above)
  * @pub_seq:	the publisher's sequence number (from the wire header)
- * @rx_ns:	receive time, CLOCK_REALTIME ns, taken when the completion was
- *		polled from the CQ
+ * @rx_ns:	receive time, CLOCK_REALTIME ns, taken once per drain of the
+ *		CQ, when its first completions were polled (ticks drained
+ *		together share it)
  * @send_ns:	the publisher's send time (its CLOCK_REALTIME)
  * @pub_id:	the publisher's id (from the wire header)
  * @len:	payload bytes stored in the slot

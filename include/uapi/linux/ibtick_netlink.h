@@ -216,6 +216,9 @@ enum {
  * Sockets (IBTICK_CMD_SOCK_GET dump).  Counters are those of struct
  * ibtick_stats (socket part).  A mapped reader advances its cursor in user
  * space: the kernel knows it only when the reader sets IBTICK_RING_CURSOR.
+ * CAP_NET_ADMIN sees every socket, anybody else the sockets of their own
+ * uid only.  PIDs are those of the requester's PID namespace (0: not
+ * visible there), UIDs mapped into its netlink socket's user namespace.
  * ----------------------------------------------------------------------
  */
 #define IBTICK_SOCK_SUBSCRIBED	(1U << 0)	/* bind() */
@@ -227,7 +230,9 @@ enum {
 	IBTICK_A_SOCK_PAD,
 	IBTICK_A_SOCK_ID,		/* u64: unique while the module lives */
 	IBTICK_A_SOCK_INODE,		/* u64: as ss(8) and /proc/PID/fd show */
-	IBTICK_A_SOCK_PID,		/* u32: creator's thread group (request: filter) */
+	IBTICK_A_SOCK_PID,		/* u32: creator's thread group, in the
+					 * requester's PID namespace
+					 * (request: filter) */
 	IBTICK_A_SOCK_UID,		/* u32 */
 	IBTICK_A_SOCK_FEED_ID,		/* u32 (request: filter) */
 	IBTICK_A_SOCK_FEED_NAME,	/* string */
@@ -253,13 +258,17 @@ enum {
 };
 
 /* ------------------------------------------------------------------------
- * Events, multicast on the IBTICK_MCGRP_EVENTS group as IBTICK_CMD_EVENT.
+ * Events, multicast as IBTICK_CMD_EVENT: device, port and feed events on
+ * the IBTICK_MCGRP_EVENTS group, open to every user; socket events (they
+ * name a socket and its process: IBTICK_EV_READER_LAPPED) on the
+ * IBTICK_MCGRP_SOCK_EVENTS group, which only CAP_NET_ADMIN may join.
  * Reader-lapped, sequence-gap and RQ-empty events are rate limited (at most
  * ten a second per feed or socket); each carries the running total, so a
  * listener that saw any of them knows the whole count.
  * ----------------------------------------------------------------------
  */
 #define IBTICK_MCGRP_EVENTS	"events"
+#define IBTICK_MCGRP_SOCK_EVENTS "sock-events"
 
 enum ibtick_event {
 	IBTICK_EV_UNSPEC,
