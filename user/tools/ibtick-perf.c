@@ -52,6 +52,7 @@
 #define PROG		"ibtick-perf"
 #define MAX_MSG		4096
 #define PROBE_MAGIC	0x69627466u	/* "ibtf": our own payloads */
+#define PERFTEST_PORT	18515		/* perftest's out-of-band TCP port */
 
 enum mode { M_LAT, M_ONEWAY, M_RATE, M_FANOUT };
 
@@ -482,6 +483,54 @@ static void reap(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/* IBTICK_SLOW (as the VM tests use it): pacing pauses stretch by it. */
+static unsigned int slow(void)
+{
+	const char *e = getenv("IBTICK_SLOW");
+	long v = e ? strtol(e, NULL, 10) : 1;
+
+	return v >= 1 && v <= 100 ? (unsigned int)v : 1;
+}
+
+/*
+ * Wait until something on this host listens on TCP port @port (@tcp) or
+ * has UDP port @port bound, as /proc/net says, for up to @secs seconds: a
+ * server's readiness, for the servers (ib_send_lat, sockperf) that print
+ * none we could wait for.  True when it does.
+ */
+static bool wait_port(bool tcp, unsigned int port, int secs)
+{
+	const char *files[] = { tcp ? "/proc/net/tcp" : "/proc/net/udp",
+				tcp ? "/proc/net/tcp6" : "/proc/net/udp6" };
+	char line[512];
+
+	for (int i = 0; i < secs * 100; i++) {
+		for (size_t k = 0; k < 2; k++) {
+			FILE *f = fopen(files[k], "r");
+			unsigned int lport, state;
+
+			if (!f)
+				continue;
+			while (fgets(line, sizeof(line), f)) {
+				/* "  N: LOCALADDR:PORT REMADDR:PORT ST ..." */
+				char *c = strchr(line, ':');
+
+				if (!c || !(c = strchr(c + 1, ':')) ||
+				    sscanf(c + 1, "%x %*s %x", &lport, &state) != 2)
+					continue;
+				/* TCP: LISTEN (0A); UDP: any bound socket */
+				if (lport == port && (!tcp || state == 0x0A)) {
+					fclose(f);
+					return true;
+				}
+			}
+			fclose(f);
+		}
+		usleep(10000);
+	}
+	return false;
+}
+
 /* ib_send_lat -c UD between the two netdevs' RDMA devices. */
 static void floor_run(struct row *r, const char *dev_srv, const char *dev_cli,
 		      const char *ip_srv, const char *name)
@@ -504,9 +553,16 @@ static void floor_run(struct row *r, const char *dev_srv, const char *dev_cli,
 		if (run)
 			free(out);
 		s = spawn(srv, o.cpu2, NULL);
-		/* the server listens once it has set up: on a slow guest, try again */
+		/*
+		 * The server takes its client on perftest's TCP port once it has
+		 * set up; a client that still finds nobody tries again.
+		 */
 		for (int tries = 0;; tries++) {
-			sleep(1);
+			if (!wait_port(true, PERFTEST_PORT, 60))
+				fprintf(stderr, "%s: ib_send_lat's server is not listening on %d\n",
+					PROG, PERFTEST_PORT);
+			if (tries)
+				usleep(100000);
 			c = spawn(cli, o.cpu, &fd);
 			out = slurp(fd, 600);
 			reap(c);	/* also one that hung past slurp's limit */
@@ -570,7 +626,9 @@ static void sockperf_run(struct row *r, const char *ip_srv, const char *ip_cli,
 	snprintf(size, sizeof(size), "%ld", o.size);
 	snprintf(secs, sizeof(secs), "%.0f", seconds < 2 ? 2 : seconds);
 	s = spawn(srv, o.cpu2, NULL);
-	sleep(1);
+	if (!wait_port(false, o.port + 100, 60))
+		fprintf(stderr, "%s: sockperf's server did not bind port %u\n", PROG,
+			o.port + 100);
 	c = spawn(cli, o.cpu, &fd);
 	out = slurp(fd, 600);
 	reap(c);
@@ -928,7 +986,8 @@ static void publisher(unsigned int port, int steps, const long *count,
 		}
 		res->ns[s] = now_ns(CLOCK_MONOTONIC) - t0;
 		res->sent[s] = (uint64_t)count[s];
-		usleep(200000);
+		/* pacing, not readiness: let the readers drain between steps */
+		usleep(200000 * slow());
 	}
 	close(fd);
 	__atomic_store_n(&res->done, 1, __ATOMIC_RELEASE);
