@@ -123,7 +123,7 @@ build() {
 			[[ -d $ovr/$f ]] && inc+=("-I$ovr/$f")
 		done
 	fi
-	inc+=(-Iinclude/uapi -Iuser/lib -Iuser/common)
+	inc+=(-Iinclude/uapi -Iinclude -Iuser/lib -Iuser/common)
 	mkdir -p "$out.o"
 	: >"$out.log"
 	for f in "${srcs[@]}"; do
