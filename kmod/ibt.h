@@ -34,6 +34,7 @@
 #define _IBTICK_IBT_H
 
 #include <linux/atomic.h>
+#include <linux/hrtimer.h>
 #include <linux/irq_poll.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -214,6 +215,8 @@ struct ibt_feed {
 	/* receive: the CQ's owner only (poll.c) */
 	unsigned long		poll_state;	/* IBT_POLL_* bits */
 	struct irq_poll		iop;
+	/* a busy caller left the CQ disarmed: re-arm when it stays idle */
+	struct hrtimer		rearm_timer;
 	u32			rq_size;
 	u32			rx_buf_size;	/* GRH + wire_max */
 	struct ibt_buf		*rx;

@@ -14,7 +14,13 @@
  *    hands the CQ back (re-armed) while the feed has no subscribed socket
  *    and when it stops;
  *  - a caller spinning with SO_BUSY_POLL in recvmsg (IRQ mode): owns it,
- *    with preemption off, for the length of its spin.
+ *    with preemption off, for the length of its spin.  With
+ *    busy_poll_defer_us set, it leaves the CQ disarmed when it goes, as
+ *    SO_PREFER_BUSY_POLL leaves a NAPI instance: the next busy call finds
+ *    the ticks that came meanwhile without a CQ event, a softirq or a
+ *    re-arm on the way.  A timer (rearm_timer) hands the CQ back to the
+ *    softirq poll - drain, re-arm - if no caller comes within that time,
+ *    so sleeping readers of the feed wait at most that long more.
  *
  * A CQ event that finds the CQ owned must not be lost: the softirq poll
  * completes (so that it can be scheduled again), sets IBT_POLL_MISSED and
@@ -41,6 +47,14 @@
 #include "ibt.h"
 
 #define IBT_POLL_THREAD_BUDGET	64
+
+/*
+ * How long (µs) a CQ that an SO_BUSY_POLL caller drained stays disarmed
+ * for the next busy call; 0 (the default) re-arms it as the caller goes.
+ */
+static unsigned int busy_poll_defer_us;
+module_param(busy_poll_defer_us, uint, 0644);
+MODULE_PARM_DESC(busy_poll_defer_us, "leave the receive CQ disarmed this long (us) after an SO_BUSY_POLL caller drained it (default 0: re-arm at once)");
 
 /* Take the CQ without leaving a trace when it is owned. */
 static bool ibt_poll_trylock(struct ibt_feed *f)
@@ -107,6 +121,41 @@ int ibt_rx_poll(struct irq_poll *iop, int budget)
 	return done;
 }
 
+/*
+ * A busy caller left the CQ disarmed and none came back in time: let the
+ * softirq poll drain and re-arm it (and, should a caller own the CQ right
+ * now, leave MISSED for it).  Context: hard interrupt (hrtimer).
+ */
+static enum hrtimer_restart ibt_poll_rearm_timer(struct hrtimer *t)
+{
+	struct ibt_feed *f = container_of(t, struct ibt_feed, rearm_timer);
+
+	irq_poll_sched(&f->iop);	/* a no-op once teardown disabled it */
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * A busy caller lets the CQ go.  Without a defer time, as any owner: armed.
+ * With one: disarmed, the timer set.  What MISSED said until now can be
+ * forgotten (the event fired, so the CQ is disarmed, and the timer drains
+ * what it announced); what sets it from here on - an event, or the timer
+ * itself firing while we still own the CQ - is looked at after OWNED is
+ * dropped, as in ibt_poll_unlock(), so that nothing is left waiting.
+ */
+static void ibt_poll_unlock_caller(struct ibt_feed *f)
+{
+	unsigned int defer = READ_ONCE(busy_poll_defer_us);
+
+	if (!defer || !ibt_feed_live(f)) {
+		ibt_poll_unlock(f, true);
+		return;
+	}
+	clear_bit(IBT_POLL_MISSED, &f->poll_state);
+	hrtimer_start(&f->rearm_timer, ns_to_ktime((u64)defer * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL);
+	ibt_poll_unlock(f, false);
+}
+
 /* CQ event.  Context: the device's completion interrupt (or rxe's tasklet). */
 void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 {
@@ -154,7 +203,14 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns)
 		cpu_relax();
 	} while (local_clock() < end_ns);
 	if (owned) {
-		ibt_poll_unlock(f, true);
+		/*
+		 * With a tick the caller will be back: the deferred re-arm.
+		 * Without one it is about to sleep: the event is wanted now.
+		 */
+		if (got)
+			ibt_poll_unlock_caller(f);
+		else
+			ibt_poll_unlock(f, true);
 		preempt_enable();
 	}
 	return got;
@@ -235,6 +291,8 @@ void ibt_poll_init(struct ibt_feed *f)
 	init_waitqueue_head(&f->poll_wq);
 	f->poll_mode = IBTICK_POLL_IRQ;
 	f->poll_cpu = -1;
+	hrtimer_init(&f->rearm_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	f->rearm_timer.function = ibt_poll_rearm_timer;
 }
 
 /* Stop the busy-poll thread, if any.  poll_lock held. */
@@ -329,6 +387,8 @@ void ibt_poll_seize(struct ibt_feed *f)
 	while (!ibt_poll_trylock(f))
 		usleep_range(50, 200);
 	set_bit(IBT_POLL_SEIZED, &f->poll_state);
+	/* only an owner starts it: none will again */
+	hrtimer_cancel(&f->rearm_timer);
 }
 
 /* A socket subscribed: a waiting busy-poll thread goes back to work. */
