@@ -50,8 +50,8 @@ for t in $topics; do
 		run_topic "$t" "$t" ""
 		continue
 	fi
-	# the topic's ALL_TESTS="..." (it may span lines)
-	names=$(sed -n '/^ALL_TESTS="/,/"/p' "tests/vm/$t.sh" | sed 's/^ALL_TESTS="//; s/"$//' | xargs)
+	# the topic's ALL_TESTS="..." (on one line or several)
+	names=$(perl -0ne 'print $1 if /^ALL_TESTS="([^"]*)"/m' "tests/vm/$t.sh" | xargs)
 	for name in $names; do
 		echo "### tests/vm/$t.sh TESTS=$name"
 		TESTS=$name run_topic "$t" "$t/$name" 1
