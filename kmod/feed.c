@@ -175,6 +175,7 @@ static struct ibt_feed *ibt_feed_create_locked(struct ibt_dev *d, u32 port,
 	spin_lock_init(&f->new_ah_lock);
 	init_waitqueue_head(&f->wq);
 	mutex_init(&f->tx_lock);
+	mutex_init(&f->member_lock);
 	ibt_poll_init(f);
 	f->comp_vector = p->comp_vector;
 	spin_lock_init(&f->acl_lock);
@@ -211,7 +212,7 @@ static struct ibt_feed *ibt_feed_create_locked(struct ibt_dev *d, u32 port,
 	}
 
 	WRITE_ONCE(f->live, true);
-	err = ibt_feed_ib_setup(f, extack);
+	err = ibt_feed_ib_setup(f, p->receive, extack);
 	if (err)
 		goto out_free;
 	f->id = ibt_feed_next_id++;

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A feed's verbs resources: its cm id and join (join.c), the receive and
- * send buffers (DMA-mapped once), the PD, the receive and send CQs, the UD
- * QP and the address handle it sends with.  Built as one ladder, unwound in
- * reverse on failure; torn down in the same order by ibt_feed_ib_teardown().
- * The data path then never allocates or maps anything.
+ * A feed's verbs resources: its cm id and join (join.c), the send buffers
+ * (DMA-mapped once), the PD, the receive and send CQs, the UD QP and the
+ * address handle it sends with.  Built as one ladder, unwound in reverse on
+ * failure; torn down in the same order by ibt_feed_ib_teardown().
  *
- * Context: process, ibt_feeds_lock held (creation, teardown).
+ * The receive side - the receive buffers, posted, and the QP's attachment
+ * to the group - is built for the feed's first reader, by the creation when
+ * a reader creates the feed, or later by ibt_feed_ib_receive().  Until then
+ * the feed is a send-only member: the group's traffic is not delivered to
+ * its QP, and it holds no receive memory.  The data path never allocates or
+ * maps anything.
+ *
+ * Context: process; ibt_feeds_lock held for setup and teardown, the feed's
+ * member_lock for ibt_feed_ib_receive().
  */
 #include <linux/slab.h>
 #include <net/netlink.h>
@@ -20,6 +27,8 @@ static void ibt_bufs_free(struct ib_device *ibdev, struct ibt_buf *b, u32 n,
 {
 	u32 i;
 
+	if (!b)
+		return;
 	for (i = 0; i < n && b[i].va; i++) {
 		ib_dma_unmap_single(ibdev, b[i].dma, size, dir);
 		kfree(b[i].va);
@@ -122,17 +131,52 @@ static void ibt_feed_ib_quiesce(struct ibt_feed *f)
 }
 
 /*
- * Build the verbs side of @f and join its group.  Returns 0 with everything
- * in place, or an error with nothing left (f->live cleared when the
- * receive side had started).
+ * The receive side, once per feed: the receive buffers, DMA-mapped and
+ * posted, then the QP attached to the group.  A failure leaves what was
+ * built to the teardown (buffers posted to a live QP cannot be taken back)
+ * and the next reader carries on from there.  Context: process; the feed's
+ * member_lock, or its creation.
  */
-int ibt_feed_ib_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
+static int ibt_feed_rx_start(struct ibt_feed *f)
+{
+	int err = 0;
+
+	if (!f->rx) {
+		f->rx = ibt_bufs_alloc(f->dev->ibdev, f->rq_size,
+				       f->rx_buf_size, DMA_FROM_DEVICE);
+		if (!f->rx)
+			return -ENOMEM;
+	}
+	err = ibt_rx_post_all(f);	/* those not posted yet */
+	if (err)
+		return err;
+	mutex_lock(&f->tx_lock);	/* f->attached, f->mgid: ibt_join_apply */
+	if (!f->attached) {
+		err = ib_attach_mcast(f->qp, &f->mgid, f->mlid);
+		f->attached = !err;
+	}
+	mutex_unlock(&f->tx_lock);
+	if (!err)	/* pairs with ibt_feed_ib_receive()'s unlocked look */
+		smp_store_release(&f->receiving, true);
+	return err;
+}
+
+/*
+ * Build the verbs side of @f and join its group: a full member that
+ * receives when @receive (a reader creates the feed), else a send-only
+ * member.  Returns 0 with everything in place, or an error with nothing
+ * left (f->live cleared when the receive side had started).
+ */
+int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
+		      struct netlink_ext_ack *extack)
 {
 	struct ib_cq_init_attr cqa = { .comp_vector = f->comp_vector };
 	struct ib_device *ibdev = f->dev->ibdev;
 	struct ib_port_attr pa;
 	int err;
 
+	f->member = receive ? IBTICK_FEED_MEMBER_FULL :
+			      IBTICK_FEED_MEMBER_SEND_ONLY;
 	err = ibt_join_bind(f, extack);
 	if (err)
 		return err;
@@ -149,13 +193,9 @@ int ibt_feed_ib_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
 	f->rx_buf_size = sizeof(struct ib_grh) + f->wire_max;
 
 	err = -ENOMEM;
-	f->rx = ibt_bufs_alloc(ibdev, f->rq_size, f->rx_buf_size,
-			       DMA_FROM_DEVICE);
-	if (!f->rx)
-		goto out_id;
 	f->tx = ibt_bufs_alloc(ibdev, f->sq_size, f->wire_max, DMA_TO_DEVICE);
 	if (!f->tx)
-		goto out_rx;
+		goto out_id;
 	f->pd = ib_alloc_pd(ibdev, 0);
 	if (IS_ERR(f->pd)) {
 		err = PTR_ERR(f->pd);
@@ -182,37 +222,44 @@ int ibt_feed_ib_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
 	err = ibt_qp_to_rts(f);
 	if (err)
 		goto out_qp;
-	err = ibt_rx_post_all(f);
-	if (err)
-		goto out_qp;
 	ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP);
 
 	/* from here a CQ event may schedule the receive poll */
 	err = ibt_join(f, extack);
 	if (err)
 		goto out_stop;
-	err = ib_attach_mcast(f->qp, &f->mgid, f->mlid);
-	if (err)
-		goto out_stop;
-	f->attached = true;
 	f->ah = rdma_create_ah(f->pd, &f->ah_attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(f->ah)) {
 		err = PTR_ERR(f->ah);
 		f->ah = NULL;
-		goto out_detach;
+		goto out_stop;
+	}
+	if (receive) {
+		err = ibt_feed_rx_start(f);
+		if (err) {
+			NL_SET_ERR_MSG(extack, "could not start receiving");
+			goto out_ah;
+		}
 	}
 	return 0;
 
-out_detach:
-	ib_detach_mcast(f->qp, &f->mgid, f->mlid);
-	f->attached = false;
+out_ah:
+	rdma_destroy_ah(f->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	f->ah = NULL;
 out_stop:
 	WRITE_ONCE(f->live, false);
 	ibt_poll_seize(f);
 	ibt_feed_ib_quiesce(f);
+	if (f->attached)
+		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
+	f->attached = false;
+	f->receiving = false;
 out_qp:
 	ib_destroy_qp(f->qp);
 	f->qp = NULL;
+	/* posted receive buffers are free once the QP is gone */
+	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
+		      DMA_FROM_DEVICE);
 out_scq:
 	ib_destroy_cq(f->scq);
 out_rcq:
@@ -221,16 +268,43 @@ out_pd:
 	ib_dealloc_pd(f->pd);
 out_tx:
 	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
-out_rx:
-	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
-		      DMA_FROM_DEVICE);
 out_id:
 	ibt_join_destroy(f);
+	f->member = IBTICK_FEED_MEMBER_NONE;
 	f->rcq = NULL;
 	f->scq = NULL;
 	f->pd = NULL;
 	f->rx = NULL;
 	f->tx = NULL;
+	return err;
+}
+
+/*
+ * Make @f receive, for a reader: a full member of the group, its receive
+ * buffers posted, its QP attached.  Done once; later callers return at
+ * once, concurrent ones wait for the first.  The global ibt_feeds_lock is
+ * not held: the join is a fabric round trip (IBT_JOIN_TIMEOUT_MS at most),
+ * and only this feed's member_lock waits for it.  Context: process.
+ */
+int ibt_feed_ib_receive(struct ibt_feed *f)
+{
+	int err = 0;
+
+	/* pairs with ibt_feed_rx_start(): receiving, then all it built */
+	if (smp_load_acquire(&f->receiving))
+		return 0;
+	mutex_lock(&f->member_lock);
+	if (f->receiving)
+		goto out;
+	if (!ibt_feed_live(f)) {
+		err = -ENODEV;
+		goto out;
+	}
+	err = ibt_join_upgrade(f);
+	if (!err)
+		err = ibt_feed_rx_start(f);
+out:
+	mutex_unlock(&f->member_lock);
 	return err;
 }
 
@@ -244,10 +318,14 @@ void ibt_feed_ib_teardown(struct ibt_feed *f)
 	struct ib_device *ibdev = f->dev->ibdev;
 
 	lockdep_assert_held(&ibt_feeds_lock);
+	/* a reader's upgrade waiting for its join gives up (!live) */
+	wake_up_all(&f->wq);
+	mutex_lock(&f->member_lock);
 	ibt_feed_ib_quiesce(f);
 	if (f->attached)
 		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
 	f->attached = false;
+	f->receiving = false;
 	/* serialise with a sender between its live check and its post */
 	mutex_lock(&f->tx_lock);
 	ib_destroy_qp(f->qp);	/* before the AH its flushed sends used */
@@ -262,6 +340,8 @@ void ibt_feed_ib_teardown(struct ibt_feed *f)
 	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
 		      DMA_FROM_DEVICE);
 	ibt_join_destroy(f);	/* leaves the group; no handler runs after */
+	WRITE_ONCE(f->member, IBTICK_FEED_MEMBER_NONE);
+	mutex_unlock(&f->member_lock);
 	f->rcq = NULL;
 	f->scq = NULL;
 	f->pd = NULL;

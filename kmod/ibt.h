@@ -206,6 +206,16 @@ struct ibt_feed {
 	struct completion	joined;
 	bool			join_pending;	/* until the cm handler reports */
 	int			join_err;
+	/*
+	 * Membership (join.c): send-only until the first reader, then full.
+	 * member_lock serialises the upgrade with the rejoin work and the
+	 * teardown; it is taken after ibt_feeds_lock, never before it.
+	 */
+	struct mutex		member_lock;
+	u8			member;	/* IBTICK_FEED_MEMBER_*; READ_ONCE */
+	bool			receiving; /* attached, buffers posted; member_lock */
+	bool			upgrading; /* the join in flight is the upgrade */
+	int			upgrade_err;
 	struct rdma_ah_attr	ah_attr;	/* from the join; ref held */
 	bool			have_ah_attr;
 	/* a rejoin's new attributes, for the rejoin work; new_ah_lock */
@@ -336,6 +346,8 @@ struct ibt_feed_params {
 	const char	*name;
 	struct ibt_acl	acl;
 	u8	loopback_policy;
+	/* the creator reads: a full member at once (else send-only) */
+	bool	receive;
 };
 
 struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
@@ -357,13 +369,16 @@ static inline bool ibt_feed_live(const struct ibt_feed *f)
 	return READ_ONCE(f->live);
 }
 
-/* feed_ib.c: ibt_feeds_lock held */
-int ibt_feed_ib_setup(struct ibt_feed *f, struct netlink_ext_ack *extack);
+/* feed_ib.c: setup and teardown with ibt_feeds_lock held, receive without */
+int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
+		      struct netlink_ext_ack *extack);
 void ibt_feed_ib_teardown(struct ibt_feed *f);
+int ibt_feed_ib_receive(struct ibt_feed *f);
 
 /* join.c */
 int ibt_join_bind(struct ibt_feed *f, struct netlink_ext_ack *extack);
 int ibt_join(struct ibt_feed *f, struct netlink_ext_ack *extack);
+int ibt_join_upgrade(struct ibt_feed *f);
 void ibt_join_destroy(struct ibt_feed *f);
 void ibt_join_dev_event(unsigned long what, struct ibt_dev *d,
 			const struct ibt_dev_port_event *pe);

@@ -2,7 +2,8 @@
 /*
  * A feed's multicast membership, through the in-kernel rdma_cm: the cm id
  * that binds the feed to its device port, the join (an SA join on
- * InfiniBand, an IGMP membership of the netdev on RoCE), and the rejoin
+ * InfiniBand, an IGMP membership of the netdev on RoCE), the upgrade from
+ * a send-only to a full membership for the feed's first reader, and the rejoin
  * after a port comes back, the SM asks clients to reregister, or a group
  * is lost - with a doubling delay capped at IBT_REJOIN_MAX_S, as IPoIB.
  *
@@ -104,11 +105,12 @@ static void ibt_join_apply(struct ibt_feed *f)
 	}
 	ibt_tx_drain(f, 100);
 	mutex_lock(&f->tx_lock);
-	if (f->attached)
+	if (f->attached) {	/* a send-only feed has nothing to move */
 		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
-	f->attached = !ib_attach_mcast(f->qp, &mgid, mlid);
-	if (!f->attached)
-		atomic64_inc(&f->st.join_errors);
+		f->attached = !ib_attach_mcast(f->qp, &mgid, mlid);
+		if (!f->attached)
+			atomic64_inc(&f->st.join_errors);
+	}
 	old_ah = f->ah;
 	f->ah = ah;
 	WRITE_ONCE(f->mlid, mlid);
@@ -121,6 +123,29 @@ static void ibt_join_apply(struct ibt_feed *f)
 }
 
 /*
+ * The answer to an upgrade's full join (ibt_join_upgrade, which waits for
+ * it): a new MLID is left for the rejoin work like a rejoin's.  Context:
+ * rdma_cm handler.
+ */
+static void ibt_join_upgraded(struct ibt_feed *f, struct rdma_cm_event *ev)
+{
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN) {
+		f->upgrade_err = 0;
+		ibt_join_rejoined(f, &ev->param.ud.ah_attr);
+	} else {
+		f->upgrade_err = ev->status ?: -ENETUNREACH;
+		atomic64_inc(&f->st.join_errors);
+		if (READ_ONCE(f->announced))
+			ibt_ev_feed(IBTICK_EV_JOIN_FAILED, f, -f->upgrade_err,
+				    0, atomic64_read(&f->st.join_errors));
+	}
+	WRITE_ONCE(f->upgrading, false);
+	/* upgrade_err first: the waiter reads it once this is false */
+	smp_store_release(&f->join_pending, false);
+	wake_up_all(&f->wq);
+}
+
+/*
  * rdma_cm events for a feed's id.  Context: rdma_cm's work queue.  Only the
  * join result matters here; the id is destroyed by the feed's teardown,
  * never by returning non-zero.
@@ -129,6 +154,12 @@ static int ibt_join_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct ibt_feed *f = id->context;
 
+	if ((ev->event == RDMA_CM_EVENT_MULTICAST_JOIN ||
+	     ev->event == RDMA_CM_EVENT_MULTICAST_ERROR) &&
+	    READ_ONCE(f->upgrading)) {
+		ibt_join_upgraded(f, ev);
+		return 0;
+	}
 	switch (ev->event) {
 	case RDMA_CM_EVENT_MULTICAST_JOIN:
 	case RDMA_CM_EVENT_MULTICAST_ERROR:
@@ -240,6 +271,17 @@ out_null:
 	return err;
 }
 
+/* Leave the feed's group: its one membership, whatever state. */
+static void ibt_join_leave(struct ibt_feed *f)
+{
+	struct sockaddr_in grp = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = f->group,
+	};
+
+	rdma_leave_multicast(f->cm_id, (struct sockaddr *)&grp);
+}
+
 static int ibt_join_request(struct ibt_feed *f)
 {
 	struct sockaddr_in grp = {
@@ -250,7 +292,9 @@ static int ibt_join_request(struct ibt_feed *f)
 
 	WRITE_ONCE(f->join_pending, true);
 	err = rdma_join_multicast(f->cm_id, (struct sockaddr *)&grp,
-				  BIT(FULLMEMBER_JOIN), f);
+				  READ_ONCE(f->member) == IBTICK_FEED_MEMBER_FULL ?
+				  BIT(FULLMEMBER_JOIN) :
+				  BIT(SENDONLY_FULLMEMBER_JOIN), f);
 	if (err)
 		WRITE_ONCE(f->join_pending, false);
 	return err;
@@ -278,6 +322,14 @@ int ibt_join(struct ibt_feed *f, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "multicast join did not complete");
 		return left ? (int)left : -ETIMEDOUT;
 	}
+	if (f->join_err && f->member == IBTICK_FEED_MEMBER_SEND_ONLY &&
+	    rdma_cap_ib_mcast(f->dev->ibdev, f->port_num)) {
+		/* a subnet manager without send-only full members: join fully */
+		ibt_join_leave(f);
+		f->member = IBTICK_FEED_MEMBER_FULL;
+		reinit_completion(&f->joined);
+		return ibt_join(f, extack);
+	}
 	if (f->join_err) {
 		NL_SET_ERR_MSG(extack, "multicast join failed");
 		return f->join_err;
@@ -288,6 +340,61 @@ int ibt_join(struct ibt_feed *f, struct netlink_ext_ack *extack)
 	if (grh->sgid_attr)
 		f->sgid = grh->sgid_attr->gid;
 	return 0;
+}
+
+/*
+ * Become a full member for the feed's first reader: leave the send-only
+ * membership, join as a full member, wait for the answer.  Senders keep
+ * their address handle meanwhile (a multicast LID routes to the group's
+ * members whether or not the sender is one; a RoCE sender needs no
+ * membership).  On failure the send-only membership is asked for again,
+ * and the rejoin work takes its answer.  A feed that is a full member
+ * already (see ibt_join) returns at once.  Context: process, member_lock
+ * held, no other ibtick lock.
+ */
+int ibt_join_upgrade(struct ibt_feed *f)
+{
+	unsigned long tmo = msecs_to_jiffies(IBT_JOIN_TIMEOUT_MS);
+	long left;
+	int err;
+
+	lockdep_assert_held(&f->member_lock);
+	if (f->member == IBTICK_FEED_MEMBER_FULL)
+		return 0;
+	/* a rejoin in flight answers first */
+	left = wait_event_interruptible_timeout(f->wq,
+			!READ_ONCE(f->join_pending) || !ibt_feed_live(f), tmo);
+	if (!ibt_feed_live(f))
+		return -ENODEV;
+	if (left <= 0)
+		return left ? (int)left : -ETIMEDOUT;
+	ibt_join_leave(f);
+	WRITE_ONCE(f->member, IBTICK_FEED_MEMBER_FULL);
+	WRITE_ONCE(f->upgrading, true);
+	err = ibt_join_request(f);
+	if (err)
+		goto revert;
+	left = wait_event_interruptible_timeout(f->wq,
+			!READ_ONCE(f->join_pending) || !ibt_feed_live(f), tmo);
+	if (!ibt_feed_live(f))
+		return -ENODEV;	/* the teardown ends the join */
+	if (smp_load_acquire(&f->join_pending)) {
+		/* no answer: call the join off (no handler runs after) */
+		ibt_join_leave(f);
+		WRITE_ONCE(f->join_pending, false);
+		err = left ? (int)left : -ETIMEDOUT;
+		goto revert;
+	}
+	err = f->upgrade_err;
+	if (!err)
+		return 0;
+revert:
+	WRITE_ONCE(f->upgrading, false);
+	ibt_join_leave(f);	/* a failed join stays listed until left */
+	WRITE_ONCE(f->member, IBTICK_FEED_MEMBER_SEND_ONLY);
+	if (ibt_join_request(f))
+		atomic64_inc(&f->st.join_errors);
+	return err;
 }
 
 /*
@@ -319,11 +426,11 @@ static void ibt_rejoin_work(struct work_struct *work)
 {
 	struct ibt_dev *d = container_of(to_delayed_work(work), struct ibt_dev,
 					 rejoin_work);
-	struct sockaddr_in grp = { .sin_family = AF_INET };
 	unsigned long ports = xchg(&d->rejoin_ports, 0);
 	struct ibt_feed *f;
 	bool failed = false;
 	u32 idx;
+	int err;
 
 	mutex_lock(&ibt_feeds_lock);
 	list_for_each_entry(f, &ibt_feeds, list) {
@@ -342,9 +449,16 @@ static void ibt_rejoin_work(struct work_struct *work)
 		/* a port that is down rejoins on its PORT_ACTIVE */
 		if (!READ_ONCE(f->dport->active))
 			continue;
-		grp.sin_addr.s_addr = f->group;
-		rdma_leave_multicast(f->cm_id, (struct sockaddr *)&grp);
-		if (ibt_join_request(f)) {
+		/* a reader's upgrade is joining: its answer is as fresh */
+		if (!mutex_trylock(&f->member_lock)) {
+			set_bit(idx, &d->rejoin_ports);
+			failed = true;
+			continue;
+		}
+		ibt_join_leave(f);
+		err = ibt_join_request(f);
+		mutex_unlock(&f->member_lock);
+		if (err) {
 			atomic64_inc(&f->st.join_errors);
 			set_bit(idx, &d->rejoin_ports);
 			failed = true;

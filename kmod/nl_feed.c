@@ -59,6 +59,7 @@ static int ibt_fill_feed(struct sk_buff *skb, struct ibt_feed *f)
 	    nla_put_s32(skb, IBTICK_A_FEED_POLL_CPU, READ_ONCE(f->poll_cpu)) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_COMP_VECTOR, f->comp_vector) ||
 	    nla_put_u8(skb, IBTICK_A_FEED_LOOPBACK, f->loopback_policy) ||
+	    nla_put_u8(skb, IBTICK_A_FEED_MEMBERSHIP, READ_ONCE(f->member)) ||
 	    nla_put_u8(skb, IBTICK_A_FEED_ADMIN, f->admin) ||
 	    nla_put_u8(skb, IBTICK_A_FEED_LIVE, live) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_DEV_INDEX, f->dev->index) ||

@@ -28,7 +28,12 @@ static void ibt_rx_sge(struct ibt_feed *f, u32 i, struct ib_recv_wr *wr,
 	wr->next = NULL;
 }
 
-/* Post every receive buffer once, at feed creation.  Context: process. */
+/*
+ * Post every receive buffer once, when the feed starts receiving: those
+ * not posted yet, should an earlier attempt have stopped part way.  Before
+ * the QP is attached nothing completes, so f->rx_seq counts the buffers
+ * posted.  Context: process, the feed's member_lock or its creation.
+ */
 int ibt_rx_post_all(struct ibt_feed *f)
 {
 	struct ib_recv_wr wr;
@@ -36,7 +41,7 @@ int ibt_rx_post_all(struct ibt_feed *f)
 	u32 i;
 	int err;
 
-	for (i = 0; i < f->rq_size; i++) {
+	for (i = f->rx_seq; i < f->rq_size; i++) {
 		ibt_rx_sge(f, i, &wr, &sge);
 		f->rx[i].seq = f->rx_seq++;
 		err = ib_post_recv(f->qp, &wr, NULL);

@@ -77,6 +77,7 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
 		.nslots = is->nslots,
 		.slot_size = is->slot_size,
 		.comp_vector = is->comp_vector,
+		.receive = want == IBT_ACL_READ,
 	};
 	struct ibt_addr a;
 	struct ibt_feed *f;
@@ -125,6 +126,10 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 		goto out;
 	}
 	err = ibt_attach(is, uaddr, len, IBT_ACL_READ);
+	if (err)
+		goto out;
+	/* a feed its publishers created joins fully for its first reader */
+	err = ibt_feed_ib_receive(is->feed);
 	if (err)
 		goto out;
 	is->cursor = ibt_ring_producer(&is->feed->ring);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # VM topic: the AF_IBTICK data path on Soft-RoCE.  A publisher on rxe1
 # (veth1), subscribers on rxe0 (veth0) and on rxe1 itself (loopback policy);
-# conservation of every tick, a lapped slow reader, the socket API's error
+# conservation of every tick, one delivery per tick (a publisher's feed is a
+# send-only member until a reader binds on its host), a lapped slow reader, the socket API's error
 # table, device removal under blocked readers, unload refused while sockets
 # exist, who may publish, and a publisher stalled on its own buffer that
 # holds up nobody else.
@@ -14,7 +15,8 @@ SUB=user/tools/ibtick-sub
 PUB=user/tools/ibtick-pub
 ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
 	publish_needs_cap_net_raw port_flap_rejoin device_removal_blocked_reader
-	unload_refused_with_sockets stalled_send_blocks_nobody"
+	unload_refused_with_sockets stalled_send_blocks_nobody
+	send_only_until_reader"
 N=${N:-$(cnt 100000)}
 
 socket_api_table() {
@@ -175,6 +177,83 @@ stalled_send_blocks_nobody() {
 	grep -q "^sent rc=-1 errno=No such device\|^sent rc=-1 errno=Network is down" "$r/send.out" ||
 		{ echo "  the stalled send did not end refused"; rc=1; }
 	log_test "a send stalled on its own buffer (userfaultfd) holds up no feed show, bind, close or feed del" $rc
+}
+
+# feed_qp NAME: "member deliveries rx_ticks loopback_dropped tx_ticks" of
+# feed NAME; deliveries are the receive completions its QP had, by anyone
+feed_qp() {
+	"$IBTICK" -j -s feed show "$1" | JIN_BIND="f = j[0]; s = f['stats']" \
+		jin "f['member'], s['cqe_irq'] + s['cqe_thread'] + s['cqe_caller'], s['rx_ticks'], s['loopback_dropped'], s['tx_ticks']"
+}
+
+# same ACTUAL EXPECTED WHAT: say what differs, status 1
+same() { [[ $1 == "$2" ]] || { echo "  $3: expected '$2', got '$1'"; return 1; }; }
+
+rcvd_pkts() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/rcvd_pkts"; }
+
+# in_group NETDEV GROUP: is NETDEV a member of GROUP at the IP layer (IGMP)?
+in_group() { ip maddr show dev "$1" | grep -qE "inet +${2//./\\.}( |\$)"; }
+
+# A feed only publishers use is a send-only member: no IGMP membership of
+# its netdev, no QP attached, so a tick reaches exactly one QP - the
+# subscriber's - and the publisher's device receives nothing.  The first
+# reader on the publisher's host makes it a full member; its own ticks then
+# reach that reader (loopback).  Counted by the feeds' completions and by
+# the rxe devices' own packet counters.
+send_only_until_reader() {
+	local rc=0 r=$RESULTS/sendonly g=239.2.0.11 p=7211 n=$(cnt 2000)
+	local pub sub rx0 rx1 before
+	mkdir -p "$r"
+	$IBTICK feed add so_pub group $g port $p netdev veth1 >/dev/null || rc=1
+	$IBTICK feed add so_sub group $g port $p netdev veth0 >/dev/null || rc=1
+	read -ra pub <<<"$(feed_qp so_pub)"
+	read -ra sub <<<"$(feed_qp so_sub)"
+	same "${pub[0]} ${sub[0]}" "send-only send-only" "membership with no reader" || rc=1
+	in_group veth1 $g && { echo "  veth1 joined $g for a feed with no reader"; rc=1; }
+	$SUB -i veth0 -n "$n" -t $(tmo 15) -j $g $p >"$r/a.json" 2>"$r/a.err" &
+	wait_bound "$r/a.err" || rc=1
+	read -ra sub <<<"$(feed_qp so_sub)"
+	same "${sub[0]}" full "so_sub after its first reader" || rc=1
+	in_group veth0 $g || { echo "  veth0 did not join $g for its reader"; rc=1; }
+	rx0=$(rcvd_pkts rxe0)
+	rx1=$(rcvd_pkts rxe1)
+	$PUB -i veth1 -n "$n" $g $p || rc=1
+	wait
+	echo "  a: $(cat "$r/a.json")"
+	read -ra pub <<<"$(feed_qp so_pub)"
+	read -ra sub <<<"$(feed_qp so_sub)"
+	echo "  so_pub: ${pub[*]}; so_sub: ${sub[*]} (member deliveries rx_ticks loopback_dropped tx_ticks)"
+	echo "  rxe0 received $(($(rcvd_pkts rxe0) - rx0)) packets, rxe1 $(($(rcvd_pkts rxe1) - rx1))"
+	same "${pub[4]}" "$n" "so_pub tx_ticks" || rc=1
+	# the publisher's host: no delivery at all
+	same "${pub[1]} ${pub[3]} $(($(rcvd_pkts rxe1) - rx1))" "0 0 0" \
+		"publisher host: deliveries, loopback drops, rxe1 packets" || rc=1
+	# the subscriber's: one delivery per tick that crossed the wire
+	((sub[1] == sub[2] && sub[1] <= n && sub[1] * 100 >= n * 95)) ||
+		{ echo "  so_sub: deliveries ${sub[1]} != rx_ticks ${sub[2]}, or outside 95-100% of $n"; rc=1; }
+	same "$(($(rcvd_pkts rxe0) - rx0))" "${sub[1]}" "rxe0 packets == so_sub deliveries" || rc=1
+	jtrue "$r/a.json" "j['delivered'] + j['lost'] == j['feed_rx'] == ${sub[2]}" ||
+		{ echo "  a: delivered + lost != the feed's rx_ticks"; rc=1; }
+
+	# a reader on the publisher's host: so_pub becomes a full member
+	before=${pub[1]}
+	$SUB -i veth1 -l -n "$n" -t $(tmo 15) -j $g $p >"$r/c.json" 2>"$r/c.err" &
+	wait_bound "$r/c.err" || rc=1
+	read -ra pub <<<"$(feed_qp so_pub)"
+	same "${pub[0]}" full "so_pub after a reader bound on its host" || rc=1
+	in_group veth1 $g || { echo "  veth1 did not join $g for its reader"; rc=1; }
+	$PUB -i veth1 -n "$n" $g $p || rc=1
+	wait
+	echo "  c: $(cat "$r/c.json")"
+	read -ra pub <<<"$(feed_qp so_pub)"
+	echo "  so_pub: ${pub[*]}"
+	((pub[1] - before == pub[2] && pub[2] * 100 >= n * 95)) ||
+		{ echo "  so_pub: the loopback reader's ticks were not delivered once each"; rc=1; }
+	jtrue "$r/c.json" "j['delivered'] + j['lost'] == j['feed_rx'] and j['unique'] == j['delivered'] and j['delivered'] * 100 >= $n * 95" ||
+		{ echo "  c: its own host's ticks did not arrive"; rc=1; }
+	$IBTICK feed del so_pub || rc=1
+	$IBTICK feed del so_sub || rc=1
+	log_test "a publisher-only feed is a send-only member: one delivery per tick; full member for its first reader" $rc
 }
 
 run_tests

@@ -156,6 +156,7 @@ enum {
 	IBTICK_A_FEED_MGID,		/* binary[16] */
 	IBTICK_A_FEED_RING_BYTES,	/* u64: header + slots */
 	IBTICK_A_FEED_STATS,		/* nest: IBTICK_A_FSTAT_* */
+	IBTICK_A_FEED_MEMBERSHIP,	/* u8: enum ibtick_feed_membership */
 
 	/* add new constants above here */
 	__IBTICK_A_FEED_CNT,
@@ -174,6 +175,19 @@ enum {
 enum ibtick_feed_loopback {
 	IBTICK_FEED_LOOPBACK_SOCKET,	/* each socket's IBTICK_LOOPBACK decides */
 	IBTICK_FEED_LOOPBACK_DENY,	/* own host's ticks are never delivered */
+};
+
+/*
+ * How the feed's device port belongs to the group.  A feed sends as a
+ * send-only member (InfiniBand: SendOnlyFullMember; RoCE: no IGMP
+ * membership of the netdev) and receives nothing - no QP attached, no
+ * receive buffers - until its first reader binds; from then on it is a
+ * full member until it is destroyed.
+ */
+enum ibtick_feed_membership {
+	IBTICK_FEED_MEMBER_NONE,	/* not joined: the feed is dead */
+	IBTICK_FEED_MEMBER_SEND_ONLY,
+	IBTICK_FEED_MEMBER_FULL,
 };
 
 /* Feed counters (monotonic, never reset), nested in IBTICK_A_FEED_STATS. */
