@@ -100,12 +100,14 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	const struct ibtick_wire_hdr *h;
 	struct ibt_pub_verdict v;
 	struct ibtick_slot *s;
+	/* what the device wrote (GRH included), not the whole buffer */
+	u32 dma_len = min(wc->byte_len, f->rx_buf_size);
 	u32 len, plen, hlen, copy;
 	u16 flags = 0;
 	u64 idx;
 	void *va;
 
-	ib_dma_sync_single_for_cpu(ibdev, f->rx[wc->wr_id].dma, f->rx_buf_size,
+	ib_dma_sync_single_for_cpu(ibdev, f->rx[wc->wr_id].dma, dma_len,
 				   DMA_FROM_DEVICE);
 	va = f->rx[wc->wr_id].va + sizeof(struct ib_grh);
 	h = va;
@@ -166,8 +168,8 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	f->st.rx_ticks++;
 	f->st.rx_bytes += plen;
 out:
-	ib_dma_sync_single_for_device(ibdev, f->rx[wc->wr_id].dma,
-				      f->rx_buf_size, DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_device(ibdev, f->rx[wc->wr_id].dma, dma_len,
+				      DMA_FROM_DEVICE);
 }
 
 /*
