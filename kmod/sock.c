@@ -492,6 +492,26 @@ out:
 	return err;
 }
 
+/*
+ * poll(2) and select(2) that are about to sleep - the first look of a call
+ * with a timeout - on a socket with SO_BUSY_POLL spin first, as recvmsg
+ * does: up to sk_ll_usec, draining the CQ from here when nobody else does.
+ * A mapped reader waiting in ibtick_wait() (after IBTICK_RING_CURSOR says
+ * where it is) thus takes its ticks without a CQ event, softirq or wake-up
+ * on the way.  epoll's later looks pass no table (poll_does_not_wait), so
+ * epoll_wait() never spins here.  True when a tick past @cursor arrived.
+ */
+static bool ibt_poll_busy(struct ibt_sock *is, struct ibt_feed *f, u64 cursor,
+			  poll_table *wait)
+{
+	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
+
+	if (!usec || poll_does_not_wait(wait) || ibt_feed_dead(f))
+		return false;
+	return ibt_poll_caller(f, cursor,
+			       local_clock() + (u64)usec * NSEC_PER_USEC);
+}
+
 static __poll_t ibt_poll(struct file *file, struct socket *sock,
 			 poll_table *wait)
 {
@@ -499,6 +519,7 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	/* pairs with the release in ibt_attach(): a set feed is initialised */
 	struct ibt_feed *f = smp_load_acquire(&is->feed);
 	__poll_t mask = 0;
+	u64 cursor;
 
 	if (!f) {
 		sock_poll_wait(file, sock, wait);
@@ -506,9 +527,12 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	}
 	poll_wait(file, &f->wq, wait);
 	/* pairs with the release in ibt_bind(): the cursor is set */
-	if (smp_load_acquire(&is->subscribed) &&
-	    ibt_ring_backlog(&f->ring, READ_ONCE(is->cursor)))
-		mask |= EPOLLIN | EPOLLRDNORM;
+	if (smp_load_acquire(&is->subscribed)) {
+		cursor = READ_ONCE(is->cursor);
+		if (ibt_ring_backlog(&f->ring, cursor) ||
+		    ibt_poll_busy(is, f, cursor, wait))
+			mask |= EPOLLIN | EPOLLRDNORM;
+	}
 	if (ibt_feed_dead(f))
 		mask |= EPOLLERR | EPOLLHUP;
 	else if (READ_ONCE(is->publisher) && ibt_tx_writable(f))
