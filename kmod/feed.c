@@ -6,8 +6,11 @@
  * creator, who may use it, and its lifetime.  Its verbs resources are
  * feed_ib.c's, its multicast membership join.c's.
  *
- * Lifetime: created and listed under ibt_feeds_lock; each socket (and an
- * admin feed itself) holds a reference.  A feed is killed - live cleared,
+ * Lifetime: allocated and listed under ibt_feeds_lock, marked creating;
+ * its verbs side is built and its group joined without that lock (a fabric
+ * round trip must not hold up the host's other binds, closes and dumps),
+ * and whoever looks the feed up meanwhile waits for its creation to end.
+ * Each socket (and an admin feed itself) holds a reference.  A feed is killed - live cleared,
  * its ring marked DEAD, its verbs torn down - by FEED_DEL, by the removal
  * of its device, or by its last put; the ring and the wait queue stay
  * until the last reference goes, so sockets read what was received and
@@ -139,15 +142,16 @@ void ibt_feed_put(struct ibt_feed *f)
 }
 
 /*
- * Build a new feed for @a on device port (@d, @port) and list it.  Takes
- * over the caller's reference on @d.  Context: process, ibt_feeds_lock held;
- * may sleep for the multicast join (bounded by IBT_JOIN_TIMEOUT_MS).
+ * A new feed for @a on device port (@d, @port): its memory, charged, and
+ * its place on the list, marked creating; ibt_feed_create() builds the
+ * rest.  Takes over the caller's reference on @d.  Context: process,
+ * ibt_feeds_lock held.
  */
-static struct ibt_feed *ibt_feed_create_locked(struct ibt_dev *d, u32 port,
-					       const struct ibt_addr *a,
-					       const struct ibt_feed_params *p,
-					       u64 ring_bytes,
-					       struct netlink_ext_ack *extack)
+static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
+					      const struct ibt_addr *a,
+					      const struct ibt_feed_params *p,
+					      u64 ring_bytes,
+					      struct netlink_ext_ack *extack)
 {
 	struct ibt_feed *f;
 	int err;
@@ -166,12 +170,13 @@ static struct ibt_feed *ibt_feed_create_locked(struct ibt_dev *d, u32 port,
 	f->dev = d;
 	f->port_num = port;
 	f->dport = &d->ports[port - rdma_start_port(d->ibdev)];
-	strscpy(f->dev_name, dev_name(&d->ibdev->dev), sizeof(f->dev_name));
+	ibt_dev_name(d, f->dev_name);
 	f->group = a->group;
 	f->port = a->port;
 	f->rq_size = IBT_RQ_SIZE;
 	f->sq_size = IBT_SQ_SIZE;
 	init_completion(&f->joined);
+	init_completion(&f->created);
 	spin_lock_init(&f->new_ah_lock);
 	init_waitqueue_head(&f->wq);
 	mutex_init(&f->tx_lock);
@@ -211,22 +216,16 @@ static struct ibt_feed *ibt_feed_create_locked(struct ibt_dev *d, u32 port,
 		}
 	}
 
-	WRITE_ONCE(f->live, true);
-	err = ibt_feed_ib_setup(f, p->receive, extack);
-	if (err)
-		goto out_free;
 	f->id = ibt_feed_next_id++;
 	if (p->name)
 		strscpy(f->name, p->name, sizeof(f->name));
 	else
 		snprintf(f->name, sizeof(f->name), "auto-%u", f->id);
+	WRITE_ONCE(f->live, true);	/* the receive side may start in setup */
+	f->creating = true;
 	list_add_tail(&f->list, &ibt_feeds);
 	f->listed = true;
 	ibt_nfeeds++;
-	ibt_feeds_gen++;
-	WRITE_ONCE(f->announced, true);
-	ibt_ev_feed(IBTICK_EV_FEED_CREATED, f, 0, 0, 0);
-	ibt_ev_feed(IBTICK_EV_JOIN_DONE, f, 0, 0, 0);
 	return f;
 
 out_free:
@@ -238,20 +237,72 @@ out_put_dev:
 	return ERR_PTR(err);
 }
 
-/* The live feed of (@d, @port, @a), referenced, or NULL.  ibt_feeds_lock. */
+/*
+ * Build the verbs side of @f, which ibt_feed_alloc_locked() listed as
+ * creating, and end its creation: announced, or unlisted and put.  Returns
+ * @f (the creator's reference) or an error.  Context: process, no ibtick
+ * lock held; sleeps for the multicast join (IBT_JOIN_TIMEOUT_MS at most).
+ */
+static struct ibt_feed *ibt_feed_create(struct ibt_feed *f, bool receive,
+					bool admin,
+					struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = ibt_feed_ib_setup(f, receive, extack);
+	mutex_lock(&ibt_feeds_lock);
+	f->creating = false;
+	f->create_err = err;
+	if (err) {
+		WRITE_ONCE(f->live, false);	/* nothing to tear down */
+		ibt_feed_unlist(f);
+	} else {
+		if (admin)	/* the creation's reference is its own */
+			WRITE_ONCE(f->admin, true);
+		/* broken while created: the device work passed it by */
+		if (READ_ONCE(f->broken))
+			mod_delayed_work(ibt_wq, &f->dev->rejoin_work, 0);
+		ibt_feeds_gen++;
+		WRITE_ONCE(f->announced, true);
+		ibt_ev_feed(IBTICK_EV_FEED_CREATED, f, 0, 0, 0);
+		ibt_ev_feed(IBTICK_EV_JOIN_DONE, f, 0, 0, 0);
+	}
+	complete_all(&f->created);
+	if (err)
+		kref_put(&f->ref, ibt_feed_release);
+	mutex_unlock(&ibt_feeds_lock);
+	return err ? ERR_PTR(err) : f;
+}
+
+/*
+ * The live (or creating) feed of (@d, @port, @a), referenced, or NULL.
+ * ibt_feeds_lock held.
+ */
 static struct ibt_feed *ibt_feed_lookup_locked(struct ibt_dev *d, u32 port,
 					       const struct ibt_addr *a)
 {
 	struct ibt_feed *f;
 
 	list_for_each_entry(f, &ibt_feeds, list) {
-		if (f->live && f->dev == d && f->port_num == port &&
+		if ((f->live || f->creating) && f->dev == d &&
+		    f->port_num == port &&
 		    f->group == a->group && f->port == a->port) {
 			kref_get(&f->ref);
 			return f;
 		}
 	}
 	return NULL;
+}
+
+/* Does a listed feed, created or being created, have the name @name? */
+static bool ibt_feed_name_taken_locked(const char *name)
+{
+	struct ibt_feed *f;
+
+	list_for_each_entry(f, &ibt_feeds, list)
+		if (!strcmp(f->name, name))
+			return true;
+	return false;
 }
 
 /*
@@ -293,8 +344,9 @@ static struct ibt_feed *ibt_feed_obtain(const struct ibt_addr *a,
 			       "slots x slot size exceeds the ring size limit");
 		return ERR_PTR(err);
 	}
+again:
 	mutex_lock(&ibt_feeds_lock);
-	if (admin && ibt_feed_find_locked(0, p->name)) {
+	if (admin && ibt_feed_name_taken_locked(p->name)) {
 		NL_SET_ERR_MSG(extack, "a feed of that name exists");
 		f = ERR_PTR(-EEXIST);
 		goto out_unlock;
@@ -317,11 +369,24 @@ static struct ibt_feed *ibt_feed_obtain(const struct ibt_addr *a,
 	}
 	if (f) {
 		ibt_dev_put(d);
-		goto out_unlock;
+		if (IS_ERR(f) || !f->creating)
+			goto out_unlock;
+		/* somebody is building it: wait for the end, without the lock */
+		mutex_unlock(&ibt_feeds_lock);
+		err = wait_for_completion_killable(&f->created);
+		if (!err && !f->create_err)
+			return f;
+		ibt_feed_put(f);
+		if (err)
+			return ERR_PTR(err);
+		goto again;	/* it failed for its creator: try ourselves */
 	}
-	f = ibt_feed_create_locked(d, port, a, p, ring_bytes, extack);
-	if (admin && !IS_ERR(f))	/* the creation's reference is its own */
-		WRITE_ONCE(f->admin, true);
+	f = ibt_feed_alloc_locked(d, port, a, p, ring_bytes, extack);
+	mutex_unlock(&ibt_feeds_lock);
+	if (IS_ERR(f))
+		return f;
+	return ibt_feed_create(f, p->receive, admin, extack);
+
 out_unlock:
 	mutex_unlock(&ibt_feeds_lock);
 	return f;
@@ -352,14 +417,17 @@ struct ibt_feed *ibt_feed_add_admin(const struct ibt_addr *a,
 	return ibt_feed_obtain(a, p, true, extack);
 }
 
-/* The listed feed with @id, or with @name when @name; not referenced. */
+/*
+ * The listed feed with @id, or with @name when @name; not referenced.  A
+ * feed still being created is not there yet.
+ */
 struct ibt_feed *ibt_feed_find_locked(u32 id, const char *name)
 {
 	struct ibt_feed *f;
 
 	lockdep_assert_held(&ibt_feeds_lock);
 	list_for_each_entry(f, &ibt_feeds, list)
-		if (name ? !strcmp(f->name, name) : f->id == id)
+		if (!f->creating && (name ? !strcmp(f->name, name) : f->id == id))
 			return f;
 	return NULL;
 }
@@ -445,16 +513,38 @@ static void ibt_feeds_dev_gone(struct ibt_dev *d)
 {
 	struct ibt_feed *f, *tmp;
 
+again:
 	mutex_lock(&ibt_feeds_lock);
-	list_for_each_entry_safe(f, tmp, &ibt_feeds, list) {
-		if (f->dev != d || !f->live)
-			continue;
-		/* an admin feed stays listed, dead, until FEED_DEL */
-		if (!f->admin)
-			ibt_feed_unlist(f);
-		ibt_feed_kill(f, false);
+	/* a feed being built on @d: let its creation end first */
+	list_for_each_entry(f, &ibt_feeds, list) {
+		if (f->dev == d && f->creating) {
+			kref_get(&f->ref);
+			mutex_unlock(&ibt_feeds_lock);
+			wait_for_completion(&f->created);
+			ibt_feed_put(f);
+			goto again;
+		}
 	}
+	list_for_each_entry_safe(f, tmp, &ibt_feeds, list)
+		if (f->dev == d)
+			ibt_feed_fail_locked(f);
 	mutex_unlock(&ibt_feeds_lock);
+}
+
+/*
+ * End @f for good, its device gone or broken (a fatal QP/CQ event): an auto
+ * feed leaves the list, an admin feed stays on it, dead, until FEED_DEL;
+ * sockets keep a dead feed until they close.  Context: process,
+ * ibt_feeds_lock held.
+ */
+void ibt_feed_fail_locked(struct ibt_feed *f)
+{
+	lockdep_assert_held(&ibt_feeds_lock);
+	if (!f->live || f->creating)
+		return;
+	if (!f->admin)
+		ibt_feed_unlist(f);
+	ibt_feed_kill(f, false);
 }
 
 /* The device layer's notifications (ibdev.c), for feeds and their joins. */

@@ -12,8 +12,9 @@
  * its QP, and it holds no receive memory.  The data path never allocates or
  * maps anything.
  *
- * Context: process; ibt_feeds_lock held for setup and teardown, the feed's
- * member_lock for ibt_feed_ib_receive().
+ * Context: process.  Setup runs for the feed's creator, with the feed
+ * listed as creating and no ibtick lock held (feed.c); teardown with
+ * ibt_feeds_lock held; ibt_feed_ib_receive() with the feed's member_lock.
  */
 #include <linux/slab.h>
 #include <net/netlink.h>
@@ -64,6 +65,60 @@ fail:
 	return NULL;
 }
 
+/*
+ * A fatal asynchronous error on the feed's QP or a CQ: the QP is in the
+ * error state (or its CQ is gone bad), flushed receives are not reposted,
+ * sends fail - the feed can do nothing more.  Count it, say so on the
+ * event group, flag the feed and let the device work (join.c) end it under
+ * ibt_feeds_lock: its readers then see it dead, as after a device removal.
+ * Context: the driver's event context (may be atomic); no ibtick lock.
+ */
+static void ibt_feed_async_error(struct ibt_feed *f, enum ib_event_type what)
+{
+	atomic64_inc(&f->st.async_errors);
+	ibt_ev_feed_error(f, what);
+	WRITE_ONCE(f->broken, true);
+	mod_delayed_work(ibt_wq, &f->dev->rejoin_work, 0);
+}
+
+static void ibt_qp_event(struct ib_event *ev, void *ctx)
+{
+	switch (ev->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		ibt_feed_async_error(ctx, ev->event);
+		break;
+	default:	/* path migration, SQ drained, last WQE: not ours */
+		break;
+	}
+}
+
+static void ibt_cq_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_CQ_ERR)
+		ibt_feed_async_error(ctx, ev->event);
+}
+
+/*
+ * A test's injection point (debugfs.c): deliver @what to @f's handlers as
+ * the device would.  Context: process, ibt_feeds_lock held, @f live.
+ */
+void ibt_feed_ib_inject(struct ibt_feed *f, enum ib_event_type what)
+{
+	struct ib_event ev = { .event = what };
+
+	if (what == IB_EVENT_CQ_ERR) {
+		ev.device = f->rcq->device;
+		ev.element.cq = f->rcq;
+		ibt_cq_event(&ev, f);
+	} else {
+		ev.device = f->qp->device;
+		ev.element.qp = f->qp;
+		ibt_qp_event(&ev, f);
+	}
+}
+
 static int ibt_qp_to_rts(struct ibt_feed *f)
 {
 	struct ib_qp_attr attr;
@@ -92,6 +147,8 @@ static struct ib_qp *ibt_qp_create(struct ibt_feed *f)
 {
 	struct ib_qp_init_attr qpa = {
 		.qp_type	= IB_QPT_UD,
+		.event_handler	= ibt_qp_event,
+		.qp_context	= f,
 		.send_cq	= f->scq,
 		.recv_cq	= f->rcq,
 		.sq_sig_type	= IB_SIGNAL_REQ_WR,
@@ -202,14 +259,14 @@ int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
 		goto out_tx;
 	}
 	cqa.cqe = f->rq_size;
-	f->rcq = ib_create_cq(ibdev, ibt_rx_comp, NULL, f, &cqa);
+	f->rcq = ib_create_cq(ibdev, ibt_rx_comp, ibt_cq_event, f, &cqa);
 	if (IS_ERR(f->rcq)) {
 		err = PTR_ERR(f->rcq);
 		goto out_pd;
 	}
 	irq_poll_init(&f->iop, IBT_RX_BATCH * 4, ibt_rx_poll);
 	cqa.cqe = f->sq_size;
-	f->scq = ib_create_cq(ibdev, ibt_tx_comp, NULL, f, &cqa);
+	f->scq = ib_create_cq(ibdev, ibt_tx_comp, ibt_cq_event, f, &cqa);
 	if (IS_ERR(f->scq)) {
 		err = PTR_ERR(f->scq);
 		goto out_rcq;

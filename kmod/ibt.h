@@ -100,6 +100,13 @@ struct ibt_dev {
 	/* seconds, capped; written by the work and by the cm handler */
 	atomic_t		rejoin_backoff;
 	u32			index;	/* ibdev->index, cached for the cursor */
+	/*
+	 * The device's name, copied at add and by the rename callback:
+	 * dev_name() may be freed by a concurrent "rdma dev set name".
+	 * Read it with ibt_dev_name().
+	 */
+	spinlock_t		name_lock;
+	char			name[IB_DEVICE_NAME_MAX];
 	u32			nports;
 	struct ibt_port		ports[];	/* ports[i].num = start port + i */
 };
@@ -190,6 +197,16 @@ struct ibt_feed {
 	/* verbs (feed_ib.c), valid while live; ibt_feeds_lock */
 	bool			live;	/* READ_ONCE outside ibt_feeds_lock */
 	bool			listed;
+	/*
+	 * Listed and live while its creator builds the verbs side without
+	 * ibt_feeds_lock (the join is a fabric round trip): lookups wait on
+	 * @created, dumps, FEED_DEL and the rejoin work pass it by.
+	 */
+	bool			creating;	/* ibt_feeds_lock */
+	/* a fatal QP/CQ event came: the device work ends the feed */
+	bool			broken;		/* READ_ONCE */
+	struct completion	created;
+	int			create_err;
 	struct rdma_cm_id	*cm_id;
 	struct ib_pd		*pd;
 	struct ib_cq		*rcq;
@@ -304,6 +321,7 @@ extern u32 ibt_devs_gen;		/* bumped on every add/remove/rename */
 int ibt_ib_init(void);
 void ibt_ib_exit(void);
 void ibt_dev_put(struct ibt_dev *d);
+void ibt_dev_name(struct ibt_dev *d, char name[IB_DEVICE_NAME_MAX]);
 struct ibt_dev *ibt_dev_find_locked(u32 index, const char *name);
 int ibt_port_netdev(struct ib_device *ibdev, u32 port, const union ib_gid *gid0,
 		    int *ifindex, char *name);
@@ -363,17 +381,28 @@ void ibt_feeds_exit(void);
 void ibt_feeds_unregister(void);
 int ibt_feed_permission(struct ibt_feed *f, unsigned int want, u32 *gen);
 void ibt_feed_put(struct ibt_feed *f);
+void ibt_feed_fail_locked(struct ibt_feed *f);
 extern struct workqueue_struct *ibt_wq;	/* main.c */
 static inline bool ibt_feed_live(const struct ibt_feed *f)
 {
 	return READ_ONCE(f->live);
 }
 
-/* feed_ib.c: setup and teardown with ibt_feeds_lock held, receive without */
+/* debugfs.c: test knobs (see there) */
+struct ibt_debug {
+	u32	slow_join_group;
+	u32	slow_join_ms;
+};
+extern struct ibt_debug ibt_debug;
+void ibt_debugfs_init(void);
+void ibt_debugfs_exit(void);
+
+/* feed_ib.c: setup by the creator, teardown under ibt_feeds_lock */
 int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
 		      struct netlink_ext_ack *extack);
 void ibt_feed_ib_teardown(struct ibt_feed *f);
 int ibt_feed_ib_receive(struct ibt_feed *f);
+void ibt_feed_ib_inject(struct ibt_feed *f, enum ib_event_type what);
 
 /* join.c */
 int ibt_join_bind(struct ibt_feed *f, struct netlink_ext_ack *extack);
@@ -449,7 +478,8 @@ enum ibt_mcgrp {
 	IBT_MCGRP_EVENTS,	/* devices, ports, feeds: every user */
 	IBT_MCGRP_SOCK_EVENTS,	/* sockets: CAP_NET_ADMIN */
 };
-void ibt_ev_dev(u8 type, const struct ibt_dev *d, u32 port);
+void ibt_ev_dev(u8 type, struct ibt_dev *d, u32 port);
+void ibt_ev_feed_error(const struct ibt_feed *f, enum ib_event_type what);
 void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
 		 u64 total);
 void ibt_ev_sock(u8 type, const struct ibt_feed *f, const struct ibt_sock *is,

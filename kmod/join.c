@@ -8,10 +8,12 @@
  * is lost - with a doubling delay capped at IBT_REJOIN_MAX_S, as IPoIB.
  *
  * Rejoins run in one delayed work per device (ibt_dev.rejoin_work), which
- * walks that device's feeds under ibt_feeds_lock.  The rdma_cm handler
+ * walks that device's feeds under ibt_feeds_lock; it also ends the feeds a
+ * fatal QP or CQ event broke (feed_ib.c), whose handlers take no lock.  The rdma_cm handler
  * takes no ibtick lock: teardown waits for it (rdma_destroy_id) while
  * holding ibt_feeds_lock, so what it learns is left for the rejoin work.
  */
+#include <linux/delay.h>
 #include <linux/inetdevice.h>
 #include <linux/notifier.h>
 #include <net/netlink.h>
@@ -307,10 +309,15 @@ static int ibt_join_request(struct ibt_feed *f)
  */
 int ibt_join(struct ibt_feed *f, struct netlink_ext_ack *extack)
 {
+	u32 slow = READ_ONCE(ibt_debug.slow_join_ms);
 	const struct ib_global_route *grh;
 	long left;
 	int err;
 
+	/* a test knob (debugfs.c): a slow subnet manager for one group */
+	if (slow &&
+	    (__force u32)f->group == READ_ONCE(ibt_debug.slow_join_group))
+		msleep_interruptible(slow);
 	err = ibt_join_request(f);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "rdma_join_multicast failed");
@@ -427,15 +434,20 @@ static void ibt_rejoin_work(struct work_struct *work)
 	struct ibt_dev *d = container_of(to_delayed_work(work), struct ibt_dev,
 					 rejoin_work);
 	unsigned long ports = xchg(&d->rejoin_ports, 0);
-	struct ibt_feed *f;
+	struct ibt_feed *f, *tmp;
 	bool failed = false;
 	u32 idx;
 	int err;
 
 	mutex_lock(&ibt_feeds_lock);
-	list_for_each_entry(f, &ibt_feeds, list) {
-		if (f->dev != d || !f->live)
+	list_for_each_entry_safe(f, tmp, &ibt_feeds, list) {
+		/* a feed being created has a fresh join (or none yet) */
+		if (f->dev != d || !f->live || f->creating)
 			continue;
+		if (READ_ONCE(f->broken)) {	/* feed_ib.c */
+			ibt_feed_fail_locked(f);
+			continue;
+		}
 		ibt_join_apply(f);
 		idx = f->dport - d->ports;
 		if (!(ports & BIT(idx)))

@@ -93,18 +93,19 @@ static int ibt_ev_put_counts(struct sk_buff *skb, u64 count, u64 total)
 }
 
 /* Context: any; @d's ibdev valid (the caller is its add/remove/event path). */
-void ibt_ev_dev(u8 type, const struct ibt_dev *d, u32 port)
+void ibt_ev_dev(u8 type, struct ibt_dev *d, u32 port)
 {
+	char name[IB_DEVICE_NAME_MAX];
 	struct sk_buff *skb;
 	void *hdr;
 
 	skb = ibt_ev_new(type, IBT_MCGRP_EVENTS, &hdr);
 	if (!skb)
 		return;
+	ibt_dev_name(d, name);
 	ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
 		      nla_put_u32(skb, IBTICK_A_EV_DEV_INDEX, d->index) ||
-		      nla_put_string(skb, IBTICK_A_EV_DEV_NAME,
-				     dev_name(&d->ibdev->dev)) ||
+		      nla_put_string(skb, IBTICK_A_EV_DEV_NAME, name) ||
 		      (port && nla_put_u32(skb, IBTICK_A_EV_PORT, port)));
 }
 
@@ -131,6 +132,23 @@ void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
 		      ibt_ev_put_feed(skb, f) ||
 		      (err && nla_put_s32(skb, IBTICK_A_EV_ERRNO, err)) ||
 		      ((count || total) && ibt_ev_put_counts(skb, count, total)));
+}
+
+/* Context: any (the device's asynchronous event handlers). */
+void ibt_ev_feed_error(const struct ibt_feed *f, enum ib_event_type what)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = ibt_ev_new(IBTICK_EV_FEED_ERROR, IBT_MCGRP_EVENTS, &hdr);
+	if (!skb)
+		return;
+	ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
+		      ibt_ev_put_feed(skb, f) ||
+		      nla_put_s32(skb, IBTICK_A_EV_ERRNO, EIO) ||
+		      nla_put_u32(skb, IBTICK_A_EV_IB_EVENT, what) ||
+		      ibt_ev_put_counts(skb, 1,
+					atomic64_read(&f->st.async_errors)));
 }
 
 /* Context: process (the socket's recvmsg). */

@@ -28,10 +28,11 @@ test_teardown() {
 	restore_rig
 }
 
-# add_t1: the admin feed most tests use, 239.3.0.1:7300 on veth0 (rxe0)
+# add_t1 [SETTING...]: the admin feed most tests use, 239.3.0.1:7300 on
+# veth0 (rxe0)
 add_t1() {
 	$IBTICK feed add t1 group 239.3.0.1 port 7300 netdev veth0 slots 1024 \
-		slot-size 128 mode 0640 owner 0:0
+		slot-size 128 mode 0640 owner 0:0 "$@"
 }
 
 # jq_feed FEED EXPR: python expression on feed FEED's JSON object (bound to f)
@@ -66,8 +67,8 @@ feed_add_show_truth() {
 	local rc=0 qpn
 	add_t1 || rc=1
 	nap 1	# an admin feed needs no socket to live
-	check_eq "$(jq_feed t1 "f['group'], f['port'], f['netdev'], f['dev'], f['slots'], f['slot_size'], f['type'], f['state'], f['mode'], f['owner'], f['readers']")" \
-		"239.3.0.1 7300 veth0 rxe0 1024 128 admin live 0640 0 0" "feed show t1"
+	check_eq "$(jq_feed t1 "f['group'], f['port'], f['netdev'], f['dev'], f['slots'], f['slot_size'], f['type'], f['state'], f['mode'], f['owner'], f['readers'], f['member']")" \
+		"239.3.0.1 7300 veth0 rxe0 1024 128 admin live 0640 0 0 send-only" "feed show t1"
 	# the ring: header + slots, as IBTICK_RING_INFO would say
 	check_eq "$(jq_feed t1 "f['ring_bytes'] >= 1024 * 128")" True "ring bytes"
 	# its QP is a UD QP of rxe0 in rdma's resource table
@@ -125,6 +126,8 @@ feed_bad_input() {
 	expect 2 "unknown feed add parameter" $IBTICK feed add b0 group 239.3.0.9 port 1 colour red || rc=1
 	expect 2 "not a number" $IBTICK feed add b0 group 239.3.0.9 port 70000 || rc=1
 	expect 2 "no network interface" $IBTICK feed add b0 group 239.3.0.9 port 1 netdev nope0 || rc=1
+	expect 2 "member is" $IBTICK feed add b0 group 239.3.0.9 port 1 member half || rc=1
+	expect 1 "membership is chosen at feed add (attribute member)" $IBTICK feed set t1 member full || rc=1
 	# nothing of it was created
 	check_eq "$($IBTICK -j feed show | jin "sorted(f['name'] for f in j)")" "['t1']" "feeds"
 	check_err $rc
@@ -173,7 +176,9 @@ rx_is() {
 
 stats_reset_and_deltas() {
 	local rc=0 p
-	add_t1 || rc=1
+	# a full member from the start: it counts ticks with no reader bound
+	add_t1 member full || rc=1
+	check_eq "$(jq_feed t1 "f['member']")" full "member full asked at feed add"
 	export IBTICK_STATS_FILE=$R/stats.snap
 	# 50 before the reset, 100 after
 	$PUB -i veth1 -n 50 -r 1000 239.3.0.1 7300 || rc=1

@@ -5,7 +5,7 @@
 # send-only member until a reader binds on its host), a lapped slow reader, the socket API's error
 # table, device removal under blocked readers, unload refused while sockets
 # exist, who may publish, and a publisher stalled on its own buffer that
-# holds up nobody else.
+# holds up nobody else, and a slow join that holds up only its own feed.
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
@@ -16,7 +16,7 @@ PUB=user/tools/ibtick-pub
 ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
 	publish_needs_cap_net_raw port_flap_rejoin device_removal_blocked_reader
 	unload_refused_with_sockets stalled_send_blocks_nobody
-	send_only_until_reader"
+	send_only_until_reader slow_join_blocks_nobody async_error_ends_feed"
 N=${N:-$(cnt 100000)}
 
 socket_api_table() {
@@ -254,6 +254,94 @@ send_only_until_reader() {
 	$IBTICK feed del so_pub || rc=1
 	$IBTICK feed del so_sub || rc=1
 	log_test "a publisher-only feed is a send-only member: one delivery per tick; full member for its first reader" $rc
+}
+
+# A feed whose join is slow (debugfs: slow_join_ms for one group, as
+# behind a slow subnet manager) holds up only those who want that feed:
+# while its creator waits, another feed's bind and close and a feed dump
+# each finish within a second; a second binder of the slow feed waits for
+# the creation and then shares the feed.
+slow_join_blocks_nobody() {
+	local rc=0 r=$RESULTS/slowjoin d=/sys/kernel/debug/ibtick g=239.2.0.13 p=7213 ms
+	mkdir -p "$r"
+	[[ -w $d/slow_join_ms ]] || { log_test "a slow join holds up nobody else" $ksft_skip "no $d"; return; }
+	python3 -c 'import socket, struct, sys; print(struct.unpack("=I", socket.inet_aton(sys.argv[1]))[0])' \
+		$g >"$d/slow_join_group"
+	echo $((4000 * SLOW)) >"$d/slow_join_ms"
+	$SUB -i veth0 -n 1 -t $(tmo 30) -j $g $p >"$r/a.json" 2>"$r/a.err" &
+	nap 0.5
+	$SUB -i veth0 -n 1 -t $(tmo 30) -j $g $p >"$r/b.json" 2>"$r/b.err" &
+	nap 0.5
+	tests/vm/uffdsend bindclose veth0 239.2.0.14 7214 >"$r/bind.out" 2>&1
+	cat "$r/bind.out"
+	grep -q "^bindclose rc=0 " "$r/bind.out" || rc=1
+	ms=$(sed -n 's/.* ms=\([0-9]*\)$/\1/p' "$r/bind.out")
+	((${ms:-99999} < 1000)) || { echo "  another feed's bind + close waited for the slow join"; rc=1; }
+	ms=$(ms_of $IBTICK feed show) || { echo "  feed show failed"; rc=1; }
+	echo "  feed show during the slow join: $ms ms"
+	((ms < 1000)) || { echo "  feed show waited for the slow join"; rc=1; }
+	# (the slow bind was still waiting then, or this proved nothing)
+	grep -q bound "$r/a.err" "$r/b.err" && { echo "  the slow feed was bound already"; rc=1; }
+	wait_for "$r/a.err" bound 30 || rc=1
+	wait_for "$r/b.err" bound 30 || rc=1
+	echo 0 >"$d/slow_join_ms"
+	echo 0 >"$d/slow_join_group"
+	# one feed for both readers
+	$IBTICK -j feed show | jin "[(f['readers'], f['member']) for f in j if f['group'] == '$g']" >"$r/feeds.txt"
+	same "$(cat "$r/feeds.txt")" "[(2, 'full')]" "feeds of $g" || rc=1
+	$PUB -i veth1 -n 1 $g $p >/dev/null || rc=1
+	wait
+	jtrue "$r/a.json" "j['delivered'] == 1" && jtrue "$r/b.json" "j['delivered'] == 1" ||
+		{ echo "  a: $(cat "$r/a.json") b: $(cat "$r/b.json")"; rc=1; }
+	log_test "a slow join holds up only its own feed's binders: other binds, closes, dumps go on" $rc
+}
+
+# A fatal asynchronous error on a feed's QP (injected through debugfs as
+# the device would report it) ends the feed as a device removal does: the
+# blocked reader wakes with ENODEV and POLLERR|POLLHUP, monitor sees
+# feed_error and feed_destroyed, and a new bind builds a new feed.  A
+# non-fatal event (COMM_EST) changes nothing.
+async_error_ends_feed() {
+	local rc=0 r=$RESULTS/async inj=/sys/kernel/debug/ibtick/inject_async_event pid m id
+	mkdir -p "$r"
+	[[ -w $inj ]] || { log_test "a fatal QP event ends the feed" $ksft_skip "no $inj"; return; }
+	"$IBTICK" -j monitor >"$r/events.jsonl" 2>"$r/monitor.err" &
+	m=$!
+	wait_for "$r/events.jsonl" ready || rc=1
+	tests/vm/sockapi wait-dead veth0 >"$r/out" 2>&1 &
+	pid=$!
+	wait_bound "$r/out" && wait_blocked "$pid" || rc=1
+	id=$("$IBTICK" -j feed show | jin "[f['id'] for f in j if f['group'] == '239.1.9.9' and f['dev'] == 'rxe0'][0]")
+	echo "$id 4" >"$inj" || rc=1	# IB_EVENT_COMM_EST: not fatal
+	nap 0.5
+	same "$("$IBTICK" -j feed show | jin "[f['state'] for f in j if f['id'] == $id]")" "['live']" \
+		"feed $id after a non-fatal event" || rc=1
+	echo "$id 1" >"$inj" || rc=1	# IB_EVENT_QP_FATAL
+	wait_gone "$pid" 10 || { echo "  the reader did not wake"; rc=1; }
+	wait "$pid" || { echo "  the reader exited $?"; rc=1; }
+	cat "$r/out"
+	echo "$id 1" >"$inj" 2>/dev/null && { echo "  injected into a dead feed"; rc=1; }
+	nap 0.5
+	kill "$m"
+	wait "$m"
+	grep -v '"ready"' "$r/events.jsonl" | sed 's/^/  | /'
+	python3 - "$r/events.jsonl" "$id" <<'PY' || rc=1
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if '"event"' in l]
+mine = [e['event'] for e in ev if e.get('feed_id') == int(sys.argv[2])]
+err = [e for e in ev if e['event'] == 'feed_error']
+ok = (mine.count('feed_error') == 1 and 'feed_destroyed' in mine and
+      mine.index('feed_error') < mine.index('feed_destroyed') and
+      err[0]['ib_event'] == 1 and err[0]['errno'] == 5 and err[0]['total'] == 1)
+sys.exit(0 if ok else 1)
+PY
+	# the address is free for a new feed, which works
+	$SUB -i veth0 -n 10 -t $(tmo 5) -j 239.1.9.9 7900 >"$r/after.json" 2>"$r/after.err" &
+	wait_bound "$r/after.err" || rc=1
+	$PUB -i veth1 -n 10 239.1.9.9 7900 >/dev/null || rc=1
+	wait
+	jtrue "$r/after.json" "j['delivered'] == 10" || { echo "  after: $(cat "$r/after.json")"; rc=1; }
+	log_test "a fatal QP event ends the feed: reader woken (ENODEV), feed_error event; non-fatal ignored" $rc
 }
 
 run_tests

@@ -75,6 +75,7 @@ const char *const feed_attr_names[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_OWNER]		= "owner",
 	[IBTICK_A_FEED_OWNER_GROUP]	= "owner (group)",
 	[IBTICK_A_FEED_MODE]		= "mode",
+	[IBTICK_A_FEED_MEMBERSHIP]	= "member",
 };
 
 /* the counters' keys, from the one list the kernel uses too */
@@ -253,5 +254,8 @@ void feed_print_batch(struct nlattr **tb, FILE *f)
 		fprintf(f, " owner %u:%u mode %04o", get_u32(tb, IBTICK_A_FEED_OWNER),
 			get_u32(tb, IBTICK_A_FEED_OWNER_GROUP),
 			nla_get_u16(tb[IBTICK_A_FEED_MODE]));
+	/* the membership it has now: readers may have made it full */
+	if (get_u8(tb, IBTICK_A_FEED_MEMBERSHIP) == IBTICK_FEED_MEMBER_FULL)
+		fprintf(f, " member full");
 	fputc('\n', f);
 }

@@ -220,6 +220,7 @@ enum {
 	IBTICK_A_FSTAT_RX_DRAIN_NS,
 	IBTICK_A_FSTAT_READERS_LOST,	/* lapped ticks counted by its sockets */
 	IBTICK_A_FSTAT_LAPS,		/* times a socket found itself lapped */
+	IBTICK_A_FSTAT_ASYNC_ERRORS,	/* fatal QP/CQ events from the device */
 
 	/* add new constants above here */
 	__IBTICK_A_FSTAT_CNT,
@@ -298,6 +299,10 @@ enum ibtick_event {
 	IBTICK_EV_READER_LAPPED,	/* COUNT: ticks just lost; TOTAL: the socket's */
 	IBTICK_EV_SEQ_GAP,		/* COUNT: ticks missing; TOTAL: the feed's */
 	IBTICK_EV_RQ_EMPTY,		/* TOTAL: the feed's rq_empty count */
+	IBTICK_EV_FEED_ERROR,		/* the device reported a fatal error on
+					 * the feed's QP or CQ (IB_EVENT: which;
+					 * ERRNO: EIO); the feed is torn down
+					 * and its readers see it dead */
 };
 
 enum {
@@ -315,6 +320,7 @@ enum {
 	IBTICK_A_EV_ERRNO,		/* s32: positive errno */
 	IBTICK_A_EV_COUNT,		/* u64 */
 	IBTICK_A_EV_TOTAL,		/* u64 */
+	IBTICK_A_EV_IB_EVENT,		/* u32: enum ib_event_type of ib_verbs.h */
 
 	/* add new constants above here */
 	__IBTICK_A_EV_CNT,
