@@ -32,7 +32,7 @@
 DEFINE_MUTEX(ibt_feeds_lock);	/* protects ibt_feeds, feed setup/teardown */
 LIST_HEAD(ibt_feeds);		/* sorted by id (ids only grow) */
 u32 ibt_feeds_gen;		/* dump consistency; ibt_feeds_lock */
-static unsigned int ibt_nfeeds;	/* on ibt_feeds; ibt_feeds_lock */
+static unsigned int ibt_nauto;	/* auto feeds on ibt_feeds; ibt_feeds_lock */
 static u32 ibt_feed_next_id = 1;	/* ibt_feeds_lock */
 
 /*
@@ -44,12 +44,17 @@ module_param(auto_feeds, bool, 0644);
 MODULE_PARM_DESC(auto_feeds, "let bind()/connect() create feeds (default 1; 0: admin-created feeds only)");
 
 /*
- * Any user may subscribe, so creating feeds (each one a QP, a ring of up to
- * IBTICK_RING_BYTES_MAX and a fabric join) is capped host-wide.
+ * Any user may subscribe, so creating auto feeds (each one a QP, a ring of
+ * up to IBTICK_RING_BYTES_MAX and a fabric join) is capped host-wide and
+ * per user; an administrator's FEED_NEW is not held back by either.
  */
 static unsigned int max_feeds = 256;
 module_param(max_feeds, uint, 0644);
-MODULE_PARM_DESC(max_feeds, "most feeds the host may have at once (ENOBUFS beyond)");
+MODULE_PARM_DESC(max_feeds, "most auto feeds the host may have at once (ENOBUFS beyond)");
+
+static unsigned int max_user_feeds = 32;
+module_param(max_user_feeds, uint, 0644);
+MODULE_PARM_DESC(max_user_feeds, "most auto feeds one user without CAP_NET_ADMIN may have created (ENOBUFS beyond)");
 
 /*
  * Charge the ring to the creating user's locked memory, as AF_XDP charges
@@ -96,7 +101,8 @@ static void ibt_feed_unlist(struct ibt_feed *f)
 		return;
 	list_del(&f->list);
 	f->listed = false;
-	ibt_nfeeds--;
+	if (!f->by_admin)
+		ibt_nauto--;
 	ibt_feeds_gen++;
 }
 
@@ -141,6 +147,40 @@ void ibt_feed_put(struct ibt_feed *f)
 	mutex_unlock(&ibt_feeds_lock);
 }
 
+/* Auto feeds the user @uid created that are still listed. */
+static unsigned int ibt_user_feeds_locked(kuid_t uid)
+{
+	struct ibt_feed *f;
+	unsigned int n = 0;
+
+	list_for_each_entry(f, &ibt_feeds, list)
+		n += !f->by_admin && uid_eq(f->creator, uid);
+	return n;
+}
+
+/*
+ * May the caller create an auto feed with @p's geometry?  The host-wide
+ * and per-user caps, and the geometry rule: a ring with fewer slots or
+ * smaller slots than the defaults would lap or truncate every later
+ * reader of a well-known group, so only CAP_NET_ADMIN may impose one (or
+ * an administrator, through FEED_NEW).  Returns 0, -ENOBUFS or -EPERM.
+ */
+static int ibt_feed_auto_allowed_locked(const struct ibt_feed_params *p)
+{
+	bool admin = ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+
+	if (ibt_nauto >= READ_ONCE(max_feeds))
+		return -ENOBUFS;
+	if (admin)
+		return 0;
+	if (ibt_user_feeds_locked(current_fsuid()) >= READ_ONCE(max_user_feeds))
+		return -ENOBUFS;
+	if (p->nslots < IBTICK_SLOTS_DEFAULT ||
+	    p->slot_size < IBTICK_SLOT_SIZE_DEFAULT)
+		return -EPERM;
+	return 0;
+}
+
 /*
  * A new feed for @a on device port (@d, @port): its memory, charged, and
  * its place on the list, marked creating; ibt_feed_create() builds the
@@ -150,23 +190,23 @@ void ibt_feed_put(struct ibt_feed *f)
 static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
 					      const struct ibt_addr *a,
 					      const struct ibt_feed_params *p,
-					      u64 ring_bytes,
+					      u64 ring_bytes, bool admin,
 					      struct netlink_ext_ack *extack)
 {
 	struct ibt_feed *f;
 	int err;
 
 	lockdep_assert_held(&ibt_feeds_lock);
-	err = -ENOBUFS;
-	if (ibt_nfeeds >= READ_ONCE(max_feeds)) {
-		NL_SET_ERR_MSG(extack, "the host has max_feeds feeds already");
+	err = admin ? 0 : ibt_feed_auto_allowed_locked(p);
+	if (err)
 		goto out_put_dev;
-	}
 	err = -ENOMEM;
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		goto out_put_dev;
 	kref_init(&f->ref);
+	f->by_admin = admin;
+	f->creator = current_fsuid();
 	f->dev = d;
 	f->port_num = port;
 	f->dport = &d->ports[port - rdma_start_port(d->ibdev)];
@@ -225,7 +265,8 @@ static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
 	f->creating = true;
 	list_add_tail(&f->list, &ibt_feeds);
 	f->listed = true;
-	ibt_nfeeds++;
+	if (!admin)
+		ibt_nauto++;
 	return f;
 
 out_free:
@@ -381,7 +422,7 @@ again:
 			return ERR_PTR(err);
 		goto again;	/* it failed for its creator: try ourselves */
 	}
-	f = ibt_feed_alloc_locked(d, port, a, p, ring_bytes, extack);
+	f = ibt_feed_alloc_locked(d, port, a, p, ring_bytes, admin, extack);
 	mutex_unlock(&ibt_feeds_lock);
 	if (IS_ERR(f))
 		return f;

@@ -175,6 +175,8 @@ struct ibt_feed {
 	/* identity and control: ibt_feeds_lock (constant once listed) */
 	u32			id;
 	bool			admin;	/* FEED_NEW: holds a reference; READ_ONCE */
+	bool			by_admin; /* made by FEED_NEW (constant) */
+	kuid_t			creator;	/* fsuid of its creator (constant) */
 	bool			announced; /* FEED_CREATED sent; READ_ONCE */
 	char			name[IBTICK_FEED_NAME_MAX];
 	char			dev_name[IB_DEVICE_NAME_MAX];	/* at creation */

@@ -16,7 +16,8 @@ PUB=user/tools/ibtick-pub
 ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
 	publish_needs_cap_net_raw port_flap_rejoin device_removal_blocked_reader
 	unload_refused_with_sockets stalled_send_blocks_nobody
-	send_only_until_reader slow_join_blocks_nobody async_error_ends_feed"
+	send_only_until_reader slow_join_blocks_nobody async_error_ends_feed
+	auto_feed_limits"
 N=${N:-$(cnt 100000)}
 
 socket_api_table() {
@@ -83,10 +84,47 @@ publish_needs_cap_net_raw() {
 	out=$(prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7206 2>&1) && rc=1
 	[[ $out == *"No buffer space available"* ]] || { echo "  64 KiB memlock, 1 MiB ring: $out"; rc=1; }
-	out=$(prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all $SUB -i veth0 -S 64 -Z 256 -n 1 -t $(tmo 1) 239.2.0.6 7207 2>&1)
-	[[ $out == *"bound"* ]] || { echo "  64 KiB memlock, 16 KiB ring: $out"; rc=1; }
-	log_test "publishing needs CAP_NET_RAW; a created ring is charged to RLIMIT_MEMLOCK" $rc
+	out=$(prlimit --memlock=$((4 << 20)) setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7207 2>&1)
+	[[ $out == *"bound"* ]] || { echo "  4 MiB memlock, 1 MiB ring: $out"; rc=1; }
+	# a ring smaller than the default would lap everyone after: not a
+	# user's to impose on a new auto feed
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all $SUB -i veth0 -S 64 -Z 256 -n 1 -t $(tmo 1) 239.2.0.6 7208 2>&1) && rc=1
+	[[ $out == *"Operation not permitted"* ]] || { echo "  unprivileged 64-slot ring: $out"; rc=1; }
+	log_test "publishing needs CAP_NET_RAW; a created ring is charged to RLIMIT_MEMLOCK, no smaller than the default" $rc
+}
+
+# Auto feeds are capped per user (max_user_feeds, not for CAP_NET_ADMIN)
+# and host-wide (max_feeds); an administrator's feed add is held back by
+# neither.
+auto_feed_limits() {
+	local rc=0 r=$RESULTS/limits m=/sys/module/ibtick/parameters out
+	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+	mkdir -p "$r"
+	echo 2 >$m/max_user_feeds
+	"${nobody[@]}" $SUB -i veth0 -n 1 -t $(tmo 30) 239.2.1.1 7221 >/dev/null 2>"$r/a.err" &
+	"${nobody[@]}" $SUB -i veth0 -n 1 -t $(tmo 30) 239.2.1.2 7222 >/dev/null 2>"$r/b.err" &
+	wait_bound "$r/a.err" "$r/b.err" || rc=1
+	out=$("${nobody[@]}" $SUB -i veth0 -n 1 -t 1 239.2.1.3 7223 2>&1) && rc=1
+	[[ $out == *"No buffer space available"* ]] || { echo "  a third feed of one user: $out"; rc=1; }
+	# sharing a feed another user made costs nothing
+	out=$("${nobody[@]}" $SUB -i veth0 -n 1 -t 1 239.2.1.1 7221 2>&1)
+	[[ $out == *"bound"* ]] || { echo "  sharing an existing feed: $out"; rc=1; }
+	out=$($SUB -i veth0 -n 1 -t 1 239.2.1.3 7223 2>&1)
+	[[ $out == *"bound"* ]] || { echo "  root (CAP_NET_ADMIN) past the user cap: $out"; rc=1; }
+	echo 2 >$m/max_feeds
+	out=$($SUB -i veth0 -n 1 -t 1 239.2.1.4 7224 2>&1) && rc=1
+	[[ $out == *"No buffer space available"* ]] || { echo "  past max_feeds: $out"; rc=1; }
+	$IBTICK feed add lim group 239.2.1.5 port 7225 netdev veth0 >/dev/null ||
+		{ echo "  feed add refused at max_feeds"; rc=1; }
+	$IBTICK feed del lim || rc=1
+	echo 256 >$m/max_feeds
+	echo 32 >$m/max_user_feeds
+	$PUB -i veth1 -n 1 239.2.1.1 7221 >/dev/null
+	$PUB -i veth1 -n 1 239.2.1.2 7222 >/dev/null
+	wait
+	log_test "auto feeds capped per user (max_user_feeds) and per host (max_feeds); feed add is not" $rc
 }
 
 

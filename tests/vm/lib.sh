@@ -310,8 +310,11 @@ restore_rig() {
 	done
 	[[ -d /sys/module/ibtick ]] || insmod kmod/ibtick.ko ||
 		echo "  restore_rig: insmod failed"
-	[[ ! -w /sys/module/ibtick/parameters/auto_feeds ]] ||
-		echo 1 >/sys/module/ibtick/parameters/auto_feeds
+	local m=/sys/module/ibtick/parameters
+	[[ ! -w $m/auto_feeds ]] || echo 1 >$m/auto_feeds
+	[[ ! -w $m/max_feeds ]] || echo 256 >$m/max_feeds
+	[[ ! -w $m/max_user_feeds ]] || echo 32 >$m/max_user_feeds
+	[[ ! -w /sys/kernel/debug/ibtick/slow_join_ms ]] || echo 0 >/sys/kernel/debug/ibtick/slow_join_ms
 	return 0
 }
 
