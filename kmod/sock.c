@@ -480,11 +480,18 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	is->st.rx_ticks++;
 	is->st.rx_bytes += d.len;
 	err = copy;
-	if (copy < d.len) {
-		msg->msg_flags |= MSG_TRUNC;
+	/*
+	 * The tick's length is the one it had on the wire (orig_len), as
+	 * UDP's datagram: MSG_TRUNC when less reached the caller - a short
+	 * buffer, or a slot too small for it (IBTICK_TICK_TRUNCATED) - and
+	 * with the MSG_TRUNC flag that length is the answer.
+	 */
+	if (copy < d.len)
 		is->st.rx_truncated++;
+	if (copy < d.orig_len) {
+		msg->msg_flags |= MSG_TRUNC;
 		if (flags & MSG_TRUNC)
-			err = d.len;
+			err = d.orig_len;
 	}
 out:
 	ibt_sock_lapped(is, f, lost);
