@@ -347,6 +347,24 @@ static bool ibt_feed_name_taken_locked(const char *name)
 }
 
 /*
+ * An admin feed's ACL owns its group and feed port on every local port:
+ * may the caller create an auto feed for @a on another port, to do @want
+ * there?  Asked of the first admin feed with that group and feed port;
+ * 0, or its refusal (-EACCES).  ibt_feeds_lock held.
+ */
+static int ibt_feed_admin_claim_locked(const struct ibt_addr *a,
+				       unsigned int want)
+{
+	struct ibt_feed *f;
+
+	list_for_each_entry(f, &ibt_feeds, list)
+		if (f->by_admin && !f->creating && f->group == a->group &&
+		    f->port == a->port)
+			return ibt_feed_permission(f, want, NULL);
+	return 0;
+}
+
+/*
  * Is @a the address of an admin feed whose device went away?  It keeps the
  * address (and its ACL) until FEED_DEL: no auto feed may take it meanwhile.
  */
@@ -407,6 +425,11 @@ again:
 	} else if (!f && !admin &&
 		   (!READ_ONCE(auto_feeds) || ibt_feed_dead_admin_locked(a))) {
 		f = ERR_PTR(-EADDRNOTAVAIL);	/* no admin feed there */
+	} else if (!f && !admin) {
+		err = ibt_feed_admin_claim_locked(a, p->receive ? IBT_ACL_READ :
+							       IBT_ACL_WRITE);
+		if (err)
+			f = ERR_PTR(err);
 	}
 	if (f) {
 		ibt_dev_put(d);

@@ -295,6 +295,7 @@ struct ibt_sock {
 	u32			slot_size;
 	u32			comp_vector;	/* for a new feed */
 	u32			pub_acl_gen;	/* ACL generation publishing was allowed by */
+	u32			sub_acl_gen;	/* and subscribing */
 	atomic_t		mappings;	/* live mmaps of the ring */
 	/* the socket list (nl_sock.c): ibt_socks_lock; constant after create */
 	struct list_head	node;

@@ -418,9 +418,13 @@ int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (acl_given) {
 		spin_lock(&f->acl_lock);
 		f->acl = acl;
-		/* publishers ask again at their next send */
+		/*
+		 * publishers ask again at their next send, readers at their
+		 * next recvmsg: wake the sleeping ones to do so
+		 */
 		WRITE_ONCE(f->acl_gen, f->acl_gen + 1);
 		spin_unlock(&f->acl_lock);
+		wake_up_interruptible_all(&f->wq);
 	}
 	ibt_feeds_gen++;
 	ibt_ev_feed(IBTICK_EV_FEED_CHANGED, f, 0, 0, 0);

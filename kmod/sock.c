@@ -97,13 +97,13 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
 			return 0;
 		return ibt_feed_permission(is->feed, want,
 					   want == IBT_ACL_WRITE ?
-					   &is->pub_acl_gen : NULL);
+					   &is->pub_acl_gen : &is->sub_acl_gen);
 	}
 	f = ibt_feed_get(&a, &p, NULL);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	err = ibt_feed_permission(f, want, want == IBT_ACL_WRITE ?
-				  &is->pub_acl_gen : NULL);
+				  &is->pub_acl_gen : &is->sub_acl_gen);
 	if (err) {
 		ibt_feed_put(f);
 		return err;
@@ -347,7 +347,8 @@ static bool ibt_feed_dead(struct ibt_feed *f)
 }
 
 /*
- * Wait until the feed has something past @is->cursor or dies.  Called
+ * Wait until the feed has something past @is->cursor, dies, or its ACL
+ * changes (recvmsg asks again).  Called
  * without the socket lock; the cursor read here may be stale, which only
  * costs a spurious wake-up.
  */
@@ -362,7 +363,10 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 		return 0;
 	left = wait_event_interruptible_timeout(f->wq,
 						ibt_ring_backlog(&f->ring, is->cursor) ||
-						ibt_feed_dead(f), *timeo);
+						ibt_feed_dead(f) ||
+						READ_ONCE(f->acl_gen) !=
+						READ_ONCE(is->sub_acl_gen),
+						*timeo);
 	if (left < 0)
 		return sock_intr_errno(*timeo);
 	if (!left)
@@ -414,6 +418,13 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		goto out;
 	}
 	for (;;) {
+		/* FEED_SET changed who may read: ask again (revocation) */
+		if (unlikely(READ_ONCE(f->acl_gen) != is->sub_acl_gen)) {
+			err = ibt_feed_permission(f, IBT_ACL_READ,
+						  &is->sub_acl_gen);
+			if (err)
+				goto out;
+		}
 		s = ibt_ring_peek(&f->ring, &is->cursor, &lost);
 		if (!s) {
 			/*
