@@ -253,9 +253,14 @@ struct ibt_feed {
 	struct ib_wc		rx_wc[IBT_RX_BATCH];	/* poll scratch */
 	struct ib_recv_wr	rx_wr[IBT_RX_BATCH];
 	struct ib_sge		rx_sge[IBT_RX_BATCH];
-	struct ibt_ring		ring;
+	/*
+	 * Read by every reader at every recvmsg and poll, written once at
+	 * creation: a cache line of its own, apart from the producer's
+	 * scratch above and its counters below (checked with pahole).
+	 */
+	struct ibt_ring		ring ____cacheline_aligned_in_smp;
 	void			*ring_mem;	/* vmalloc, memcg-charged */
-	struct user_struct	*memlock_user;	/* charged ring pages */
+	struct user_struct	*memlock_user ____cacheline_aligned_in_smp;
 	unsigned long		memlock_pages;
 	struct ibt_pubtrack	pubs;
 	struct ibt_feed_stats	st;
