@@ -132,7 +132,7 @@ renamed_while_shown() {
 	done
 	wait $p
 	rdma dev set rxe0 name rxn0 || rc=1
-	same "$("$IBTICK" -j dev show rxn0 | jin "j[0]['name']")" rxn0 "dev show rxn0" || rc=1
+	same "$("$IBTICK" -j dev show rxn0 | jin "j[0]['ifname']")" rxn0 "dev show rxn0" || rc=1
 	"$IBTICK" dev show rxe0 >/dev/null 2>&1 && { echo "  the old name still answers"; rc=1; }
 	"$IBTICK" feed add rn group 239.1.9.1 port 7191 netdev veth0 >/dev/null || rc=1
 	same "$("$IBTICK" -j feed show rn | jin "j[0]['dev']")" rxn0 "feed rn's device" || rc=1

@@ -152,8 +152,10 @@ so_busy_poll_deferred_rearm() {
 	# drains most, with clearly fewer events.  How many fewer depends on
 	# how often the reader's spin is cut short (need_resched: a spin
 	# that ends without a tick re-arms, its reader is about to sleep):
-	# 0.15 a tick alone, 0.74 once in a busy guest; counts, not speed
-	jtrue "$r/read-0.json" "j['cq_events'] - j['cq_events0'] >= 0.5 * j['feed_rx']" ||
+	# 0.15 a tick alone, 0.74 once in a busy guest; counts, not speed.
+	# Re-armed at once, how many ticks still raise an event depends on
+	# how often they land outside the caller's spin: 0.38 to 1.0 seen.
+	jtrue "$r/read-0.json" "j['cq_events'] - j['cq_events0'] >= 0.1 * j['feed_rx']" ||
 		{ echo "  without the defer, CQ events were already rare: nothing to compare"; rc=1; }
 	python3 - "$r/read-0.json" "$r/read-20000.json" <<'PY' || rc=1
 import json, sys
