@@ -247,10 +247,11 @@ int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
 	if (err)
 		goto out_id;
 	f->wire_max = ib_mtu_enum_to_int(pa.active_mtu);
+	f->tx_buf_size = f->wire_max;	/* the group's MTU may lower wire_max */
 	f->rx_buf_size = sizeof(struct ib_grh) + f->wire_max;
 
 	err = -ENOMEM;
-	f->tx = ibt_bufs_alloc(ibdev, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	f->tx = ibt_bufs_alloc(ibdev, f->sq_size, f->tx_buf_size, DMA_TO_DEVICE);
 	if (!f->tx)
 		goto out_id;
 	f->pd = ib_alloc_pd(ibdev, 0);
@@ -324,7 +325,7 @@ out_rcq:
 out_pd:
 	ib_dealloc_pd(f->pd);
 out_tx:
-	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->tx_buf_size, DMA_TO_DEVICE);
 out_id:
 	ibt_join_destroy(f);
 	f->member = IBTICK_FEED_MEMBER_NONE;
@@ -393,7 +394,7 @@ void ibt_feed_ib_teardown(struct ibt_feed *f)
 	ib_destroy_cq(f->scq);
 	ib_destroy_cq(f->rcq);
 	ib_dealloc_pd(f->pd);
-	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->tx_buf_size, DMA_TO_DEVICE);
 	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
 		      DMA_FROM_DEVICE);
 	ibt_join_destroy(f);	/* leaves the group; no handler runs after */

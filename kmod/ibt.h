@@ -220,7 +220,8 @@ struct ibt_feed {
 	union ib_gid		sgid;	/* what the feed sends from */
 	u16			mlid;
 	u32			qkey;
-	u32			wire_max;	/* largest datagram: path MTU */
+	u32			wire_max;	/* largest datagram: port or group MTU */
+	u32			tx_buf_size;	/* the send buffers': port MTU */
 	u32			max_inline;
 	struct completion	joined;
 	bool			join_pending;	/* until the cm handler reports */
