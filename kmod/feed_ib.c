@@ -37,6 +37,17 @@ static void ibt_bufs_free(struct ib_device *ibdev, struct ibt_buf *b, u32 n,
 	kvfree(b);
 }
 
+/* The receive GRH array, if any; after the QP (its receives) is gone. */
+static void ibt_rx_grh_free(struct ibt_feed *f)
+{
+	if (!f->rx_grh)
+		return;
+	ib_dma_unmap_single(f->dev->ibdev, f->rx_grh_dma,
+			    f->rq_size * sizeof(*f->rx_grh), DMA_FROM_DEVICE);
+	kfree(f->rx_grh);
+	f->rx_grh = NULL;
+}
+
 static struct ibt_buf *ibt_bufs_alloc(struct ib_device *ibdev, u32 n, u32 size,
 				      enum dma_data_direction dir)
 {
@@ -156,7 +167,7 @@ static struct ib_qp *ibt_qp_create(struct ibt_feed *f)
 			.max_send_wr	= f->sq_size,
 			.max_recv_wr	= f->rq_size,
 			.max_send_sge	= 1,
-			.max_recv_sge	= 1,
+			.max_recv_sge	= 2,	/* GRH, payload */
 			.max_inline_data = 128,
 		},
 	};
@@ -196,11 +207,26 @@ static void ibt_feed_ib_quiesce(struct ibt_feed *f)
  */
 static int ibt_feed_rx_start(struct ibt_feed *f)
 {
+	struct ib_device *ibdev = f->dev->ibdev;
 	int err = 0;
 
+	if (!f->rx_grh) {
+		f->rx_grh = kcalloc_node(f->rq_size, sizeof(*f->rx_grh),
+					 IBT_GFP_CHARGED, ibdev_to_node(ibdev));
+		if (!f->rx_grh)
+			return -ENOMEM;
+		f->rx_grh_dma = ib_dma_map_single(ibdev, f->rx_grh,
+						  f->rq_size * sizeof(*f->rx_grh),
+						  DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ibdev, f->rx_grh_dma)) {
+			kfree(f->rx_grh);
+			f->rx_grh = NULL;
+			return -ENOMEM;
+		}
+	}
 	if (!f->rx) {
-		f->rx = ibt_bufs_alloc(f->dev->ibdev, f->rq_size,
-				       f->rx_buf_size, DMA_FROM_DEVICE);
+		f->rx = ibt_bufs_alloc(ibdev, f->rq_size, f->rx_buf_size,
+				       DMA_FROM_DEVICE);
 		if (!f->rx)
 			return -ENOMEM;
 	}
@@ -247,10 +273,11 @@ int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
 	if (err)
 		goto out_id;
 	f->wire_max = ib_mtu_enum_to_int(pa.active_mtu);
-	f->rx_buf_size = sizeof(struct ib_grh) + f->wire_max;
+	f->tx_buf_size = f->wire_max;	/* the group's MTU may lower wire_max */
+	f->rx_buf_size = f->wire_max;
 
 	err = -ENOMEM;
-	f->tx = ibt_bufs_alloc(ibdev, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	f->tx = ibt_bufs_alloc(ibdev, f->sq_size, f->tx_buf_size, DMA_TO_DEVICE);
 	if (!f->tx)
 		goto out_id;
 	f->pd = ib_alloc_pd(ibdev, 0);
@@ -317,6 +344,7 @@ out_qp:
 	/* posted receive buffers are free once the QP is gone */
 	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
 		      DMA_FROM_DEVICE);
+	ibt_rx_grh_free(f);
 out_scq:
 	ib_destroy_cq(f->scq);
 out_rcq:
@@ -324,7 +352,7 @@ out_rcq:
 out_pd:
 	ib_dealloc_pd(f->pd);
 out_tx:
-	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->tx_buf_size, DMA_TO_DEVICE);
 out_id:
 	ibt_join_destroy(f);
 	f->member = IBTICK_FEED_MEMBER_NONE;
@@ -393,9 +421,10 @@ void ibt_feed_ib_teardown(struct ibt_feed *f)
 	ib_destroy_cq(f->scq);
 	ib_destroy_cq(f->rcq);
 	ib_dealloc_pd(f->pd);
-	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->tx_buf_size, DMA_TO_DEVICE);
 	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
 		      DMA_FROM_DEVICE);
+	ibt_rx_grh_free(f);
 	ibt_join_destroy(f);	/* leaves the group; no handler runs after */
 	WRITE_ONCE(f->member, IBTICK_FEED_MEMBER_NONE);
 	mutex_unlock(&f->member_lock);

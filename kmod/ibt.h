@@ -220,7 +220,8 @@ struct ibt_feed {
 	union ib_gid		sgid;	/* what the feed sends from */
 	u16			mlid;
 	u32			qkey;
-	u32			wire_max;	/* largest datagram: path MTU */
+	u32			wire_max;	/* largest datagram: port or group MTU */
+	u32			tx_buf_size;	/* the send buffers': port MTU */
 	u32			max_inline;
 	struct completion	joined;
 	bool			join_pending;	/* until the cm handler reports */
@@ -247,12 +248,19 @@ struct ibt_feed {
 	/* a busy caller left the CQ disarmed: re-arm when it stays idle */
 	struct hrtimer		rearm_timer;
 	u32			rq_size;
-	u32			rx_buf_size;	/* GRH + wire_max */
+	u32			rx_buf_size;	/* a payload buffer: port MTU */
+	/*
+	 * The 40 bytes in front of every datagram (GRH, or RoCEv2's IP
+	 * header) land in their own array, so that a payload buffer is the
+	 * MTU's size (kmalloc-4k for 4096, not kmalloc-8k): two SGEs.
+	 */
+	struct ib_grh		*rx_grh;	/* rq_size of them */
+	dma_addr_t		rx_grh_dma;
 	struct ibt_buf		*rx;
 	u64			rx_seq;		/* receive buffers posted, ever */
 	struct ib_wc		rx_wc[IBT_RX_BATCH];	/* poll scratch */
 	struct ib_recv_wr	rx_wr[IBT_RX_BATCH];
-	struct ib_sge		rx_sge[IBT_RX_BATCH];
+	struct ib_sge		rx_sge[IBT_RX_BATCH][2];
 	/*
 	 * Read by every reader at every recvmsg and poll, written once at
 	 * creation: a cache line of its own, apart from the producer's

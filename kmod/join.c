@@ -18,6 +18,7 @@
 #include <linux/notifier.h>
 #include <net/netlink.h>
 #include <rdma/rdma_cm.h>
+#include <rdma/ib_sa.h>
 #include <rdma/rdma_cm_ib.h>
 
 #include "ibt.h"
@@ -303,6 +304,32 @@ static int ibt_join_request(struct ibt_feed *f)
 }
 
 /*
+ * On InfiniBand the subnet manager may have created the group with an MTU
+ * below the port's: datagrams above it would be dropped by the fabric,
+ * unseen.  The SA's member record says which (rdma_cm's join event does
+ * not): bound the feed's datagrams by it, so that sendmsg refuses a larger
+ * tick with EMSGSIZE.  The buffers, sized for the port, stay.  RoCE groups
+ * have the netdev's MTU, which the port's active MTU already follows.
+ * Context: process, after a join.
+ */
+static void ibt_join_group_mtu(struct ibt_feed *f)
+{
+	struct ib_sa_mcmember_rec rec;
+	int mtu;
+
+	if (!rdma_cap_ib_mcast(f->dev->ibdev, f->port_num) ||
+	    ib_sa_get_mcmember_rec(f->dev->ibdev, f->port_num, &f->mgid, &rec))
+		return;
+	mtu = ib_mtu_enum_to_int(rec.mtu);
+	if (mtu > 0 && mtu < f->wire_max) {
+		ibdev_info(f->dev->ibdev,
+			   "ibtick: group %pI4 has MTU %d, below the port's %u\n",
+			   &f->group, mtu, f->wire_max);
+		f->wire_max = mtu;
+	}
+}
+
+/*
  * Join the feed's group and wait for the answer (IBT_JOIN_TIMEOUT_MS, or a
  * fatal signal).  On success the group's MGID, MLID and the AH attributes
  * to send with are the feed's.  Context: process.
@@ -346,6 +373,7 @@ int ibt_join(struct ibt_feed *f, struct netlink_ext_ack *extack)
 	f->mlid = rdma_ah_get_dlid(&f->ah_attr);
 	if (grh->sgid_attr)
 		f->sgid = grh->sgid_attr->gid;
+	ibt_join_group_mtu(f);
 	return 0;
 }
 
