@@ -221,6 +221,7 @@ static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
 	init_waitqueue_head(&f->wq);
 	mutex_init(&f->tx_lock);
 	mutex_init(&f->member_lock);
+	INIT_LIST_HEAD(&f->old_ahs);
 	ibt_poll_init(f);
 	f->comp_vector = p->comp_vector;
 	spin_lock_init(&f->acl_lock);

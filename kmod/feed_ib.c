@@ -418,6 +418,7 @@ void ibt_feed_ib_teardown(struct ibt_feed *f)
 	rdma_destroy_ah(f->ah, RDMA_DESTROY_AH_SLEEPABLE);
 	f->ah = NULL;
 	mutex_unlock(&f->tx_lock);
+	ibt_join_old_ahs_put(f, true);	/* those a rejoin retired */
 	ib_destroy_cq(f->scq);
 	ib_destroy_cq(f->rcq);
 	ib_dealloc_pd(f->pd);

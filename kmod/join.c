@@ -76,19 +76,53 @@ static void ibt_join_rejoined(struct ibt_feed *f,
 	mod_delayed_work(ibt_wq, &f->dev->rejoin_work, 0);
 }
 
+/* An address handle sends posted before @until may still use. */
+struct ibt_old_ah {
+	struct list_head	node;	/* ibt_feed.old_ahs; tx_lock */
+	struct ib_ah		*ah;
+	u64			until;	/* tx_head when it was replaced */
+};
+
+/*
+ * Destroy the retired address handles no send uses any more: all of them
+ * with @all (the QP is gone, its sends flushed), else those whose sends
+ * have completed.  Context: process, the feed's tx_lock not held.
+ */
+void ibt_join_old_ahs_put(struct ibt_feed *f, bool all)
+{
+	struct ibt_old_ah *o, *tmp;
+	LIST_HEAD(done);
+
+	mutex_lock(&f->tx_lock);
+	list_for_each_entry_safe(o, tmp, &f->old_ahs, node)
+		if (all || (s64)(f->tx_tail - o->until) >= 0)
+			list_move(&o->node, &done);
+	mutex_unlock(&f->tx_lock);
+	list_for_each_entry_safe(o, tmp, &done, node) {
+		rdma_destroy_ah(o->ah, RDMA_DESTROY_AH_SLEEPABLE);
+		kfree(o);
+	}
+}
+
 /*
  * Apply attributes a rejoin brought (see ibt_join_rejoined): move the QP's
- * attachment to the new MLID and send through a new AH.  Sends that used
- * the old AH complete first.  Context: the rejoin work, ibt_feeds_lock held.
+ * attachment to the new MLID and send through a new AH.  The old AH is
+ * destroyed once every send posted before the switch has completed: at
+ * once when the send queue drains within 100 ms, else later (the next
+ * rejoin, or the teardown after the QP is gone).  Context: the
+ * rejoin work, ibt_feeds_lock held.
  */
 static void ibt_join_apply(struct ibt_feed *f)
 {
 	struct rdma_ah_attr attr;
 	struct ib_ah *ah, *old_ah;
+	struct ibt_old_ah *o;
 	union ib_gid mgid;
+	u64 until;
 	u16 mlid;
 
 	lockdep_assert_held(&ibt_feeds_lock);
+	ibt_join_old_ahs_put(f, false);
 	spin_lock(&f->new_ah_lock);
 	if (!f->have_new_ah_attr) {
 		spin_unlock(&f->new_ah_lock);
@@ -101,12 +135,15 @@ static void ibt_join_apply(struct ibt_feed *f)
 	mgid = rdma_ah_read_grh(&attr)->dgid;
 	mlid = rdma_ah_get_dlid(&attr);
 	ah = rdma_create_ah(f->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
-	if (IS_ERR(ah)) {
+	o = kmalloc(sizeof(*o), GFP_KERNEL);
+	if (IS_ERR(ah) || !o) {
 		atomic64_inc(&f->st.join_errors);
+		if (!IS_ERR(ah))
+			rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		kfree(o);
 		rdma_destroy_ah_attr(&attr);
 		return;
 	}
-	ibt_tx_drain(f, 100);
 	mutex_lock(&f->tx_lock);
 	if (f->attached) {	/* a send-only feed has nothing to move */
 		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
@@ -118,9 +155,13 @@ static void ibt_join_apply(struct ibt_feed *f)
 	f->ah = ah;
 	WRITE_ONCE(f->mlid, mlid);
 	f->mgid = mgid;
+	until = f->tx_head;	/* sends before it may use old_ah */
+	o->ah = old_ah;
+	o->until = until;
+	list_add_tail(&o->node, &f->old_ahs);
 	mutex_unlock(&f->tx_lock);
-	ibt_tx_drain(f, 100);	/* nothing may still use the old AH */
-	rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
+	ibt_tx_drain(f, 100);	/* briefly: ibt_feeds_lock is held */
+	ibt_join_old_ahs_put(f, false);
 	rdma_destroy_ah_attr(&f->ah_attr);
 	f->ah_attr = attr;
 }
