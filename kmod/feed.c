@@ -439,12 +439,12 @@ again:
 		/* somebody is building it: wait for the end, without the lock */
 		mutex_unlock(&ibt_feeds_lock);
 		err = wait_for_completion_killable(&f->created);
-		if (!err && !f->create_err)
+		if (!err && !f->create_err && ibt_feed_live(f))
 			return f;
 		ibt_feed_put(f);
 		if (err)
 			return ERR_PTR(err);
-		goto again;	/* it failed for its creator: try ourselves */
+		goto again;	/* failed for its creator, or gone since: anew */
 	}
 	f = ibt_feed_alloc_locked(d, port, a, p, ring_bytes, admin, extack);
 	mutex_unlock(&ibt_feeds_lock);
