@@ -63,7 +63,7 @@ enum mode { M_LAT, M_ONEWAY, M_RATE, M_FANOUT };
  * run the same way on the same netdevs.
  */
 enum path {
-	P_KPOLL = TICKRD_NKINDS,	/* mapped, feed in busy-poll mode */
+	P_KPOLL = TICKRD_NKINDS,	/* epoll reader, the feed's busy-poll thread spins */
 	P_FLOOR,			/* ib_send_lat -c UD */
 	P_UDP,				/* sockperf, blocking recvfrom */
 	P_UDP_SPIN,			/* sockperf --nonblocked: spins */
@@ -1018,7 +1018,7 @@ static const char *path_title(int path)
 	case P_FLOOR: return "ib_send_lat -c UD";
 	case P_UDP: return "sockperf UDP multicast";
 	case P_UDP_SPIN: return "sockperf UDP multicast, spinning";
-	case P_KPOLL: return "ibtick mapped + poll thread";
+	case P_KPOLL: return "ibtick epoll + poll thread";
 	}
 	return NULL;
 }
@@ -1076,7 +1076,10 @@ static int lat_run(void)
 				rc = 1;
 			continue;
 		}
-		o.kind = o.path == P_KPOLL ? TICKRD_MAPPED : (enum tickrd_kind)o.path;
+		/* kpoll: the thread spins and the reader sleeps, one spinner
+		 * per side's CPU (a spinning reader beside it would share
+		 * that CPU with the thread by time slices) */
+		o.kind = o.path == P_KPOLL ? TICKRD_EPOLL : (enum tickrd_kind)o.path;
 		o.kpoll = o.path == P_KPOLL;
 		{
 			int busy = o.busy_cpu;
@@ -1613,8 +1616,8 @@ static void usage(void)
 		"  -e          lat: be the echo side only (for two hosts)\n"
 		"  -k KIND     reader: mapped (default), epoll, recvmsg, busy (SO_BUSY_POLL);\n"
 		"              lat takes a list (mapped,busy,...): a row for each, in that\n"
-		"              order; lat also takes kpoll (mapped, each feed's busy-poll\n"
-		"              thread on its side's CPU), floor (ib_send_lat -c UD), udp\n"
+		"              order; lat also takes kpoll (epoll reader, each feed's busy-\n"
+		"              poll thread on its side's CPU), floor (ib_send_lat -c UD), udp\n"
 		"              (sockperf, blocking) and udp-spin (sockperf --nonblocked)\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
 		"  -n N        samples (default 100000), after -w WARMUP (default 1000)\n"
@@ -1741,7 +1744,7 @@ int main(int argc, char **argv)
 	if (!o.nkinds)
 		o.paths[o.nkinds++] = TICKRD_MAPPED;
 	o.path = o.paths[0];
-	o.kind = o.path < TICKRD_NKINDS ? (enum tickrd_kind)o.path : TICKRD_MAPPED;
+	o.kind = o.path < TICKRD_NKINDS ? (enum tickrd_kind)o.path : TICKRD_EPOLL;
 	o.kpoll = o.path == P_KPOLL;
 	if (o.nkinds > 1 && (o.mode != M_LAT || o.echo || !o.ifname2)) {
 		fprintf(stderr, "%s: several reader kinds are for lat with -I (each kind on its own feeds)\n", PROG);
