@@ -202,10 +202,23 @@ def pingpong(d, w, goals):
     goal("epoll: median", 'epoll', 'median', 2.5)
 
 
-def counts_section(d, w):
+def counts_section(d, w, goals):
     rows = [x for x in lines(d / 'counts.json') if 'per_rt' in x]
     if not rows:
         return
+    by = {r['kind']: r['per_rt'] for r in rows}
+    if 'mapped' in by:
+        # each host reads one direction of the ping-pong: one delivery each
+        c = by['mapped']
+        worst = max(c['qp_deliveries_a'], c['qp_deliveries_b'])
+        goals.append(("QP deliveries per round trip on each host = 1 (mapped; the most of the two)", worst, None,
+                      abs(c['qp_deliveries_a'] - 1) < 0.01 and abs(c['qp_deliveries_b'] - 1) < 0.01))
+    feed = {r['kind']: r['feed_a'] for r in rows if 'feed_a' in r}
+    for k, what in (('busy', 'SO_BUSY_POLL caller'), ('kpoll', 'busy-poll thread')):
+        if k in feed:
+            ev = feed[k]['cq_events']
+            goals.append((f"CQ events per tick on the reading feed while a {what} owns its CQ = 0", ev, None,
+                          ev < 0.01))
     n = rows[0]['per_rt']['round_trips']
     w("## Kernel work per round trip\n")
     w(f"Counted in a run of its own after the timed rounds (about {n:.0f} round trips per path; tracing slows "
@@ -237,6 +250,18 @@ def counts_section(d, w):
     w("- ibtick rows count the timed loop (with its warm-up); the floor and sockperf count their whole "
       "process, setup included, which adds a little per round trip. `counts.json` has every softirq type "
       "and the packet counters.\n")
+    fr = [r for r in rows if 'feed_a' in r]
+    if fr:
+        w("\nibtick's own counters of side a's reading feed (`IBTICK_STATISTICS`), per round trip: ticks written "
+          "into the ring, CQ events, and completions drained by the softirq poll, by the busy-poll thread and by "
+          "SO_BUSY_POLL callers.\n")
+        w("| path | ticks | CQ events | by softirq | by thread | by caller |")
+        w("|---|---|---|---|---|---|")
+        for r in fr:
+            c = r['feed_a']
+            w(f"| {PATHS.get(r['kind'], (r['kind'],))[0]} | {f(c['rx_ticks'])} | {f(c['cq_events'])} | "
+              f"{f(c['cqe_irq'])} | {f(c['cqe_thread'])} | {f(c['cqe_caller'])} |")
+        w("")
 
 
 def main():
@@ -259,7 +284,7 @@ def main():
 
     goals = []
     pingpong(d, w, goals)
-    counts_section(d, w)
+    counts_section(d, w, goals)
 
     ow = lines(d / 'oneway.json')
     if len(ow) > 1:
@@ -296,10 +321,14 @@ def main():
             w(f"In all: sent {t['sent']}; the feed took {t['feed_rx']} (lost on the wire {t['lost_wire']}) = "
               f"delivered {t['delivered']} + lost in the ring {t['lost_ring']}.\n")
         top = max(r['achieved'] for r in rate)
+        flat = [r['achieved'] for r in rate if not r['offered']]
         if bw:
-            w(f"`ib_send_bw -c UD -s 64` on the same pair: {bw:.0f} messages/s; ibtick's best publish rate {top:.0f}/s "
-              f"= {top / bw:.2f} × that.\n")
-            goals.append(("publish rate ≥ 0.9 × ib_send_bw -c UD (best step)", top / bw, None, top >= 0.9 * bw))
+            w(f"`ib_send_bw -c UD -s 64` on the same pair: {bw:.0f} messages/s; ibtick flat out "
+              f"{flat[0] if flat else 0:.0f}/s = {(flat[0] if flat else 0) / bw:.2f} × that; its best step "
+              f"{top:.0f}/s = {top / bw:.2f} × that.\n")
+            if flat:
+                goals.append(("publish rate, flat out ≥ 0.9 × ib_send_bw -c UD", flat[0] / bw, None,
+                              flat[0] >= 0.9 * bw))
             half = [r for r in rate if r['offered'] and r['offered'] <= bw / 2]
             if half:
                 worst = max(half, key=lambda r: r['offered'])

@@ -916,9 +916,12 @@ static int lat_kind(unsigned int port, struct latstats *last)
 	memset(buf, 0x33, sizeof(buf));
 	for (int k = 0; k < nsizes && !rc; k++) {
 		uint64_t timeouts0 = timeouts;
+		struct ibtick_stats fs0, fs1;
 
 		size = sizes[k];
 		counts_begin();
+		if (o.counts && tickrd_stats(&d, &fs0))
+			die("IBTICK_STATISTICS");
 		for (i = 0; i < o.n + o.warm; i++) {
 			p->magic = PROBE_MAGIC;
 			/* a resent sample is told from the late first answer */
@@ -967,14 +970,27 @@ static int lat_kind(unsigned int port, struct latstats *last)
 		if (rc)
 			break;
 		{
-			char extra[2048], cnt[1600];
+			char extra[2400], cnt[1600], feed[400] = "";
+			double rts = (double)(o.n + o.warm) + (double)(timeouts - timeouts0);
 
 			/* every round trip tried, the warm-up and the resent too */
-			counts_end(cnt, sizeof(cnt),
-				   (double)(o.n + o.warm) + (double)(timeouts - timeouts0));
+			counts_end(cnt, sizeof(cnt), rts);
+			if (o.counts) {
+				/* this side's reading feed, by its own counters */
+				if (tickrd_stats(&d, &fs1))
+					die("IBTICK_STATISTICS");
+				snprintf(feed, sizeof(feed),
+					 ",\"feed_a\":{\"rx_ticks\":%.3f,\"cq_events\":%.3f,"
+					 "\"cqe_irq\":%.3f,\"cqe_thread\":%.3f,\"cqe_caller\":%.3f}",
+					 (double)(fs1.feed_rx_ticks - fs0.feed_rx_ticks) / rts,
+					 (double)(fs1.feed_cq_events - fs0.feed_cq_events) / rts,
+					 (double)(fs1.feed_cqe_irq - fs0.feed_cqe_irq) / rts,
+					 (double)(fs1.feed_cqe_thread - fs0.feed_cqe_thread) / rts,
+					 (double)(fs1.feed_cqe_caller - fs0.feed_cqe_caller) / rts);
+			}
 			snprintf(extra, sizeof(extra),
-				 "\"resent\":%" PRIu64 ",\"reader_lost\":%" PRIu64 "%s",
-				 timeouts, d.lost, cnt);
+				 "\"resent\":%" PRIu64 ",\"reader_lost\":%" PRIu64 "%s%s",
+				 timeouts, d.lost, cnt, feed);
 			report(size, lat, (size_t)o.n, o.json ? extra : NULL);
 		}
 		raw_out(lat, (size_t)o.n);
@@ -997,10 +1013,38 @@ static int lat_other(struct row *r, const char *name, double seconds)
 	uint64_t *lat;
 	size_t n;
 
-	if (o.path == P_FLOOR)
+	if (o.path == P_FLOOR) {
 		floor_run(&lat, &n, extra, sizeof(extra));
-	else
+	} else {
 		sockperf_run(o.path == P_UDP_SPIN, seconds, &lat, &n, extra, sizeof(extra));
+		/*
+		 * sockperf runs for a time, not a count: short of o.n samples,
+		 * run it again for about the time the rest should take at the
+		 * rate it went (its window is its time less 0.4 s of warm-up),
+		 * twice at most; the samples of the runs are pooled
+		 */
+		for (int more = 0; more < 2 && n && (long)n < o.n; more++) {
+			double per = (ceil(seconds < 2 ? 2 : seconds) - 0.5) / (double)n;
+			uint64_t *l2, *all;
+			size_t n2;
+			char dummy[1700];
+			bool counts = o.counts;
+
+			seconds = 1 + 1.5 * per * (double)(o.n - (long)n);
+			o.counts = false;	/* counted in the first run only */
+			sockperf_run(o.path == P_UDP_SPIN, seconds, &l2, &n2, dummy, sizeof(dummy));
+			o.counts = counts;
+			if ((long)(n + n2) > o.n)
+				n2 = (size_t)o.n - n;
+			all = realloc(lat, (n + n2) * sizeof(*lat));
+			if (!all)
+				die("realloc");
+			memcpy(all + n, l2, n2 * sizeof(*l2));
+			lat = all;
+			n += n2;
+			free(l2);
+		}
+	}
 	latstats_compute(&st, lat, n);
 	row_from(r, name, &st);
 	if (n && !o.compare) {
@@ -1069,9 +1113,9 @@ static int lat_run(void)
 		if (!o.json && o.nkinds > 1)
 			printf("# %s\n", path_title(o.path) ? path_title(o.path) : path_names[o.path]);
 		if (o.path >= P_FLOOR) {
-			/* sockperf runs for a time: 2 ms a sample is
-			 * plenty under TCG; its first o.n samples are kept */
-			secs = 1 + (double)o.n * 2e-3;
+			/* sockperf runs for a time: 1 ms a sample to start
+			 * with (lat_other() tops up); o.n samples are kept */
+			secs = 1 + (double)o.n * 1e-3;
 			if (lat_other(&rows[nrows++], path_title(o.path), secs))
 				rc = 1;
 			continue;
