@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Summarise a bench/run.sh result directory as Markdown (stdout).
+"""Summarise a bench/run.sh result directory as Markdown (stdout), and the
+ping-pong rounds with their intervals and counts as DIR/summary.json.
 
-usage: bench/summary.py DIR
+usage: bench/summary.py DIR      (BOOT=1000 bootstrap draws)
 """
 import gzip
 import json
@@ -146,6 +147,25 @@ def pingpong(d, w, goals):
     st = {p: stats_of(rs) for p, rs in paths.items()}
     rng = random.Random(head['seed'])
     ci = bootstrap(rng, paths, 'floor')
+    # the same in JSON, beside the counts (summary.json)
+    counted = {x['kind']: x for x in lines(d / 'counts.json') if 'per_rt' in x}
+    out = {'rounds': nr, 'n': head['n'], 'seed': head['seed'], 'boot': BOOT, 'paths': {}}
+    for p in names:
+        if p not in st:
+            continue
+        e = {'class': PATHS.get(p, ('', ''))[1], 'samples': sum(len(r) for r in paths[p]),
+             'round_medians_us': [median(r) / 1e3 for r in paths[p]]}
+        for k in ('median', 'p99', 'p99.9', 'max'):
+            e[f'{k}_us'] = st[p][k] / 1e3
+            e[f'{k}_ratio'] = st[p][k] / st['floor'][k]
+            if ci.get(p, {}).get(k):
+                e[f'{k}_ratio_ci95'] = list(ci[p][k])
+        if p in counted:
+            e['per_rt'] = counted[p]['per_rt']
+            if 'feed_a' in counted[p]:
+                e['feed_a'] = counted[p]['feed_a']
+        out['paths'][p] = e
+    (d / 'summary.json').write_text(json.dumps(out, indent=1) + '\n')
     fl = st['floor']
     n_of = {p: sum(len(r) for r in rs) for p, rs in paths.items()}
     orders = [x for x in rows if 'order' in x]
@@ -183,6 +203,7 @@ def pingpong(d, w, goals):
               f"{ci_str(p99_r, c.get('p99')) if p != 'floor' else '1'} | {s_['p99.9'] / 1e3:.2f} | "
               f"{ci_str(p999_r, c.get('p99.9')) if p != 'floor' else '1'} | {s_['max'] / 1e3:.2f} | {vs} |")
     w("")
+    w("The same, with each round's median, the intervals and the counts below, is in `summary.json`.\n")
     if short:
         w(f"Left out (a round without samples): {', '.join(short)}.\n")
     svgs = [p for p in names if (d / f'lat-{p}.svg').exists()]
