@@ -6,8 +6,9 @@
 # usage: bench/run.sh [OUT_DIR]    (default bench/results/latest)
 # N=5000 samples per path and round, ROUNDS=5 rounds in random order (SEED,
 # default the time), NCOUNT=2000 round trips in the counted run.
-# The defaults are sized to take well under 25 minutes in all on a quiet
-# 2-core host (estimated from small runs; the run prints its own total).
+# The defaults are sized for about 10 minutes in all on a quiet 2-core host,
+# and under 25 on one as loaded as a shared rig (estimated from a small run,
+# scaled per part; the run prints its own total).
 # CLOCK=tsc (default) boots the guest with clocksource=tsc tsc=reliable, as
 # real hosts run: the stock guest marks its TSC unstable and falls back to
 # the emulated HPET, where every clock read is an emulated device access.
