@@ -133,17 +133,23 @@ def pingpong(d, w, goals):
     head = rows[0]
     nr = head['rounds']
     names = [p for p in head['paths'].split()]
+    # a round without the floor's samples has nothing to divide by: it is
+    # left out; so is a path without samples in one of the rounds kept
+    kept = [r for r in range(1, nr + 1) if load_raw(d, r, 'floor')]
+    if not kept:
+        w("## Ping-pong\n\nNo floor samples: no ratios.\n")
+        return
     paths = {}
     short = []
     for p in names:
-        rs = [load_raw(d, r, p) for r in range(1, nr + 1)]
+        rs = [load_raw(d, r, p) for r in kept]
         if any(not r for r in rs):
             short.append(p)
             continue
         paths[p] = rs
-    if 'floor' not in paths:
-        w("## Ping-pong\n\nNo floor samples: no ratios.\n")
-        return
+    if len(kept) < nr:
+        short.append(f"round(s) {', '.join(str(r) for r in range(1, nr + 1) if r not in kept)} (no floor)")
+    nr = len(kept)
     st = {p: stats_of(rs) for p, rs in paths.items()}
     rng = random.Random(head['seed'])
     ci = bootstrap(rng, paths, 'floor')
@@ -170,7 +176,7 @@ def pingpong(d, w, goals):
     n_of = {p: sum(len(r) for r in rs) for p, rs in paths.items()}
     orders = [x for x in rows if 'order' in x]
     w(f"## Ping-pong, 64 B, half round trip\n")
-    w(f"{nr} rounds in one boot; in each round every path ran once, {head['n']} samples after "
+    w(f"{nr} round{'s' if nr != 1 else ''} in one boot; in each round every path ran once, {head['n']} samples after "
       f"{head['warm']} warm-up round trips, the paths in a random order (seed {head['seed']}; the orders "
       f"are in `rounds.json`). Both ends of every path are pinned the same way: the pinging side on vCPU 1, "
       f"the answering side (echo, server) on vCPU 0.\n")
