@@ -356,6 +356,9 @@ def main():
             if flat:
                 goals.append(("publish rate, flat out ≥ 0.9 × ib_send_bw -c UD", flat[0] / bw, None,
                               flat[0] >= 0.9 * bw))
+        else:
+            w("`ib_send_bw -c UD -s 64` gave no usable message rate in this run (see `bw.txt`): no ratio.\n")
+            goals.append(("publish rate, flat out ≥ 0.9 × ib_send_bw -c UD", None, None, False))
             half = [r for r in rate if r['offered'] and r['offered'] <= bw / 2]
             if half:
                 worst = max(half, key=lambda r: r['offered'])
