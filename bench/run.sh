@@ -6,9 +6,10 @@
 # usage: bench/run.sh [OUT_DIR]    (default bench/results/latest)
 # N=5000 samples per path and round, ROUNDS=5 rounds in random order (SEED,
 # default the time), NCOUNT=2000 round trips in the counted run.
-# The defaults are sized for about 10 minutes in all on a quiet 2-core host,
-# and under 25 on one as loaded as a shared rig (estimated from a small run,
-# scaled per part; the run prints its own total).
+# The defaults are sized to stay well under 25 minutes in all: one default
+# run took 490 s on the shared 2-core rig at load 1.6, with the module and
+# tools already built (a fresh build adds about 75 s); the run prints its
+# own total.
 # CLOCK=tsc (default) boots the guest with clocksource=tsc tsc=reliable, as
 # real hosts run: the stock guest marks its TSC unstable and falls back to
 # the emulated HPET, where every clock read is an emulated device access.
