@@ -3,15 +3,23 @@
 # ibtick-perf measures, in one boot, as JSON lines into $RESULTS:
 #   env.json      kernel, CPU, vCPUs, devices, governor, virtualisation,
 #                 the clocksource (bench/run.sh writes host.json beside it)
-#   compare.json  lat --compare: ib_send_lat -c UD before/after, ibtick with
-#                 each reader kind, sockperf UDP multicast (+ lat-KIND.svg)
+#   rounds.json   ping-pong rounds: every path (the verbs floor, ibtick's
+#                 readers, sockperf blocking and spinning) each round, in a
+#                 random order; raw/rROUND-PATH.txt.gz every sample (ns)
+#   counts.json   the same paths with the kernel's work per round trip
 #   oneway.json   one-way latency with the kernel's stages (+ oneway.svg)
 #   rate.json     loss against offered rate; bw.txt ib_send_bw -c UD's rate
 #   fanout-KIND.json  kernel cost per tick and latency for 1..16 readers
-# N (default 100000) samples per latency row.
+# N (default 5000) samples per path and round, ROUNDS (default 5) rounds,
+# SEED (default: the time) orders them; NCOUNT (default 2000) round trips
+# per path in the counted run.
 set -euo pipefail
 [[ ${IBTICK_GUEST:-} == 1 ]] || { echo "bench/guest.sh runs inside the bench (bench/run.sh)" >&2; exit 2; }
-N=${N:-100000}
+N=${N:-5000}
+ROUNDS=${ROUNDS:-5}
+SEED=${SEED:-$(date +%s)}
+NCOUNT=${NCOUNT:-2000}
+PATHS=${PATHS:-floor mapped busy kpoll udp-spin recvmsg epoll udp}
 R=$RESULTS
 P=user/tools/ibtick-perf
 say() { printf '\n== %s\n' "$*"; }
@@ -39,11 +47,39 @@ env = {
 json.dump(env, open(sys.argv[1], "w"), indent=1)
 PY
 
-say "ping-pong, 64 B, $N samples per row: the floor, ibtick's four readers, sockperf, the floor again"
-# each side (and each tool's server and client) pinned to its own vCPU
-$P lat --compare -j -k mapped,busy,recvmsg,epoll -n "$N" -w 1000 -c 1 -C 0 -i veth1 -I veth0 \
-	-H "$R/lat.svg" 239.9.0.1 7900 >"$R/compare.json"
-grep '"compare"' "$R/compare.json" | cut -c1-160
+# Ping-pong, 64 B: every path ROUNDS times in one boot, each round in its
+# own random order (SEED, recorded), N samples each after 1000 warm-up
+# ones.  Each side (and each tool's server and client) pinned to its own
+# vCPU, the same for every path.  Raw samples: raw/rROUND-PATH.txt.gz.
+say "ping-pong, 64 B: $ROUNDS rounds x $N samples of: $PATHS (seed $SEED)"
+mkdir -p "$R/raw"
+: >"$R/rounds.json"
+printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s"}\n' \
+	"$ROUNDS" "$N" "$SEED" "$PATHS" >>"$R/rounds.json"
+for ((r = 1; r <= ROUNDS; r++)); do
+	order=$(python3 -c 'import random, sys
+rng = random.Random(int(sys.argv[1]) * 1000 + int(sys.argv[2]))
+p = sys.argv[3].split()
+rng.shuffle(p)
+print(",".join(p))' "$SEED" "$r" "$PATHS")
+	echo "round $r: $order"
+	printf '{"round":%d,"order":"%s"}\n' "$r" "$order" >>"$R/rounds.json"
+	hist=()
+	((r == ROUNDS)) && hist=(-H "$R/lat.svg")
+	$P lat -j -k "$order" -n "$N" -w 1000 -c 1 -C 0 -i veth1 -I veth0 \
+		--raw "$R/raw/r$r-" "${hist[@]}" 239.9.0.1 7900 |
+		sed "s/^{/{\"round\":$r,/" >>"$R/rounds.json" ||
+		echo "round $r: ibtick-perf failed; the summary leaves out what has no samples"
+	gzip -9f "$R"/raw/r"$r"-*.txt 2>/dev/null || true
+done
+grep -c '"kind"' "$R/rounds.json" | sed 's/$/ rows/'
+
+# The same paths once more with the kernel's work counted per round trip
+# (tracing slows every path: these times are not used)
+say "ping-pong, counted: system calls, softirqs, CQ events and arms, QP deliveries, allocations"
+$P lat -j --counts -k "${PATHS// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 -i veth1 -I veth0 \
+	239.9.0.1 7900 >"$R/counts.json"
+grep -o '"kind":"[^"]*"\|"qp_deliveries_[ab]":[0-9.]*\|"cq_events":[0-9.]*' "$R/counts.json" | paste -sd' ' | fold -w 160
 
 say "one way, mapped reader, 5000/s"
 $P oneway -j -k mapped -n "$N" -w 1000 -r 5000 -i veth0 -I veth1 -H "$R/oneway.svg" \
@@ -59,10 +95,12 @@ timeout 300 ib_send_bw -d rxe1 -c UD -s 64 -n 100000 -F 10.99.0.1 >"$R/bw.txt" 2
 wait || true
 grep -A1 '#bytes' "$R/bw.txt" || true
 
-for k in mapped epoll; do
+# fan-out with sleeping readers: more spinning readers than vCPUs would
+# measure the scheduler
+for k in epoll recvmsg; do
 	say "fan-out, $k readers"
 	port=7940
-	[[ $k == epoll ]] && port=7950
+	[[ $k == recvmsg ]] && port=7950
 	$P fanout -j -k $k -N 1,2,4,8,16 -n 5000 -w 0 -r 2000 -i veth0 -I veth1 \
 		239.9.0.4 $port >"$R/fanout-$k.json"
 	tail -n +2 "$R/fanout-$k.json" | cut -c1-200

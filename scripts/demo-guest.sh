@@ -5,12 +5,12 @@
 #
 # Environment: DEMO_TTY=1 redraws the table in place; DEMO_TICKS (default
 # 120000) messages at DEMO_RATE (default 4000) per second on average;
-# DEMO_SAMPLES (default 20000) ping-pong samples per path.
+# DEMO_SAMPLES (default 10000) ping-pong samples per path.
 set -euo pipefail
 [[ ${IBTICK_GUEST:-} == 1 ]] || { echo "demo-guest.sh runs inside the bench (scripts/demo.sh)" >&2; exit 2; }
 ticks=${DEMO_TICKS:-120000}
 rate=${DEMO_RATE:-4000}
-samples=${DEMO_SAMPLES:-20000}
+samples=${DEMO_SAMPLES:-10000}
 T=user/tools
 R=$RESULTS
 
@@ -78,11 +78,14 @@ user/ibtick/ibtick -s feed show cme.futures
 user/ibtick/ibtick feed del cme.futures
 
 step "tail latency: ibtick next to ib_send_lat -c UD (the verbs floor) and sockperf UDP multicast"
-echo "  $samples ping-pong samples each, 64 bytes, half round trip; this takes a minute"
-$T/ibtick-perf lat --compare -k mapped,busy -n "$samples" -w 1000 -c 1 -C 0 -i veth1 -I veth0 \
-	-H "$R/latency.svg" 239.7.0.2 9200 | tee "$R/compare.txt" | sed -n '/^# [0-9]*-byte/,$p'
+echo "  $samples ping-pong samples each, 64 bytes, half round trip, both ends pinned alike;"
+echo "  spinning readers against the spinning floor and sockperf --nonblocked, sleeping"
+echo "  readers against blocking sockperf; this takes a few minutes"
+$T/ibtick-perf lat -j -k floor,mapped,busy,udp-spin,recvmsg,epoll,udp -n "$samples" -w 1000 \
+	-c 1 -C 0 -i veth1 -I veth0 -H "$R/latency.svg" 239.7.0.2 9200 >"$R/compare.json"
+scripts/demo-table.py --pairs "$R/compare.json"
 
 rmmod ibtick
 step "done"
-echo "  histograms: $R/latency-mapped.svg, $R/latency-busy.svg$( [[ -f $R/latency-mapped.png ]] && echo " (and .png)")"
+echo "  histograms: $R/latency-PATH.svg$( [[ -f $R/latency-mapped.png ]] && echo " (and .png)")"
 echo "  raw results: $R (stream, reader states, comparison)"

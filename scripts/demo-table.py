@@ -2,12 +2,19 @@
 """Live table of the demo's market-data readers (runs in the bench guest).
 
 usage: demo-table.py [--tty] STATUS_FILE...
+       demo-table.py --pairs LAT_JSON
+
 
 Each STATUS_FILE is rewritten by an `ibtick-md read -o` four times a
 second (one JSON object).  The table is redrawn in place with --tty, else
 printed every 5 s; it ends when every reader has written its final state
 (or after 15 minutes).  Latency columns are over each reader's last 8192
 messages while live, over all of them in the final state.
+
+With --pairs, LAT_JSON is `ibtick-perf lat -j -k floor,...` output: one
+table of the paths by class, spinning receivers against the spinning verbs
+floor and spinning sockperf, sleeping ones against blocking sockperf (one
+run each: bench/run.sh gives the intervals).
 """
 import json
 import sys
@@ -47,8 +54,40 @@ def lines(states, t0):
     return out
 
 
+TITLES = {
+    'floor': 'ib_send_lat -c UD (floor)', 'mapped': 'ibtick mapped, spinning',
+    'busy': 'ibtick recvmsg+SO_BUSY_POLL', 'kpoll': 'ibtick epoll+poll thread',
+    'udp-spin': 'sockperf --nonblocked', 'recvmsg': 'ibtick recvmsg, blocking',
+    'epoll': 'ibtick mapped + epoll', 'udp': 'sockperf, blocking',
+}
+
+
+def pairs(path):
+    with open(path) as f:
+        rows = [json.loads(x) for x in f if x.startswith('{"mode"')]
+    by = {r['kind']: r for r in rows}
+    fl = by.get('floor')
+    print(f" {'path':30} {'class':6} {'median':>9} {'p99.9':>9} {'x floor':>8} {'x floor':>8} {'x sockperf':>10}")
+    print(f" {'':30} {'':6} {'usec':>9} {'usec':>9} {'median':>8} {'p99.9':>8} {'median':>10}")
+    for cls, ref in (('spin', 'udp-spin'), ('sleep', 'udp')):
+        for r in rows:
+            if r['class'] != cls:
+                continue
+            k = r['kind']
+            fm = f"{r['t_typical'] / fl['t_typical']:.2f}" if fl else '-'
+            fp = f"{r['percentile_99.9'] / fl['percentile_99.9']:.2f}" if fl else '-'
+            sp = f"{r['t_typical'] / by[ref]['t_typical']:.2f}" if ref in by and k != ref else '-'
+            print(f" {TITLES.get(k, k):30} {cls:6} {r['t_typical']:9.2f} {r['percentile_99.9']:9.2f} "
+                  f"{fm:>8} {fp:>8} {sp:>10}")
+    print(" spin: the receiver keeps a CPU busy waiting; sleep: it blocks until woken."
+          " Under TCG only the ratios mean something.")
+
+
 def main():
     args = sys.argv[1:]
+    if len(args) == 2 and args[0] == '--pairs':
+        pairs(args[1])
+        return
     tty = bool(args) and args[0] == '--tty'
     paths = args[1:] if tty else args
     if not paths:

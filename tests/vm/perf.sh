@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 P=user/tools/ibtick-perf
 MD=user/tools/ibtick-md
 GEN=user/tools/ibtick-gen
-ALL_TESTS="lat_kinds lat_sweep lat_compare oneway_counts rate_steps fanout_counts
+ALL_TESTS="lat_kinds lat_sweep lat_compare lat_paths lat_counts oneway_counts rate_steps fanout_counts
 	market_data_accounted bad_arguments"
 
 # jlines FILE EXPR: EXPR holds for the JSON lines of FILE (list L; the env
@@ -78,6 +78,43 @@ lat_compare() {
 		[[ -s $r/lat.png ]] || { echo "  no PNG beside the SVG"; rc=1; }
 	fi
 	log_test "lat --compare: ib_send_lat before/after and sockperf rows with ratios; histogram SVG" $rc
+}
+
+lat_paths() {
+	local rc=0 n=$(cnt 300) r=$RESULTS/perf p
+	require_cmd ib_send_lat sockperf || return
+	mkdir -p "$r/raw"
+	# the references as rows, in the order given, each with its class and
+	# every sample in its raw file
+	perf paths lat -j -k udp,floor,mapped,udp-spin,recvmsg -n "$n" -w 20 -c 1 -C 0 \
+		--raw "$r/raw/p-" -i veth1 -I veth0 239.8.0.1 7820 || rc=1
+	jlines "$r/paths.json" "[(x['kind'], x['class']) for x in L[1:]] == [('udp', 'sleep'), ('floor', 'spin'), ('mapped', 'spin'), ('udp-spin', 'spin'), ('recvmsg', 'sleep')] and all($ORDERED for x in L[1:]) and all(x['n_iterations'] == $n for x in L[1:] if x['kind'] in ('floor', 'mapped', 'recvmsg'))" || rc=1
+	for p in udp floor mapped udp-spin recvmsg; do
+		[[ -s $r/raw/p-$p.txt ]] || { echo "  no raw samples for $p"; rc=1; continue; }
+		jlines "$r/paths.json" "[x['n_iterations'] for x in L[1:] if x['kind'] == '$p'] == [$(wc -l <"$r/raw/p-$p.txt")]" || rc=1
+	done
+	log_test "lat -k udp,floor,mapped,udp-spin,recvmsg: a row each, in order, with its class; --raw keeps every sample" $rc
+}
+
+lat_counts() {
+	local rc=0 n=$(cnt 300) r=$RESULTS/perf
+	require_cmd ib_send_lat || return
+	[[ -d /sys/kernel/tracing || -d /sys/kernel/debug/tracing ]] || { skip "no tracefs"; return; }
+	perf counts lat -j --counts -k floor,mapped,recvmsg -n "$n" -w 20 -c 1 -C 0 \
+		-i veth1 -I veth0 239.8.0.1 7830 || rc=1
+	# counts, not times: the floor delivers exactly once per hop and arms
+	# no CQ; every ibtick hop reaches at least its reader's QP, and a
+	# blocking reader makes at least one system call per tick on each side
+	jlines "$r/counts.json" "all('per_rt' in x for x in L[1:]) and [abs(x['per_rt']['qp_deliveries_a'] - 1) < 0.01 and abs(x['per_rt']['qp_deliveries_b'] - 1) < 0.01 and x['per_rt']['cq_events'] == 0 for x in L[1:] if x['kind'] == 'floor'] == [True] and all(x['per_rt']['qp_deliveries_a'] >= 1 and x['per_rt']['qp_deliveries_b'] >= 1 and x['per_rt']['cq_events'] is not None for x in L[1:] if x['kind'] != 'floor') and [x['per_rt']['syscalls_a'] >= 1 and x['per_rt']['syscalls_b'] >= 1 for x in L[1:] if x['kind'] == 'recvmsg'] == [True]" || rc=1
+	python3 -c 'import json, sys
+for x in map(json.loads, open(sys.argv[1])):
+    if "per_rt" in x:
+        c = x["per_rt"]
+        print("  %-8s per round trip: QP deliveries %.2f / %.2f, CQ events %s, syscalls %.2f / %.2f, allocations %s"
+              % (x["kind"], c["qp_deliveries_a"], c["qp_deliveries_b"], c["cq_events"], c["syscalls_a"] or 0, c["syscalls_b"] or 0, c["allocs"]))' "$r/counts.json"
+	# the triggers and kprobes are gone afterwards
+	! grep -q ibtick_bench /sys/kernel/tracing/kprobe_events 2>/dev/null || { echo "  kprobes left behind"; rc=1; }
+	log_test "lat --counts: per round trip, the floor's one QP delivery per hop and no CQ event; ibtick's counted" $rc
 }
 
 oneway_counts() {

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "kcount.h"
 #include "latstats.h"
 #include "libibtick.h"
 #include "tickrd.h"
@@ -55,6 +56,28 @@
 #define PERFTEST_PORT	18515		/* perftest's out-of-band TCP port */
 
 enum mode { M_LAT, M_ONEWAY, M_RATE, M_FANOUT };
+
+/*
+ * What lat measures, one row each: the four reader kinds (tickrd), then
+ * the mapped reader with the feeds' busy-poll threads, and the references
+ * run the same way on the same netdevs.
+ */
+enum path {
+	P_KPOLL = TICKRD_NKINDS,	/* epoll reader, the feed's busy-poll thread spins */
+	P_FLOOR,			/* ib_send_lat -c UD */
+	P_UDP,				/* sockperf, blocking recvfrom */
+	P_UDP_SPIN,			/* sockperf --nonblocked: spins */
+	P_NPATHS,
+};
+
+static const char *const path_names[P_NPATHS] = {
+	"mapped", "epoll", "recvmsg", "busy", "kpoll", "floor", "udp", "udp-spin",
+};
+
+/* Whether the path's receiver spins on a CPU or sleeps until woken. */
+static const char *const path_class[P_NPATHS] = {
+	"spin", "sleep", "sleep", "spin", "spin", "spin", "sleep", "spin",
+};
 
 static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout" };
 #define kind_names tickrd_kind_names
@@ -70,9 +93,14 @@ struct probe {
 static struct {
 	enum mode	mode;
 	enum tickrd_kind kind;		/* the one being measured */
-	enum tickrd_kind kinds[TICKRD_NKINDS];
-	int		nkinds;
-	const char	*ifname, *ifname2, *group, *hist;
+	int		paths[P_NPATHS];	/* enum tickrd_kind or enum path */
+	int		nkinds;		/* of paths[] */
+	int		path;		/* the one being measured */
+	bool		kpoll;		/* lat: feeds in busy-poll mode, thread on the side's CPU */
+	const char	*ifname, *ifname2, *group, *hist, *raw;
+	char		group2[64];	/* lat: the way back */
+	char		group_udp[64];	/* lat: sockperf's group, no feed's */
+	bool		counts;		/* lat: kernel work per round trip (kcount) */
 	unsigned int	port;
 	long		n, warm, size, size_max;
 	bool		sweep, echo, json, compare;
@@ -178,7 +206,7 @@ static void *shared(size_t len)
 /* ---- readers and publishers (user/bench/tickrd.c) -------------------- */
 
 static void rdr_open(struct tickrd *d, enum tickrd_kind kind, const char *ifname,
-		     unsigned int port)
+		     const char *group, unsigned int port)
 {
 	struct tickrd_opts ro = {
 		/* room for the largest swept size */
@@ -186,7 +214,7 @@ static void rdr_open(struct tickrd *d, enum tickrd_kind kind, const char *ifname
 		.busy_cpu = o.busy_cpu,
 	};
 
-	if (tickrd_open(d, kind, o.group, port, ifname, &ro))
+	if (tickrd_open(d, kind, group, port, ifname, &ro))
 		die(d->failed);
 }
 
@@ -201,9 +229,9 @@ static ssize_t rdr_get(struct tickrd *d, void *buf, size_t len,
 	return got;
 }
 
-static int pub_open(const char *ifname, unsigned int port)
+static int pub_open(const char *ifname, const char *group, unsigned int port)
 {
-	int fd = ibtick_publisher_open(o.group, port, ifname);
+	int fd = ibtick_publisher_open(group, port, ifname);
 
 	if (fd < 0)
 		die("publisher: socket/connect (needs CAP_NET_RAW)");
@@ -261,9 +289,9 @@ static const char *ratio_str(char buf[32], double v, double base)
 /* @s as a JSON string body: quotes, backslashes and controls escaped. */
 static const char *jstr(const char *s)
 {
-	static char bufs[4][512];
+	static char bufs[8][512];
 	static int which;
-	char *b = bufs[which++ & 3], *d = b;
+	char *b = bufs[which++ & 7], *d = b;
 
 	for (; *s && d < b + sizeof(bufs[0]) - 7; s++) {
 		if (*s == '"' || *s == '\\') {
@@ -338,12 +366,12 @@ static void report(long size, uint64_t *lat, size_t n, const char *extra)
 
 	latstats_compute(&s, lat, n);
 	if (o.json) {
-		printf("{\"mode\":\"%s\",\"kind\":\"%s\",\"MsgSize\":%ld,"
+		printf("{\"mode\":\"%s\",\"kind\":\"%s\",\"class\":\"%s\",\"MsgSize\":%ld,"
 		       "\"n_iterations\":%zu,\"t_min\":%.2f,\"t_max\":%.2f,"
 		       "\"t_typical\":%.2f,\"t_avg\":%.2f,\"t_stdev\":%.2f,"
 		       "\"percentile_99\":%.2f,\"percentile_99.9\":%.2f,"
 		       "\"percentile_99.99\":%.2f%s%s}\n",
-		       mode_names[o.mode], kind_names[o.kind], size, s.n,
+		       mode_names[o.mode], path_names[o.path], path_class[o.path], size, s.n,
 		       s.min / 1e3, s.max / 1e3, s.typical / 1e3, s.avg / 1e3, s.stdev / 1e3,
 		       s.p99 / 1e3, s.p99_9 / 1e3, s.p99_99 / 1e3, extra ? "," : "",
 		       extra ? extra : "");
@@ -531,27 +559,95 @@ static bool wait_port(bool tcp, unsigned int port, int secs)
 	return false;
 }
 
-/* ib_send_lat -c UD between the two netdevs' RDMA devices. */
-static void floor_run(struct row *r, const char *dev_srv, const char *dev_cli,
-		      const char *ip_srv, const char *name)
+/* Device and address of each side, for the paths that are not ibtick's. */
+static char dev_a[64], dev_b[64], ip_a[64], ip_b[64];
+
+/* Kernel work counted around a row (--counts): before, and after. */
+static struct kcount kc0, kc1;
+
+static void counts_begin(void)
+{
+	if (o.counts)
+		kcount_snap(&kc0, dev_a[0] ? dev_a : NULL, dev_b[0] ? dev_b : NULL);
+}
+
+/* The counts since counts_begin() per @rts round trips, as ,"per_rt":{...}. */
+static void counts_end(char *buf, size_t len, double rts)
+{
+	char body[1536];
+
+	buf[0] = 0;
+	if (!o.counts)
+		return;
+	kcount_snap(&kc1, dev_a[0] ? dev_a : NULL, dev_b[0] ? dev_b : NULL);
+	kcount_json(body, sizeof(body), &kc0, &kc1, rts, o.cpu, o.cpu2);
+	snprintf(buf, len, ",\"per_rt\":{%s}", body);
+}
+
+/* --raw PREFIX: the row's samples, ns, one a line, into PREFIX<path>.txt. */
+static void raw_out(const uint64_t *lat, size_t n)
+{
+	char path[4096];
+	FILE *f;
+	size_t i;
+
+	if (!o.raw)
+		return;
+	snprintf(path, sizeof(path), "%s%s.txt", o.raw, path_names[o.path]);
+	f = fopen(path, "w");
+	if (!f)
+		die(path);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 "\n", lat[i]);
+	if (fclose(f))
+		die(path);
+}
+
+/* Append @v to the growing array @a (@n used, @cap allocated). */
+static void push(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
+{
+	if (*n == *cap) {
+		uint64_t *na = realloc(*a, (*cap = *cap ? *cap * 2 : 4096) * sizeof(**a));
+
+		if (!na)
+			die("realloc");
+		*a = na;
+	}
+	(*a)[(*n)++] = v;
+}
+
+/*
+ * ib_send_lat -c UD between the two netdevs' RDMA devices, every sample
+ * kept (-U) so that the statistics are ours, computed as for every row:
+ * o.n samples after o.warm warm-up ones.  @lat gets the samples (malloc'd,
+ * the caller frees), @nlat their number; 0 when it gave none.  @extra:
+ * the counts (--counts), or "".
+ */
+static void floor_run(uint64_t **lat, size_t *nlat, char *extra, size_t elen)
 {
 	char size[16], iters[24], *out = NULL, *line;
-	char *srv[] = { "ib_send_lat", "-d", (char *)dev_srv, "-c", "UD", "-F",
+	char *srv[] = { "ib_send_lat", "-d", dev_b, "-c", "UD", "-F", "-U",
 			"-s", size, "-n", iters, NULL };
-	char *cli[] = { "ib_send_lat", "-d", (char *)dev_cli, "-c", "UD", "-F",
-			"-s", size, "-n", iters, (char *)ip_srv, NULL };
+	char *cli[] = { "ib_send_lat", "-d", dev_a, "-c", "UD", "-F", "-U",
+			"-s", size, "-n", iters, ip_b, NULL };
+	size_t cap = 0;
 	pid_t s, c;
 	int fd;
 
-	memset(r, 0, sizeof(*r));
-	snprintf(r->name, sizeof(r->name), "%s", name);
+	*lat = NULL;
+	*nlat = 0;
+	extra[0] = 0;
 	snprintf(size, sizeof(size), "%ld", o.size);
-	snprintf(iters, sizeof(iters), "%ld", o.n);
+	/* -U prints iterations - 1 round trips */
+	snprintf(iters, sizeof(iters), "%ld", o.n + o.warm + 1);
 	/* a run that gives no usable row (seen once: every column "inf") is
 	 * run again, up to three times */
-	for (int run = 0; run < 3 && !r->ok; run++) {
+	for (int run = 0; run < 3 && !*nlat; run++) {
+		long i = 0;
+
 		if (run)
 			free(out);
+		counts_begin();
 		s = spawn(srv, o.cpu2, NULL);
 		/*
 		 * The server takes its client on perftest's TCP port once it has
@@ -571,60 +667,65 @@ static void floor_run(struct row *r, const char *dev_srv, const char *dev_cli,
 			free(out);
 		}
 		reap(s);
-		/* the row under perftest's header: bytes iters min max typ avg stdev 99 99.9 */
-		line = strstr(out, "#bytes");
-		if (line && (line = strchr(line, '\n'))) {
-			double b, stdev;
+		counts_end(extra, elen, (double)(o.n + o.warm + 1));
+		/* "#, usec" then "I, USEC" per round trip (half of it, as ours) */
+		line = strstr(out, "#, usec");
+		while (line && (line = strchr(line, '\n'))) {
+			long idx;
+			double us;
 
-			r->ok = sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf", &b,
-				       &r->n, &r->min, &r->max, &r->typical, &r->avg,
-				       &stdev, &r->p99, &r->p999) == 9 &&
-				isfinite(r->max) && isfinite(r->avg) && isfinite(r->p999) &&
-				r->min > 0 && r->typical >= r->min && r->max >= r->p999;
+			line++;
+			if (sscanf(line, "%ld, %lf", &idx, &us) != 2)
+				break;
+			if (!isfinite(us) || us <= 0) {
+				*nlat = 0;
+				break;
+			}
+			if (i++ >= o.warm && (long)*nlat < o.n)
+				push(lat, nlat, &cap, (uint64_t)llround(us * 1e3));
 		}
-		if (!r->ok)
+		if (!*nlat)
 			fprintf(stderr, "%s: ib_send_lat gave no usable result:\n%s\n", PROG, out);
 	}
-	r->p9999 = -1;
 	free(out);
 }
 
-/* sockperf's "---> percentile 99.900 =   12.345" line, microseconds. */
-static double sockperf_val(const char *out, const char *what)
-{
-	const char *p = strstr(out, what);
-
-	if (!p || !(p = strchr(p, '=')))
-		return -1;
-	return strtod(p + 1, NULL);
-}
-
 /*
- * sockperf ping-pong over UDP multicast on the same netdevs: server on
- * the -I side, client here; its latency is half the round trip, as ours.
+ * sockperf ping-pong over UDP multicast on the same netdevs, on a group no
+ * feed uses: server on the -I side, client here, pinned as ours; its
+ * latency is half the round trip, as ours.  @spin: both ends --nonblocked
+ * (they spin on recvfrom), else they block in it.  Runs @seconds after
+ * sockperf's own warm-up; keeps the first o.n samples of its full log.
  */
-static void sockperf_run(struct row *r, const char *ip_srv, const char *ip_cli,
-			 double seconds)
+static void sockperf_run(bool spin, double seconds, uint64_t **lat, size_t *nlat,
+			 char *extra, size_t elen)
 {
-	char group[32], port[16], size[16], secs[16], *out, *p;
-	struct in_addr g;
-	char *srv[] = { "sockperf", "server", "-i", group, "-p", port,
-			"--mc-rx-if", (char *)ip_srv, "--mc-tx-if", (char *)ip_srv, NULL };
-	char *cli[] = { "sockperf", "ping-pong", "-i", group, "-p", port,
-			"--mc-rx-if", (char *)ip_cli, "--mc-tx-if", (char *)ip_cli,
-			"-m", size, "-t", secs, "--full-log", "/dev/null", NULL };
+	char port[16], size[16], secs[16], log[] = "/tmp/ibtick-perf-sp.XXXXXX";
+	char *out, *p, line[256];
+	char *srv[] = { "sockperf", "server", "-i", o.group_udp, "-p", port,
+			"--mc-rx-if", ip_b, "--mc-tx-if", ip_b,
+			spin ? "--nonblocked" : NULL, NULL };
+	char *cli[] = { "sockperf", "ping-pong", "-i", o.group_udp, "-p", port,
+			"--mc-rx-if", ip_a, "--mc-tx-if", ip_a,
+			"-m", size, "-t", secs, "--full-log", log,
+			spin ? "--nonblocked" : NULL, NULL };
+	size_t cap = 0;
+	double sent = 0;
 	pid_t s, c;
+	FILE *f;
 	int fd;
 
-	memset(r, 0, sizeof(*r));
-	snprintf(r->name, sizeof(r->name), "sockperf UDP multicast");
-	/* the next group up: the same netdevs, not ibtick's own group */
-	inet_pton(AF_INET, o.group, &g);
-	g.s_addr = htonl(ntohl(g.s_addr) + 1);
-	inet_ntop(AF_INET, &g, group, sizeof(group));
+	*lat = NULL;
+	*nlat = 0;
+	extra[0] = 0;
+	fd = mkstemp(log);
+	if (fd < 0)
+		die("mkstemp");
+	close(fd);
 	snprintf(port, sizeof(port), "%u", o.port + 100);
 	snprintf(size, sizeof(size), "%ld", o.size);
-	snprintf(secs, sizeof(secs), "%.0f", seconds < 2 ? 2 : seconds);
+	snprintf(secs, sizeof(secs), "%.0f", seconds < 2 ? 2 : ceil(seconds));
+	counts_begin();
 	s = spawn(srv, o.cpu2, NULL);
 	if (!wait_port(false, o.port + 100, 60))
 		fprintf(stderr, "%s: sockperf's server did not bind port %u\n", PROG,
@@ -633,18 +734,25 @@ static void sockperf_run(struct row *r, const char *ip_srv, const char *ip_cli,
 	out = slurp(fd, 600);
 	reap(c);
 	reap(s);
-	r->typical = sockperf_val(out, "percentile 50.000");
-	r->p99 = sockperf_val(out, "percentile 99.000");
-	r->p999 = sockperf_val(out, "percentile 99.900");
-	r->p9999 = sockperf_val(out, "percentile 99.990");
-	r->max = sockperf_val(out, "<MAX> observation");
-	r->min = sockperf_val(out, "<MIN> observation");
-	r->avg = sockperf_val(out, "avg-latency");
-	p = strstr(out, "ReceivedMessages=");
-	r->n = p ? strtod(p + 17, NULL) : -1;
-	r->ok = r->typical > 0 && r->p999 > 0 && r->max > 0 && isfinite(r->max) &&
-		isfinite(r->avg);
-	if (!r->ok)
+	/* "[Total Run] RunTime=...; SentMessages=N": every round trip, warm-up too */
+	p = strstr(out, "[Total Run]");
+	if (p && (p = strstr(p, "SentMessages=")))
+		sent = strtod(p + 13, NULL);
+	counts_end(extra, elen, sent);
+	/* "packet, txTime(sec), rxTime(sec), latency(usec)", then a row each */
+	f = fopen(log, "r");
+	while (f && fgets(line, sizeof(line), f) && (long)*nlat < o.n) {
+		double tx, rx, us;
+		long idx;
+
+		if (sscanf(line, "%ld, %lf, %lf, %lf", &idx, &tx, &rx, &us) == 4 &&
+		    isfinite(us) && us > 0)
+			push(lat, nlat, &cap, (uint64_t)llround(us * 1e3));
+	}
+	if (f)
+		fclose(f);
+	unlink(log);
+	if (!*nlat)
 		fprintf(stderr, "%s: sockperf gave no result:\n%s\n", PROG, out);
 	free(out);
 }
@@ -727,8 +835,11 @@ static void lat_echo(const char *ifname)
 	int pub;
 	ssize_t got;
 
-	rdr_open(&d, o.kind, ifname, o.port);
-	pub = pub_open(ifname, o.port + 1);
+	/* the way out is GROUP/PORT; the way back GROUP + 1/PORT + 1: each
+	 * direction a group of its own, so that no reader's QP on this host
+	 * is a member of the group this host sends to */
+	rdr_open(&d, o.kind, ifname, o.group, o.port);
+	pub = pub_open(ifname, o.group2, o.port + 1);
 	fprintf(stderr, "%s: echo ready on %s\n", PROG, ifname);
 	if (echo_ready_fd >= 0 && write(echo_ready_fd, "r", 1) != 1)
 		die("echo ready");
@@ -744,9 +855,10 @@ static void lat_echo(const char *ifname)
 }
 
 /*
- * Ping-pong with the current o.kind on feeds @port (out) and @port + 1
- * (back); prints a row per size, leaves the last size's statistics in
- * @last.  Returns 0, or 1 when the echo side does not answer.
+ * Ping-pong with the current o.kind on feeds GROUP/@port (out) and
+ * GROUP + 1/@port + 1 (back); prints a row per size, leaves the last
+ * size's statistics in @last.  Returns 0, or 1 when the echo side does
+ * not answer.
  */
 static int lat_kind(unsigned int port, struct latstats *last)
 {
@@ -770,14 +882,18 @@ static int lat_kind(unsigned int port, struct latstats *last)
 			pin(o.cpu2);
 			/* the echo side: reads PORT, answers on PORT + 1 */
 			o.port = port;
+			if (o.kpoll)	/* its feed's thread on its own CPU */
+				o.busy_cpu = o.cpu2;
 			lat_echo(o.ifname2);
 			_exit(0);
 		}
 		close(ready[1]);
 	}
 	pin(o.cpu);
-	rdr_open(&d, o.kind, o.ifname, port + 1);
-	pub = pub_open(o.ifname, port);
+	if (o.kpoll)
+		o.busy_cpu = o.cpu;
+	rdr_open(&d, o.kind, o.ifname, o.group2, port + 1);
+	pub = pub_open(o.ifname, o.group, port);
 	if (echo_child > 0) {
 		/* the child's bind and join: its "ready" byte, within 2 min */
 		struct pollfd pf = { .fd = ready[0], .events = POLLIN };
@@ -799,7 +915,13 @@ static int lat_kind(unsigned int port, struct latstats *last)
 		die("calloc");
 	memset(buf, 0x33, sizeof(buf));
 	for (int k = 0; k < nsizes && !rc; k++) {
+		uint64_t timeouts0 = timeouts;
+		struct ibtick_stats fs0, fs1;
+
 		size = sizes[k];
+		counts_begin();
+		if (o.counts && tickrd_stats(&d, &fs0))
+			die("IBTICK_STATISTICS");
 		for (i = 0; i < o.n + o.warm; i++) {
 			p->magic = PROBE_MAGIC;
 			/* a resent sample is told from the late first answer */
@@ -848,13 +970,30 @@ static int lat_kind(unsigned int port, struct latstats *last)
 		if (rc)
 			break;
 		{
-			char extra[160];
+			char extra[2400], cnt[1600], feed[400] = "";
+			double rts = (double)(o.n + o.warm) + (double)(timeouts - timeouts0);
 
+			/* every round trip tried, the warm-up and the resent too */
+			counts_end(cnt, sizeof(cnt), rts);
+			if (o.counts) {
+				/* this side's reading feed, by its own counters */
+				if (tickrd_stats(&d, &fs1))
+					die("IBTICK_STATISTICS");
+				snprintf(feed, sizeof(feed),
+					 ",\"feed_a\":{\"rx_ticks\":%.3f,\"cq_events\":%.3f,"
+					 "\"cqe_irq\":%.3f,\"cqe_thread\":%.3f,\"cqe_caller\":%.3f}",
+					 (double)(fs1.feed_rx_ticks - fs0.feed_rx_ticks) / rts,
+					 (double)(fs1.feed_cq_events - fs0.feed_cq_events) / rts,
+					 (double)(fs1.feed_cqe_irq - fs0.feed_cqe_irq) / rts,
+					 (double)(fs1.feed_cqe_thread - fs0.feed_cqe_thread) / rts,
+					 (double)(fs1.feed_cqe_caller - fs0.feed_cqe_caller) / rts);
+			}
 			snprintf(extra, sizeof(extra),
-				 "\"resent\":%" PRIu64 ",\"reader_lost\":%" PRIu64,
-				 timeouts, d.lost);
+				 "\"resent\":%" PRIu64 ",\"reader_lost\":%" PRIu64 "%s%s",
+				 timeouts, d.lost, cnt, feed);
 			report(size, lat, (size_t)o.n, o.json ? extra : NULL);
 		}
+		raw_out(lat, (size_t)o.n);
 		latstats_sorted(last, lat, (size_t)o.n);
 		hist_out(lat, (size_t)o.n, "half round trip");	/* the last size's stays */
 	}
@@ -866,31 +1005,101 @@ out:
 	return rc;
 }
 
+/* A row for a path that is not ibtick's (floor, udp, udp-spin). */
+static int lat_other(struct row *r, const char *name, double seconds)
+{
+	char extra[1700];
+	struct latstats st;
+	uint64_t *lat;
+	size_t n;
+
+	if (o.path == P_FLOOR) {
+		floor_run(&lat, &n, extra, sizeof(extra));
+	} else {
+		sockperf_run(o.path == P_UDP_SPIN, seconds, &lat, &n, extra, sizeof(extra));
+		/*
+		 * sockperf runs for a time, not a count: short of o.n samples,
+		 * run it again for about the time the rest should take at the
+		 * rate it went (its window is its time less 0.4 s of warm-up),
+		 * twice at most; the samples of the runs are pooled
+		 */
+		for (int more = 0; more < 2 && n && (long)n < o.n; more++) {
+			double per = (ceil(seconds < 2 ? 2 : seconds) - 0.5) / (double)n;
+			uint64_t *l2, *all;
+			size_t n2;
+			char dummy[1700];
+			bool counts = o.counts;
+
+			seconds = 1 + 1.5 * per * (double)(o.n - (long)n);
+			o.counts = false;	/* counted in the first run only */
+			sockperf_run(o.path == P_UDP_SPIN, seconds, &l2, &n2, dummy, sizeof(dummy));
+			o.counts = counts;
+			if ((long)(n + n2) > o.n)
+				n2 = (size_t)o.n - n;
+			all = realloc(lat, (n + n2) * sizeof(*lat));
+			if (!all)
+				die("realloc");
+			memcpy(all + n, l2, n2 * sizeof(*l2));
+			lat = all;
+			n += n2;
+			free(l2);
+		}
+	}
+	latstats_compute(&st, lat, n);
+	row_from(r, name, &st);
+	if (n && !o.compare) {
+		report(o.size, lat, n, o.json && extra[0] ? extra + 1 : NULL);
+		hist_out(lat, n, "half round trip");
+	}
+	raw_out(lat, n);
+	free(lat);
+	return n ? 0 : 1;
+}
+
+static const char *path_title(int path)
+{
+	switch (path) {
+	case P_FLOOR: return "ib_send_lat -c UD";
+	case P_UDP: return "sockperf UDP multicast";
+	case P_UDP_SPIN: return "sockperf UDP multicast, spinning";
+	case P_KPOLL: return "ibtick epoll + poll thread";
+	}
+	return NULL;
+}
+
 static int lat_run(void)
 {
-	char dev_srv[64], dev_cli[64], ip_srv[64], ip_cli[64];
-	struct row rows[2 + TICKRD_NKINDS + 1], fl;
+	struct row rows[3 + P_NPATHS], fl;
 	struct latstats last;
-	int j, nrows = 0;
-	double sum_avg = 0;
+	int j, nrows = 0, rc = 0;
+	double sum_avg = 0, secs;
+	bool others = o.compare;
 
 	if (o.echo) {
 		pin(o.cpu);
 		lat_echo(o.ifname);
 		return 0;
 	}
+	for (j = 0; j < o.nkinds; j++)
+		others |= o.paths[j] >= P_FLOOR;
+	if (o.ifname2) {
+		rdma_dev_of(o.ifname, dev_a, sizeof(dev_a));
+		rdma_dev_of(o.ifname2, dev_b, sizeof(dev_b));
+	}
+	if (others && (!dev_a[0] || !dev_b[0] ||
+		       ipv4_of(o.ifname2, ip_b, sizeof(ip_b)) ||
+		       ipv4_of(o.ifname, ip_a, sizeof(ip_a)))) {
+		fprintf(stderr, "%s: floor, udp: no RDMA device or IPv4 address behind %s/%s\n",
+			PROG, o.ifname, o.ifname2);
+		return 1;
+	}
+	if (o.counts && kcount_setup())
+		fprintf(stderr, "%s: --counts: no tracefs hist triggers here; "
+			"system calls, allocations and CQ events are not counted\n", PROG);
 	if (o.compare) {
 		/* the floor first, before anything of ours spins */
-		if (rdma_dev_of(o.ifname2, dev_srv, sizeof(dev_srv)) ||
-		    rdma_dev_of(o.ifname, dev_cli, sizeof(dev_cli)) ||
-		    ipv4_of(o.ifname2, ip_srv, sizeof(ip_srv)) ||
-		    ipv4_of(o.ifname, ip_cli, sizeof(ip_cli))) {
-			fprintf(stderr, "%s: --compare: no RDMA device or IPv4 address behind %s/%s\n",
-				PROG, o.ifname, o.ifname2);
-			return 1;
-		}
-		floor_run(&rows[nrows++], dev_srv, dev_cli, ip_srv,
-			  "ib_send_lat -c UD, before");
+		o.path = P_FLOOR;
+		lat_other(&rows[nrows++], "ib_send_lat -c UD, before", 0);
 	}
 	if (o.ifname2)
 		atexit(kill_echo);
@@ -898,26 +1107,43 @@ static int lat_run(void)
 	if (!o.json)
 		latstats_print_header(stdout);
 	for (j = 0; j < o.nkinds; j++) {
-		o.kind = o.kinds[j];
-		if (!o.json && o.nkinds > 1)
-			printf("# reader %s\n", kind_names[o.kind]);
-		if (lat_kind(o.port + 2 * (unsigned int)j, &last))
-			return 1;
-		if (o.compare) {
-			char name[64];
+		char name[64];
 
-			snprintf(name, sizeof(name), "ibtick %s%s", kind_names[o.kind],
-				 o.busy_cpu >= -1 ? " (busy-poll)" : "");
-			row_from(&rows[nrows++], name, &last);
-			sum_avg += last.avg;
+		o.path = o.paths[j];
+		if (!o.json && o.nkinds > 1)
+			printf("# %s\n", path_title(o.path) ? path_title(o.path) : path_names[o.path]);
+		if (o.path >= P_FLOOR) {
+			/* sockperf runs for a time: 1 ms a sample to start
+			 * with (lat_other() tops up); o.n samples are kept */
+			secs = 1 + (double)o.n * 1e-3;
+			if (lat_other(&rows[nrows++], path_title(o.path), secs))
+				rc = 1;
+			continue;
 		}
+		/* kpoll: the thread spins and the reader sleeps, one spinner
+		 * per side's CPU (a spinning reader beside it would share
+		 * that CPU with the thread by time slices) */
+		o.kind = o.path == P_KPOLL ? TICKRD_EPOLL : (enum tickrd_kind)o.path;
+		o.kpoll = o.path == P_KPOLL;
+		{
+			int busy = o.busy_cpu;
+
+			if (lat_kind(o.port + 2 * (unsigned int)j, &last))
+				return 1;
+			o.busy_cpu = busy;
+		}
+		snprintf(name, sizeof(name), "ibtick %s%s", path_names[o.path],
+			 o.busy_cpu >= -1 ? " (busy-poll)" : "");
+		row_from(&rows[nrows++], path_title(o.path) ? path_title(o.path) : name, &last);
+		sum_avg += last.avg;
 	}
 	if (o.compare) {
 		/* about as long as one of ours took */
-		sockperf_run(&rows[nrows++], ip_srv, ip_cli,
-			     (double)o.n * sum_avg / o.nkinds * 2 / 1e9);
-		floor_run(&rows[nrows++], dev_srv, dev_cli, ip_srv,
-			  "ib_send_lat -c UD, after");
+		o.path = P_UDP;
+		lat_other(&rows[nrows++], "sockperf UDP multicast",
+			  (double)o.n * sum_avg / o.nkinds * 2 / 1e9);
+		o.path = P_FLOOR;
+		lat_other(&rows[nrows++], "ib_send_lat -c UD, after", 0);
 		fl = rows[0];
 		if (rows[0].ok && rows[nrows - 1].ok) {
 			fl.typical = (rows[0].typical + rows[nrows - 1].typical) / 2;
@@ -927,7 +1153,7 @@ static int lat_run(void)
 		}
 		compare_print(rows, nrows, &fl);
 	}
-	return 0;
+	return rc;
 }
 
 /* ---- oneway, rate and fanout: a publisher child, readers -------------- */
@@ -960,7 +1186,7 @@ static void publisher(unsigned int port, int steps, const long *count,
 
 	publisher_done = &res->done;
 	pin(o.cpu2);
-	fd = pub_open(o.ifname2, port);
+	fd = pub_open(o.ifname2, o.group, port);
 	memset(buf, 0x5a, sizeof(buf));
 	/* every reader bound, within two minutes (a reader that failed never is) */
 	for (i = 0; __atomic_load_n(&res->bound, __ATOMIC_ACQUIRE) < want; i++) {
@@ -1062,7 +1288,7 @@ static void reader(unsigned int port, struct rdres *res, struct pubres *pr,
 	long k = 0;
 	ssize_t got;
 
-	rdr_open(&d, o.kind, o.ifname, port);
+	rdr_open(&d, o.kind, o.ifname, o.group, port);
 	__atomic_fetch_add(&pr->bound, 1, __ATOMIC_RELEASE);
 	for (;;) {
 		got = rdr_get(&d, buf, sizeof(buf), ts, 500);
@@ -1116,16 +1342,16 @@ static void hist_out(uint64_t *lat, size_t n, const char *what)
 	dot = strrchr(o.hist, '.');
 	if (o.nkinds > 1 && dot && !strchr(dot, '/'))
 		snprintf(path, sizeof(path), "%.*s-%s%s", (int)(dot - o.hist),
-			 o.hist, kind_names[o.kind], dot);
+			 o.hist, path_names[o.path], dot);
 	else if (o.nkinds > 1)
-		snprintf(path, sizeof(path), "%s-%s", o.hist, kind_names[o.kind]);
+		snprintf(path, sizeof(path), "%s-%s", o.hist, path_names[o.path]);
 	else
 		snprintf(path, sizeof(path), "%s", o.hist);
 	f = fopen(path, "w");
 	if (!f)
 		die(path);
-	snprintf(title, sizeof(title), "ibtick %s, %s reader, %ld B: %s",
-		 mode_names[o.mode], kind_names[o.kind], o.size, what);
+	snprintf(title, sizeof(title), "ibtick-perf %s, %s, %ld B: %s",
+		 mode_names[o.mode], path_names[o.path], o.size, what);
 	snprintf(sub, sizeof(sub), "%zu samples; kernel %s; %s; kernel side %s",
 		 n, env.kernel, env.virt, o.busy_cpu >= -1 ? "busy-poll" : "interrupt");
 	latstats_svg(f, lat, n, title, sub);
@@ -1411,6 +1637,19 @@ static int fanout_run(void)
 	return 0;
 }
 
+/* @g + @k (the last address byte), as text into @out: lat's other groups. */
+static int group_next(const char *g, unsigned int k, char *out, size_t len)
+{
+	unsigned char a[16];
+	int af = strchr(g, ':') ? AF_INET6 : AF_INET;
+	int last = af == AF_INET ? 3 : 15;
+
+	if (inet_pton(af, g, a) != 1 || a[last] + k > 255)
+		return -1;
+	a[last] = (unsigned char)(a[last] + k);
+	return inet_ntop(af, a, out, (socklen_t)len) ? 0 : -1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -1420,7 +1659,10 @@ static void usage(void)
 		"  -I IF       the other side's netdev (echo or publisher, run as a child)\n"
 		"  -e          lat: be the echo side only (for two hosts)\n"
 		"  -k KIND     reader: mapped (default), epoll, recvmsg, busy (SO_BUSY_POLL);\n"
-		"              lat takes a list (mapped,busy,...): a row for each\n"
+		"              lat takes a list (mapped,busy,...): a row for each, in that\n"
+		"              order; lat also takes kpoll (epoll reader, each feed's busy-\n"
+		"              poll thread on its side's CPU), floor (ib_send_lat -c UD), udp\n"
+		"              (sockperf, blocking) and udp-spin (sockperf --nonblocked)\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
 		"  -n N        samples (default 100000), after -w WARMUP (default 1000)\n"
 		"  -s SIZE     payload bytes (default 64); -a: 32, 64, ... up to -S MAX (1024)\n"
@@ -1430,11 +1672,21 @@ static void usage(void)
 		"  -j          JSON lines (perftest's keys)\n"
 		"  -H FILE     --hist: latency histogram as SVG\n"
 		"  --compare   lat: also ib_send_lat -c UD (before and after) and sockperf\n"
-		"              UDP multicast ping-pong on the same netdevs; one table\n", PROG);
+		"              UDP multicast ping-pong on the same netdevs; one table\n"
+		"  --raw PFX   lat: every sample (ns, one a line) into PFX<path>.txt\n"
+		"  --counts    lat: kernel work per round trip (system calls per side,\n"
+		"              softirqs, CQ events and arms, QP deliveries, allocations)\n"
+		"              from tracefs and counters; tracing slows the run: count\n"
+		"              in a run of its own\n"
+		"lat pings on GROUP/PORT and answers on GROUP + 1/PORT + 1 (sockperf uses\n"
+		"GROUP + 2); with several paths, path i uses PORT + 2i\n", PROG);
 	exit(2);
 }
 
-/* -k mapped,busy,...: each kind once; one kind only outside lat. */
+/*
+ * -k mapped,busy,...: each path once (lat also takes kpoll, floor, udp,
+ * udp-spin); one reader kind only outside lat.
+ */
 static int parse_kinds(const char *arg)
 {
 	char copy[128], *tok, *save;
@@ -1445,13 +1697,14 @@ static int parse_kinds(const char *arg)
 	strcpy(copy, arg);
 	o.nkinds = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		k = tickrd_kind_parse(tok);
-		if (k < 0)
+		for (k = 0; k < P_NPATHS && strcmp(tok, path_names[k]); k++)
+			;
+		if (k == P_NPATHS)
 			return -1;
 		for (j = 0; j < o.nkinds; j++)
-			if (o.kinds[j] == (enum tickrd_kind)k)
+			if (o.paths[j] == k)
 				return -1;
-		o.kinds[o.nkinds++] = (enum tickrd_kind)k;
+		o.paths[o.nkinds++] = k;
 	}
 	return o.nkinds ? 0 : -1;
 }
@@ -1483,6 +1736,8 @@ int main(int argc, char **argv)
 		{ "hist", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "compare", no_argument, NULL, 'X' },
+		{ "raw", required_argument, NULL, 'R' },
+		{ "counts", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, m;
@@ -1509,6 +1764,8 @@ int main(int argc, char **argv)
 		case 'I': o.ifname2 = optarg; break;
 		case 'j': o.json = true; break;
 		case 'X': o.compare = true; break;
+		case 'R': o.raw = optarg; break;
+		case 'K': o.counts = true; break;
 		case 'H': o.hist = optarg; break;
 		case 'k':
 			if (parse_kinds(optarg))
@@ -1529,21 +1786,38 @@ int main(int argc, char **argv)
 	if (argc - optind != 2 || !o.ifname)
 		usage();
 	if (!o.nkinds)
-		o.kinds[o.nkinds++] = TICKRD_MAPPED;
-	o.kind = o.kinds[0];
+		o.paths[o.nkinds++] = TICKRD_MAPPED;
+	o.path = o.paths[0];
+	o.kind = o.path < TICKRD_NKINDS ? (enum tickrd_kind)o.path : TICKRD_EPOLL;
+	o.kpoll = o.path == P_KPOLL;
 	if (o.nkinds > 1 && (o.mode != M_LAT || o.echo || !o.ifname2)) {
 		fprintf(stderr, "%s: several reader kinds are for lat with -I (each kind on its own feeds)\n", PROG);
 		return 2;
 	}
+	for (m = 0; m < o.nkinds; m++) {
+		if (o.paths[m] < TICKRD_NKINDS || (o.mode == M_LAT && !o.echo &&
+		    (o.ifname2 || o.paths[m] == P_KPOLL)))
+			continue;
+		fprintf(stderr, "%s: -k %s is for lat%s\n", PROG, path_names[o.paths[m]],
+			o.paths[m] == P_KPOLL ? "" : " with -I");
+		return 2;
+	}
+	if (o.kpoll && o.nkinds == 1 && o.busy_cpu < -1)	/* lat -e -k kpoll ... */
+		o.busy_cpu = o.cpu;
 	o.group = argv[optind];
+	if (group_next(o.group, 1, o.group2, sizeof(o.group2)) ||
+	    group_next(o.group, 2, o.group_udp, sizeof(o.group_udp))) {
+		fprintf(stderr, "%s: %s: not an IP multicast group\n", PROG, o.group);
+		return 2;
+	}
 	o.port = (unsigned int)NUM(argv[optind + 1], 1, 65535 - 16);
 	if (o.mode != M_LAT && !o.ifname2) {
 		fprintf(stderr, "%s: %s needs -I (the publisher's netdev)\n", PROG,
 			mode_names[o.mode]);
 		return 2;
 	}
-	if (o.mode != M_LAT && (o.sweep || o.echo || o.compare)) {
-		fprintf(stderr, "%s: -a, -e and --compare are for lat\n", PROG);
+	if (o.mode != M_LAT && (o.sweep || o.echo || o.compare || o.raw || o.counts)) {
+		fprintf(stderr, "%s: -a, -e, --compare, --raw and --counts are for lat\n", PROG);
 		return 2;
 	}
 	if (o.compare && (o.sweep || !o.ifname2)) {
