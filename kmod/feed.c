@@ -303,7 +303,7 @@ static struct ibt_feed *ibt_feed_create(struct ibt_feed *f, bool receive,
 			WRITE_ONCE(f->admin, true);
 		/* broken while created: the device work passed it by */
 		if (READ_ONCE(f->broken))
-			mod_delayed_work(ibt_wq, &f->dev->rejoin_work, 0);
+			ibt_dev_work_soon(f->dev, 0);
 		ibt_feeds_gen++;
 		WRITE_ONCE(f->announced, true);
 		ibt_ev_feed(IBTICK_EV_FEED_CREATED, f, 0, 0, 0);
@@ -347,11 +347,27 @@ static bool ibt_feed_name_taken_locked(const char *name)
 	return false;
 }
 
+/* May the caller @want on a feed with @f's ACL?  0 or -EACCES. */
+static int ibt_feed_acl_check(struct ibt_feed *f, unsigned int want)
+{
+	struct ibt_acl acl;
+
+	spin_lock(&f->acl_lock);
+	acl = f->acl;
+	spin_unlock(&f->acl_lock);
+	if (ibt_acl_permits(&acl, current_fsuid(), in_group_p(acl.group),
+			    want) ||
+	    ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN))
+		return 0;
+	return -EACCES;
+}
+
 /*
  * An admin feed's ACL owns its group and feed port on every local port:
- * may the caller create an auto feed for @a on another port, to do @want
- * there?  Asked of the first admin feed with that group and feed port;
- * 0, or its refusal (-EACCES).  ibt_feeds_lock held.
+ * may the caller @want on an auto feed for @a, on another port (to create
+ * it, or to share one that is there)?  Asked of the first admin feed, made
+ * or being made, with that group and feed port; 0, or its refusal
+ * (-EACCES).  ibt_feeds_lock held.
  */
 static int ibt_feed_admin_claim_locked(const struct ibt_addr *a,
 				       unsigned int want)
@@ -359,9 +375,8 @@ static int ibt_feed_admin_claim_locked(const struct ibt_addr *a,
 	struct ibt_feed *f;
 
 	list_for_each_entry(f, &ibt_feeds, list)
-		if (f->by_admin && !f->creating && f->group == a->group &&
-		    f->port == a->port)
-			return ibt_feed_permission(f, want, NULL);
+		if (f->by_admin && f->group == a->group && f->port == a->port)
+			return ibt_feed_acl_check(f, want);
 	return 0;
 }
 
@@ -392,6 +407,7 @@ static struct ibt_feed *ibt_feed_obtain(const struct ibt_addr *a,
 					bool admin,
 					struct netlink_ext_ack *extack)
 {
+	unsigned int want;
 	struct ibt_feed *f;
 	struct ibt_dev *d;
 	u64 ring_bytes;
@@ -419,6 +435,7 @@ again:
 		goto out_unlock;
 	}
 	f = ibt_feed_lookup_locked(d, port, a);
+	want = p->receive ? IBT_ACL_READ : IBT_ACL_WRITE;
 	if (f && admin) {
 		NL_SET_ERR_MSG(extack, "another feed serves that group and port");
 		kref_put(&f->ref, ibt_feed_release);
@@ -426,11 +443,14 @@ again:
 	} else if (!f && !admin &&
 		   (!READ_ONCE(auto_feeds) || ibt_feed_dead_admin_locked(a))) {
 		f = ERR_PTR(-EADDRNOTAVAIL);	/* no admin feed there */
-	} else if (!f && !admin) {
-		err = ibt_feed_admin_claim_locked(a, p->receive ? IBT_ACL_READ :
-							       IBT_ACL_WRITE);
-		if (err)
+	} else if (!admin && (!f || !f->by_admin)) {
+		/* an auto feed, new or shared: the group's admin ACL decides */
+		err = ibt_feed_admin_claim_locked(a, want);
+		if (err) {
+			if (f)
+				kref_put(&f->ref, ibt_feed_release);
 			f = ERR_PTR(err);
+		}
 	}
 	if (f) {
 		ibt_dev_put(d);

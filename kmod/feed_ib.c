@@ -89,7 +89,7 @@ static void ibt_feed_async_error(struct ibt_feed *f, enum ib_event_type what)
 	atomic64_inc(&f->st.async_errors);
 	ibt_ev_feed_error(f, what);
 	WRITE_ONCE(f->broken, true);
-	mod_delayed_work(ibt_wq, &f->dev->rejoin_work, 0);
+	ibt_dev_work_soon(f->dev, 0);
 }
 
 static void ibt_qp_event(struct ib_event *ev, void *ctx)
@@ -378,7 +378,9 @@ int ibt_feed_ib_receive(struct ibt_feed *f)
 	/* pairs with ibt_feed_rx_start(): receiving, then all it built */
 	if (smp_load_acquire(&f->receiving))
 		return 0;
-	mutex_lock(&f->member_lock);
+	/* another reader's upgrade may take a join's time: killable */
+	if (mutex_lock_killable(&f->member_lock))
+		return -EINTR;
 	if (f->receiving)
 		goto out;
 	if (!ibt_feed_live(f)) {

@@ -425,6 +425,7 @@ void ibt_feed_ib_inject(struct ibt_feed *f, enum ib_event_type what);
 int ibt_join_bind(struct ibt_feed *f, struct netlink_ext_ack *extack);
 int ibt_join(struct ibt_feed *f, struct netlink_ext_ack *extack);
 int ibt_join_upgrade(struct ibt_feed *f);
+void ibt_dev_work_soon(struct ibt_dev *d, unsigned long delay);
 void ibt_join_old_ahs_put(struct ibt_feed *f, bool all);
 void ibt_join_destroy(struct ibt_feed *f);
 void ibt_join_dev_event(unsigned long what, struct ibt_dev *d,

@@ -36,6 +36,23 @@ static unsigned int ibt_rejoin_backoff_next(struct ibt_dev *d)
 }
 
 /*
+ * Run @d's device work (rejoins, new join attributes, broken feeds) within
+ * @delay jiffies - never later than a run already queued: a backoff must
+ * not push back an immediate run for a broken feed.  (The check and the
+ * re-arm are not atomic; the window only costs a run that comes early.)
+ * Context: any.
+ */
+void ibt_dev_work_soon(struct ibt_dev *d, unsigned long delay)
+{
+	struct delayed_work *dw = &d->rejoin_work;
+
+	if (delayed_work_pending(dw) &&
+	    time_before_eq(READ_ONCE(dw->timer.expires), jiffies + delay))
+		return;
+	mod_delayed_work(ibt_wq, dw, delay);
+}
+
+/*
  * Ask for the groups of port index @port_idx to be joined again in @delay_s
  * seconds.  Context: any (port events, the cm handler, the rejoin work).
  */
@@ -45,7 +62,7 @@ static void ibt_rejoin_port(struct ibt_dev *d, u32 port_idx,
 	if (port_idx >= BITS_PER_LONG)
 		return;
 	set_bit(port_idx, &d->rejoin_ports);
-	mod_delayed_work(ibt_wq, &d->rejoin_work, delay_s * HZ);
+	ibt_dev_work_soon(d, delay_s * HZ);
 }
 
 /*
@@ -73,7 +90,7 @@ static void ibt_join_rejoined(struct ibt_feed *f,
 	spin_unlock(&f->new_ah_lock);
 	if (had_old)
 		rdma_destroy_ah_attr(&old);
-	mod_delayed_work(ibt_wq, &f->dev->rejoin_work, 0);
+	ibt_dev_work_soon(f->dev, 0);
 }
 
 /* An address handle sends posted before @until may still use. */
@@ -148,8 +165,11 @@ static void ibt_join_apply(struct ibt_feed *f)
 	if (f->attached) {	/* a send-only feed has nothing to move */
 		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
 		f->attached = !ib_attach_mcast(f->qp, &mgid, mlid);
-		if (!f->attached)
+		if (!f->attached) {
 			atomic64_inc(&f->st.join_errors);
+			/* the next reader's bind attaches it again */
+			WRITE_ONCE(f->receiving, false);
+		}
 	}
 	old_ah = f->ah;
 	f->ah = ah;
@@ -468,8 +488,11 @@ revert:
 	WRITE_ONCE(f->upgrading, false);
 	ibt_join_leave(f);	/* a failed join stays listed until left */
 	WRITE_ONCE(f->member, IBTICK_FEED_MEMBER_SEND_ONLY);
-	if (ibt_join_request(f))
+	if (ibt_join_request(f)) {	/* no membership left: the work retries */
 		atomic64_inc(&f->st.join_errors);
+		ibt_rejoin_port(f->dev, f->dport - f->dev->ports,
+				ibt_rejoin_backoff_next(f->dev));
+	}
 	return err;
 }
 
@@ -510,15 +533,22 @@ static void ibt_rejoin_work(struct work_struct *work)
 
 	mutex_lock(&ibt_feeds_lock);
 	list_for_each_entry_safe(f, tmp, &ibt_feeds, list) {
-		/* a feed being created has a fresh join (or none yet) */
-		if (f->dev != d || !f->live || f->creating)
+		if (f->dev != d || !f->live)
 			continue;
+		idx = f->dport - d->ports;
+		/* being created: its join may predate the reason; later */
+		if (f->creating) {
+			if (ports & BIT(idx)) {
+				set_bit(idx, &d->rejoin_ports);
+				failed = true;
+			}
+			continue;
+		}
 		if (READ_ONCE(f->broken)) {	/* feed_ib.c */
 			ibt_feed_fail_locked(f);
 			continue;
 		}
 		ibt_join_apply(f);
-		idx = f->dport - d->ports;
 		if (!(ports & BIT(idx)))
 			continue;
 		/* a join still in flight is fresh enough: try again later */
@@ -551,8 +581,7 @@ static void ibt_rejoin_work(struct work_struct *work)
 
 	/* the backoff is reset only by a join that succeeded (cm handler) */
 	if (failed)
-		mod_delayed_work(ibt_wq, &d->rejoin_work,
-				 ibt_rejoin_backoff_next(d) * HZ);
+		ibt_dev_work_soon(d, ibt_rejoin_backoff_next(d) * HZ);
 }
 
 /*

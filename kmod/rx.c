@@ -47,10 +47,11 @@ int ibt_rx_post_all(struct ibt_feed *f)
 
 	for (i = f->rx_seq; i < f->rq_size; i++) {
 		ibt_rx_sge(f, i, &wr, sge);
-		f->rx[i].seq = f->rx_seq++;
+		f->rx[i].seq = f->rx_seq;
 		err = ib_post_recv(f->qp, &wr, NULL);
 		if (err)
-			return err;
+			return err;	/* buffer i is posted by the next try */
+		f->rx_seq++;
 	}
 	return 0;
 }
