@@ -79,7 +79,7 @@ module:
 	@test -n "$(KDIR)" || { echo "ibtick: no kernel headers (set KDIR=)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(or $(W),1) modules
 
-TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat \
+TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub \
 	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md
 
 user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES)
@@ -178,7 +178,6 @@ install: module user
 	install -D -m 0755 user/ibtick/ibtick $(DESTDIR)$(BINDIR)/ibtick
 	install -D -m 0755 user/tools/ibtick-pub $(DESTDIR)$(BINDIR)/ibtick-pub
 	install -D -m 0755 user/tools/ibtick-sub $(DESTDIR)$(BINDIR)/ibtick-sub
-	install -D -m 0755 user/tools/ibtick-lat $(DESTDIR)$(BINDIR)/ibtick-lat
 	install -D -m 0755 user/tools/ibtick-perf $(DESTDIR)$(BINDIR)/ibtick-perf
 	install -D -m 0755 user/tools/ibtick-gen $(DESTDIR)$(BINDIR)/ibtick-gen
 	install -D -m 0755 user/tools/ibtick-md $(DESTDIR)$(BINDIR)/ibtick-md
