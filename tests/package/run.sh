@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The package stage of make check: what a user installs.
+#
+#   install_file_list        make install DESTDIR=D puts exactly the files of
+#                            the list below in place (module included when an
+#                            installed kernel has a build directory)
+#   install_prefix_usr       PREFIX=/usr moves every path with it: nothing
+#                            outside usr/, etc/ and lib/modules; the unit,
+#                            the .pc name the right directories
+#   pkgconfig_links          a program builds against the staged headers and
+#                            library through pkg-config alone
+#   depmod_finds_module      depmod/modinfo in D find the staged module for
+#                            KVER and its vermagic names KVER
+#   uninstall_leaves_nothing make uninstall removes every file install made
+#   edited_modprobe_kept     an edited modprobe.d file survives uninstall and
+#                            a second install
+#
+# Ends with "package: N passed, N failed, N skipped".
+#   tests/package/run.sh [TEST...]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd -P)
+cd "$top" || exit 1
+
+n=0 pass=0 fail=0 skip=0
+ok() { n=$((n + 1)) pass=$((pass + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)) fail=$((fail + 1)); echo "not ok $n - $1${2:+ # $2}"; }
+skipped() { n=$((n + 1)) skip=$((skip + 1)); echo "ok $n - $1 # SKIP $2"; }
+# result NAME STATUS [WHY]
+result() { if (($2 == 0)); then ok "$1"; else notok "$1" "${3:-}"; fi; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ibtick-package.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The kernel to install the module for: the running one when it has a build
+# directory, else the newest installed one that has.
+KVER= KDIR=
+for d in "/lib/modules/$(uname -r)/build" $(ls -d /lib/modules/*/build 2>/dev/null | sort -rV); do
+	if [[ -e $d/include/generated/utsrelease.h ]]; then
+		KDIR=$(readlink -f "$d")
+		KVER=$(basename "$(dirname "$d")")
+		break
+	fi
+done
+if [[ -n $KDIR ]]; then
+	echo "# module for $KVER, headers in $KDIR"
+	install_target=install uninstall_target=uninstall
+else
+	echo "# no /lib/modules/*/build: the module part is skipped"
+	install_target=install-user uninstall_target=uninstall-user
+fi
+
+# quiet make with this tree's KDIR; output kept in $work/make.log
+mk() { make -s --no-print-directory ${KDIR:+KDIR="$KDIR"} "$@" >>"$work/make.log" 2>&1; }
+
+# every file and link under $1, relative, sorted
+files_in() { (cd "$1" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort); }
+
+# What make install puts under DESTDIR with the default PREFIX=/usr/local.
+expected_files() {
+	local p=usr/local m
+	[[ -z $KVER ]] || echo "lib/modules/$KVER/updates/ibtick.ko"
+	echo etc/modprobe.d/ibtick.conf
+	for m in ibtick ibtick-gen ibtick-md ibtick-perf ibtick-pub ibtick-sub; do echo "$p/bin/$m"; done
+	echo "$p/include/ibtick/libibtick.h"
+	echo "$p/include/ibtick/linux/ibtick.h"
+	echo "$p/include/ibtick/linux/ibtick_netlink.h"
+	echo "$p/lib/libibtick.a"
+	echo "$p/lib/libibtick.so"
+	echo "$p/lib/libibtick.so.0"
+	echo "$p/lib/modules-load.d/ibtick.conf"
+	echo "$p/lib/pkgconfig/libibtick.pc"
+	echo "$p/lib/systemd/system/ibtick-restore.service"
+	echo "$p/share/bash-completion/completions/ibtick"
+	for m in ibtick-perf.1; do echo "$p/share/man/man1/$m"; done
+	for m in ibtick_arm ibtick_done ibtick_next ibtick_read ibtick_reader_open ibtick_wait libibtick; do
+		echo "$p/share/man/man3/$m.3"
+	done
+	echo "$p/share/man/man7/ibtick.7"
+	for m in ibtick ibtick-dev ibtick-doctor ibtick-feed ibtick-monitor ibtick-sock ibtick-stats; do
+		echo "$p/share/man/man8/$m.8"
+	done
+}
+
+want() { [[ -z ${only:-} || " $only " == *" $1 "* ]]; }
+only="$*"
+
+D=$work/dest
+if want install_file_list || want depmod_finds_module || want uninstall_leaves_nothing ||
+   want pkgconfig_links; then
+	rc=0
+	mk "$install_target" DESTDIR="$D" || rc=$?
+fi
+
+if want install_file_list; then
+	if ((rc != 0)); then
+		tail -n 20 "$work/make.log"
+		notok install_file_list "make $install_target failed (status $rc)"
+	else
+		diff -u <(expected_files | sort) <(files_in "$D") >"$work/list.diff"
+		d=$?
+		sed 's/^/# /' "$work/list.diff"
+		result install_file_list $d "installed files differ from the list (- missing, + extra)"
+	fi
+fi
+
+if want pkgconfig_links; then
+	r=0
+	pc=$D/usr/local/lib/pkgconfig
+	flags=$(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$D pkg-config --cflags --libs libibtick) || r=1
+	echo "# pkg-config: $flags"
+	# the example includes <libibtick.h>, which includes <linux/ibtick.h>:
+	# both must come from D, never from this tree
+	# shellcheck disable=SC2086
+	cc -std=gnu11 -Wall -Wextra -Werror -o "$work/spin-reader" user/examples/spin-reader.c \
+		$flags -Wl,-rpath-link,"$D/usr/local/lib" -MD -MF "$work/deps" >>"$work/make.log" 2>&1 || r=1
+	if grep -q "$top/\(user\|include\)" "$work/deps" 2>/dev/null; then
+		echo "# a header came from the source tree"; r=1
+	fi
+	readelf -d "$work/spin-reader" 2>/dev/null | grep -q 'NEEDED.*\[libibtick\.so\.0\]' ||
+		{ echo "# not linked to libibtick.so.0"; r=1; }
+	result pkgconfig_links $r "see $work/make.log"
+fi
+
+if want depmod_finds_module; then
+	if [[ -z $KVER ]]; then
+		skipped depmod_finds_module "no installed kernel has a build directory"
+	else
+		r=0
+		depmod -b "$D" "$KVER" 2>>"$work/make.log" || r=1
+		f=$(modinfo -b "$D" -k "$KVER" -F filename ibtick 2>&1) || r=1
+		vm=$(modinfo -b "$D" -k "$KVER" -F vermagic ibtick 2>&1) || r=1
+		echo "# modinfo: $f; vermagic $vm"
+		[[ $f == "$D/lib/modules/$KVER/updates/ibtick.ko" ]] || r=1
+		[[ $vm == "$KVER "* ]] || r=1
+		# depmod's own output is not part of what uninstall removes
+		rm -f "$D/lib/modules/$KVER"/modules.*
+		result depmod_finds_module $r "module not found for $KVER, or built for another release"
+	fi
+fi
+
+if want uninstall_leaves_nothing; then
+	r=0
+	mk "$uninstall_target" DESTDIR="$D" || r=1
+	left=$(files_in "$D")
+	[[ -z $left ]] || { r=1; printf '# left: %s\n' $left; }
+	[[ ! -e $D/usr/local/include/ibtick ]] || { r=1; echo "# include/ibtick left"; }
+	result uninstall_leaves_nothing $r "make $uninstall_target left files behind"
+fi
+
+if want install_prefix_usr; then
+	r=0
+	P=$work/usr
+	mk install-user DESTDIR="$P" PREFIX=/usr || r=1
+	outside=$(files_in "$P" | grep -v '^usr/\|^etc/')
+	[[ -z $outside ]] || { r=1; printf '# outside usr/ and etc/: %s\n' $outside; }
+	grep -qx 'ExecStart=/usr/bin/ibtick -f -b /etc/ibtick/feeds.batch' \
+		"$P/usr/lib/systemd/system/ibtick-restore.service" || { r=1; echo "# unit's ExecStart"; }
+	pc=$P/usr/lib/pkgconfig/libibtick.pc
+	[[ $(PKG_CONFIG_PATH=${pc%/*} pkg-config --variable=includedir libibtick) == /usr/include ]] ||
+		{ r=1; echo "# .pc includedir"; }
+	[[ $(PKG_CONFIG_PATH=${pc%/*} pkg-config --modversion libibtick) == "$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)" ]] ||
+		{ r=1; echo "# .pc version"; }
+	[[ -e $P/usr/lib/modules-load.d/ibtick.conf ]] || { r=1; echo "# modules-load.d file"; }
+	mk uninstall-user DESTDIR="$P" PREFIX=/usr || r=1
+	[[ -z $(files_in "$P") ]] || { r=1; echo "# uninstall-user left files"; }
+	result install_prefix_usr $r
+fi
+
+if want edited_modprobe_kept; then
+	r=0
+	E=$work/edit
+	conf=$E/etc/modprobe.d/ibtick.conf
+	mk install-user DESTDIR="$E" || r=1
+	echo "options ibtick max_feeds=16" >>"$conf"
+	cp "$conf" "$work/edited"
+	mk install-user DESTDIR="$E" || r=1
+	cmp -s "$conf" "$work/edited" || { r=1; echo "# a second install overwrote the edited file"; }
+	mk uninstall-user DESTDIR="$E" || r=1
+	[[ $(files_in "$E") == etc/modprobe.d/ibtick.conf ]] || { r=1; echo "# uninstall: $(files_in "$E" | xargs)"; }
+	result edited_modprobe_kept $r
+fi
+
+echo "package: $pass passed, $fail failed, $skip skipped"
+((fail == 0))
