@@ -20,6 +20,7 @@
 # KDIR defaults to the running kernel's build dir; when it has none (a build
 # host, a container) to the newest installed linux-headers-*-amd64.
 
+# the one version (dkms.conf; scripts/version.sh)
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
 ifeq ($(origin KDIR),undefined)
@@ -217,8 +218,8 @@ install: install-module install-user
 
 install-module: module
 	@test -n "$(KVER)" || { echo "ibtick: cannot tell the release of $(KDIR) (set KVER=)"; exit 1; }
-	@test ! -e $(DESTDIR)/lib/modules/$(KVER)/updates/dkms/ibtick.ko || \
-		echo "ibtick: warning: DKMS has installed ibtick for $(KVER) too; remove one (dkms remove ibtick/$(VERSION) --all)"
+	@! test -e $(DESTDIR)/lib/modules/$(KVER)/updates/dkms/ibtick.ko || \
+		{ echo "ibtick: DKMS has installed ibtick for $(KVER): use make install-user, or dkms remove ibtick first"; exit 1; }
 	install -D -m 0644 kmod/ibtick.ko $(DESTDIR)$(MODDIR)/ibtick.ko
 	$(if $(DESTDIR),@echo "ibtick: staged in DESTDIR; run depmod -a $(KVER) on the target",depmod -a $(KVER))
 

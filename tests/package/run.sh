@@ -14,6 +14,15 @@
 #   uninstall_leaves_nothing make uninstall removes every file install made
 #   edited_modprobe_kept     an edited modprobe.d file survives uninstall and
 #                            a second install
+#   install_refused_over_dkms  make install refuses to put a second module
+#                            next to the one DKMS installed
+#   version_agrees           every copy of the version equals dkms.conf's:
+#                            scripts/version.sh --check (man pages,
+#                            libibtick.h, debian/changelog), ibtick -V, the
+#                            module's modinfo version; README has no literal
+#                            version in a command
+#   dkms_add_dot             the README's `dkms add .` registers ibtick with
+#                            dkms.conf's version (private DKMS trees)
 #
 # Ends with "package: N passed, N failed, N skipped".
 #   tests/package/run.sh [TEST...]
@@ -178,6 +187,60 @@ if want edited_modprobe_kept; then
 	mk uninstall-user DESTDIR="$E" || r=1
 	[[ $(files_in "$E") == etc/modprobe.d/ibtick.conf ]] || { r=1; echo "# uninstall: $(files_in "$E" | xargs)"; }
 	result edited_modprobe_kept $r
+fi
+
+if want install_refused_over_dkms; then
+	if [[ -z $KVER ]]; then
+		skipped install_refused_over_dkms "no installed kernel has a build directory"
+	else
+		r=0
+		K=$work/dkmscopy
+		mkdir -p "$K/lib/modules/$KVER/updates/dkms"
+		: >"$K/lib/modules/$KVER/updates/dkms/ibtick.ko"
+		if mk install-module DESTDIR="$K"; then
+			r=1; echo "# make install-module succeeded"
+		fi
+		grep -q 'DKMS has installed ibtick' "$work/make.log" || { r=1; echo "# no reason given"; }
+		[[ ! -e $K/lib/modules/$KVER/updates/ibtick.ko ]] || { r=1; echo "# second copy installed"; }
+		result install_refused_over_dkms $r
+	fi
+fi
+
+if want version_agrees; then
+	r=0
+	v=$(scripts/version.sh)
+	echo "# version $v"
+	scripts/version.sh --check | sed 's/^/# /'
+	((PIPESTATUS[0] == 0)) || r=1
+	mk user/ibtick/ibtick || r=1
+	[[ $(user/ibtick/ibtick -V) == "ibtick $v" ]] || { r=1; echo "# ibtick -V: $(user/ibtick/ibtick -V)"; }
+	if [[ -n $KVER ]]; then
+		mk module || r=1
+		mv=$(modinfo -F version kmod/ibtick.ko)
+		[[ $mv == "$v" ]] || { r=1; echo "# modinfo version: $mv"; }
+	fi
+	lit=$(grep -nE 'ibtick[/-][0-9]+\.[0-9]+' README.md)
+	[[ -z $lit ]] || { r=1; echo "# README names a version: $lit"; }
+	result version_agrees $r "a copy of the version differs from dkms.conf's"
+fi
+
+if want dkms_add_dot; then
+	if ! command -v dkms >/dev/null; then
+		skipped dkms_add_dot "dkms not installed"
+	elif ((EUID != 0)); then
+		skipped dkms_add_dot "dkms add needs root"
+	else
+		r=0
+		v=$(scripts/version.sh)
+		T=(--sourcetree "$work/src" --dkmstree "$work/dkms")
+		mkdir -p "$work/src" "$work/dkms"
+		dkms add . "${T[@]}" >>"$work/make.log" 2>&1 || r=1
+		[[ -f $work/src/ibtick-$v/dkms.conf ]] || { r=1; echo "# no source in ibtick-$v"; }
+		st=$(dkms status "${T[@]}" ibtick 2>&1)
+		echo "# dkms status: $st"
+		[[ $st == "ibtick/$v: added" ]] || r=1
+		result dkms_add_dot $r
+	fi
 fi
 
 echo "package: $pass passed, $fail failed, $skip skipped"
