@@ -41,7 +41,9 @@ DESTDIR  ?=
 CC       ?= cc
 WERROR   ?=
 CFLAGS   ?= -O2 -g
-UCFLAGS  := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 \
+CPPFLAGS ?=
+LDFLAGS  ?=
+UCFLAGS  := $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 \
 	    -Wmissing-prototypes -Wstrict-prototypes $(if $(WERROR),-Werror) \
 	    -D_GNU_SOURCE -DIBTICK_VERSION='"$(VERSION)"' \
 	    -Iinclude/uapi -Iinclude -Iuser/common
@@ -100,7 +102,7 @@ user/lib/libibtick.pic.o: user/lib/libibtick.c $(LIB_HDRS)
 	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
 $(LIB_SO): user/lib/libibtick.pic.o
-	$(CC) -shared -Wl,-soname,libibtick.so.$(LIB_SOVER) -o $@ $<
+	$(CC) -shared -Wl,-soname,libibtick.so.$(LIB_SOVER) $(LDFLAGS) -o $@ $<
 	ln -sf libibtick.so.$(LIB_SOVER) user/lib/libibtick.so
 
 $(LIB_A): user/lib/libibtick.o
@@ -112,7 +114,7 @@ PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	      -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|'
 
 user/examples/%: user/examples/%.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< $(LIB_A)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< $(LIB_A)
 
 # feed addresses from command-line words, through libibtick
 ADDRARG := user/common/addrarg.c user/common/addrarg.h $(LIB_A) $(LIB_HDRS)
@@ -122,22 +124,22 @@ SYSFUZZ_SRCS := tests/fuzz/sysfuzz.c tests/fuzz/sysfuzz_state.c \
 		tests/fuzz/sysfuzz_genl.c
 
 tests/fuzz/sysfuzz: $(SYSFUZZ_SRCS) tests/fuzz/sysfuzz.h $(LIB_A) $(LIB_HDRS) include/uapi/linux/ibtick_netlink.h
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $(SYSFUZZ_SRCS) $(LIB_A)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $(SYSFUZZ_SRCS) $(LIB_A)
 
 tests/vm/failnth: tests/vm/failnth.c $(ADDRARG)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A)
 
 tests/vm/nlstress: tests/vm/nlstress.c include/uapi/linux/ibtick.h include/uapi/linux/ibtick_netlink.h
-	$(CC) $(UCFLAGS) -o $@ $<
+	$(CC) $(UCFLAGS) $(LDFLAGS) -o $@ $<
 
 tests/vm/ringtest: tests/vm/ringtest.c $(ADDRARG)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lpthread
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lpthread
 
 tests/vm/uffdsend: tests/vm/uffdsend.c include/uapi/linux/ibtick.h
-	$(CC) $(UCFLAGS) -o $@ $< -lpthread
+	$(CC) $(UCFLAGS) $(LDFLAGS) -o $@ $< -lpthread
 
 tests/vm/sockapi: tests/vm/sockapi.c $(ADDRARG)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
 # the benchmark and market-data tools (user/bench): statistics, the
 # synthetic stream, one reader interface over the four ways of reading a
@@ -146,23 +148,23 @@ BENCH_CFLAGS := $(UCFLAGS) -Iuser/bench -Iuser/lib
 TICKRD := user/bench/tickrd.c user/bench/tickrd.h user/bench/args.c user/bench/args.h
 
 user/tools/ibtick-md: user/tools/ibtick-md.c user/bench/latstats.c user/bench/latstats.h user/bench/tickgen.c user/bench/tickgen.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickgen.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
+	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickgen.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
 user/tools/ibtick-perf: user/tools/ibtick-perf.c user/bench/latstats.c user/bench/latstats.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
+	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
 user/tools/ibtick-gen: user/tools/ibtick-gen.c user/bench/tickgen.c user/bench/tickgen.h user/common/out.c user/common/out.h
-	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/tickgen.c user/common/out.c -lm
+	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/tickgen.c user/common/out.c -lm
 
 user/tools/%: user/tools/%.c $(ADDRARG)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
 user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
-	$(CC) $(UCFLAGS) $(NL_CFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
+	$(CC) $(UCFLAGS) $(NL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
 tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) $(LIB_A) tests/unit/unit.h
-	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
+	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib $(LDFLAGS) -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
 
 unit: tests/unit/unit
 	tests/unit/unit

@@ -28,8 +28,9 @@ copies() {
 	v=$(sed -n 's/^#define LIBIBTICK_VERSION[[:space:]]*"\(.*\)"$/\1/p' user/lib/libibtick.h)
 	echo "user/lib/libibtick.h ${v:-none}"
 	if [[ -f debian/changelog ]]; then
-		# upstream part of the newest entry: 0.2.0-1 -> 0.2.0
-		v=$(sed -n '1s/^ibtick (\([^)-]*\)-[^)]*).*/\1/p' debian/changelog)
+		# the newest entry's version, without a Debian revision if
+		# there is one (the package is native: 0.2.0)
+		v=$(sed -n '1s/^ibtick (\([^)-]*\)\(-[^)]*\)\{0,1\}).*/\1/p' debian/changelog)
 		echo "debian/changelog ${v:-none}"
 	fi
 }
@@ -56,10 +57,10 @@ case ${1:-} in
 	sed -i "s/^PACKAGE_VERSION=\".*\"$/PACKAGE_VERSION=\"$new\"/" dkms.conf
 	sed -i "1s/^\(\.TH [^ ]* [0-9] \"[^\"]*\" \)\"ibtick [^\"]*\"/\1\"ibtick $new\"/" user/man/*.[1-8]
 	sed -i "s/^\(#define LIBIBTICK_VERSION[[:space:]]*\)\".*\"$/\1\"$new\"/" user/lib/libibtick.h
-	if [[ -f debian/changelog ]] && [[ $(sed -n '1s/^ibtick (\([^)-]*\)-.*/\1/p' debian/changelog) != "$new" ]]; then
+	if [[ -f debian/changelog ]] && [[ $(sed -n '1s/^ibtick (\([^)-]*\)[-)].*/\1/p' debian/changelog) != "$new" ]]; then
 		who=$(sed -n 's/^ -- \(.*>\)  .*/\1/p' debian/changelog | head -n 1)
 		{
-			printf 'ibtick (%s-1) unstable; urgency=medium\n\n  * New upstream version %s.\n\n -- %s  %s\n\n' \
+			printf 'ibtick (%s) unstable; urgency=medium\n\n  * Version %s.\n\n -- %s  %s\n\n' \
 				"$new" "$new" "$who" "$(date -R)"
 			cat debian/changelog
 		} >debian/changelog.new
