@@ -21,6 +21,9 @@
 #                            libibtick.h, debian/changelog), ibtick -V, the
 #                            module's modinfo version; README has no literal
 #                            version in a command
+#   man_pages                every installed program has a page in man1 or
+#                            man8, and man --warnings reports nothing for any
+#                            installed page (.so links resolved in the tree)
 #   dkms_add_dot             the README's `dkms add .` registers ibtick with
 #                            dkms.conf's version (private DKMS trees)
 #
@@ -80,7 +83,7 @@ expected_files() {
 	echo "$p/lib/pkgconfig/libibtick.pc"
 	echo "$p/lib/systemd/system/ibtick-restore.service"
 	echo "$p/share/bash-completion/completions/ibtick"
-	for m in ibtick-perf.1; do echo "$p/share/man/man1/$m"; done
+	for m in ibtick-gen.1 ibtick-md.1 ibtick-perf.1 ibtick-pub.1 ibtick-sub.1; do echo "$p/share/man/man1/$m"; done
 	for m in ibtick_arm ibtick_done ibtick_next ibtick_read ibtick_reader_open ibtick_wait libibtick; do
 		echo "$p/share/man/man3/$m.3"
 	done
@@ -128,6 +131,25 @@ if want pkgconfig_links; then
 	readelf -d "$work/spin-reader" 2>/dev/null | grep -q 'NEEDED.*\[libibtick\.so\.0\]' ||
 		{ echo "# not linked to libibtick.so.0"; r=1; }
 	result pkgconfig_links $r "see $work/make.log"
+fi
+
+if want man_pages; then
+	r=0
+	M=$D/usr/local/share/man
+	for b in "$D"/usr/local/bin/*; do
+		b=${b##*/}
+		[[ -f $M/man1/$b.1 || -f $M/man8/$b.8 ]] || { r=1; echo "# $b has no man page"; }
+	done
+	# from the tree's root, as man does, so that ".so man3/x.3" resolves
+	pages=0
+	for f in "$M"/man*/*; do
+		pages=$((pages + 1))
+		w=$(cd "$M" && LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "${f#"$M"/}" 2>&1 >/dev/null)
+		[[ -z $w ]] || { r=1; printf '# %s:\n%s\n' "${f#"$M"/}" "$w" | sed '2,$s/^/#   /'; }
+	done
+	((pages > 0)) || { r=1; echo "# no man pages installed"; }
+	echo "# $pages pages checked"
+	result man_pages $r "a program without a page, or man --warnings output"
 fi
 
 if want depmod_finds_module; then
