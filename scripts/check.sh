@@ -3,8 +3,10 @@
 #
 #   build   the module (W=1) and userspace (-Wall -Wextra), warning-free
 #   unit    userspace unit tests and the CLI argument table
-#   package make install/uninstall staged in a DESTDIR, file by file
-#           (tests/package/run.sh)
+#   package make install/uninstall staged in a DESTDIR, file by file,
+#           the version's copies, the man pages (tests/package/run.sh)
+#   deb     the Debian packages from a clean copy, their contents,
+#           lintian (tests/package/deb.sh)
 #   fuzz    libFuzzer on the ring reader, the CLI's arguments and its netlink
 #           replies (tests/fuzz/lib/run.sh; FUZZ_RUNS=, FUZZ_SECONDS=)
 #   model   the ring protocol's Promela model, every interleaving (spin)
@@ -28,7 +30,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 cd "$top" || exit 1
-stages=${STAGES:-build unit package fuzz model kunit vm vmdebug}
+stages=${STAGES:-build unit package deb fuzz model kunit vm vmdebug}
 logdir=${IBTICK_LOGDIR:-$top/.check}
 mkdir -p "$logdir"
 
@@ -168,6 +170,7 @@ for s in $stages; do
 		account unit "$logdir/unit.log" "$rc"
 		;;
 	package) stage package tests/package/run.sh ;;
+	deb) stage deb tests/package/deb.sh ;;
 	fuzz) stage fuzz fuzz ;;
 	model) stage model model ;;
 	kunit) stage kunit scripts/kunit.sh ;;
