@@ -209,6 +209,9 @@ PKGCONFDIR ?= $(LIBDIR)/pkgconfig
 HDRDIR     := $(INCDIR)/ibtick
 
 INST_BIN  := user/ibtick/ibtick $(TOOLS)
+# the tools scripts/ibtick-completion.bash completes (links to it, named
+# for bash-completion's on-demand loading)
+COMP_TOOLS := ibtick-pub ibtick-sub ibtick-gen ibtick-md
 INST_MAN1 := $(wildcard user/man/*.1)
 INST_MAN3 := $(wildcard user/man/*.3)
 INST_MAN7 := $(wildcard user/man/*.7)
@@ -243,6 +246,7 @@ install-user: user
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libibtick.a
 	$(PC_SED) user/lib/libibtick.pc.in > $(DESTDIR)$(PKGCONFDIR)/libibtick.pc
 	install -m 0644 scripts/ibtick-completion.bash $(DESTDIR)$(COMPDIR)/ibtick
+	for t in $(COMP_TOOLS); do ln -sf ibtick $(DESTDIR)$(COMPDIR)/$$t; done
 	sed 's|/usr/local/bin/ibtick|$(BINDIR)/ibtick|' scripts/ibtick-restore.service \
 		> $(DESTDIR)$(UNITDIR)/ibtick-restore.service
 	install -m 0644 scripts/ibtick.modules-load.conf $(DESTDIR)$(MODLOADDIR)/ibtick.conf
@@ -272,7 +276,8 @@ uninstall-user:
 	-rmdir $(DESTDIR)$(HDRDIR)/linux $(DESTDIR)$(HDRDIR)
 	rm -f $(DESTDIR)$(LIBDIR)/libibtick.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libibtick.so \
 		$(DESTDIR)$(LIBDIR)/libibtick.a $(DESTDIR)$(PKGCONFDIR)/libibtick.pc
-	rm -f $(DESTDIR)$(COMPDIR)/ibtick $(DESTDIR)$(UNITDIR)/ibtick-restore.service \
+	rm -f $(DESTDIR)$(COMPDIR)/ibtick $(addprefix $(DESTDIR)$(COMPDIR)/,$(COMP_TOOLS)) \
+		$(DESTDIR)$(UNITDIR)/ibtick-restore.service \
 		$(DESTDIR)$(MODLOADDIR)/ibtick.conf
 	@f=$(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; \
 	if test -e $$f && ! cmp -s $$f scripts/ibtick.modprobe.conf; then \

@@ -100,7 +100,8 @@ if ((r == 0)); then
 		/usr/share/man/man1/ibtick-pub.1.gz /usr/share/man/man1/ibtick-sub.1.gz \
 		/usr/share/man/man1/ibtick-gen.1.gz /usr/share/man/man1/ibtick-md.1.gz \
 		/usr/share/man/man1/ibtick-perf.1.gz \
-		/usr/share/bash-completion/completions/ibtick /lib/systemd/system/ibtick-restore.service \
+		/usr/share/bash-completion/completions/ibtick /usr/share/bash-completion/completions/ibtick-md \
+		/lib/systemd/system/ibtick-restore.service \
 		/usr/lib/modules-load.d/ibtick.conf /etc/modprobe.d/ibtick.conf
 	dpkg-deb --ctrl-tarfile "$(deb ibtick-tools)" | tar -xOf - ./conffiles 2>/dev/null |
 		grep -qx /etc/modprobe.d/ibtick.conf || { echo "# modprobe.d file is not a conffile"; r=1; }

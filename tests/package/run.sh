@@ -82,7 +82,9 @@ expected_files() {
 	echo "$p/lib/modules-load.d/ibtick.conf"
 	echo "$p/lib/pkgconfig/libibtick.pc"
 	echo "$p/lib/systemd/system/ibtick-restore.service"
-	echo "$p/share/bash-completion/completions/ibtick"
+	for m in ibtick ibtick-gen ibtick-md ibtick-pub ibtick-sub; do
+		echo "$p/share/bash-completion/completions/$m"
+	done
 	for m in ibtick-gen.1 ibtick-md.1 ibtick-perf.1 ibtick-pub.1 ibtick-sub.1; do echo "$p/share/man/man1/$m"; done
 	for m in ibtick_arm ibtick_done ibtick_next ibtick_read ibtick_reader_open ibtick_wait libibtick; do
 		echo "$p/share/man/man3/$m.3"
