@@ -454,16 +454,15 @@ enum doc_status doc_check_ipoib(const struct doc_port *p, struct doc_result *r)
 		return r->status;
 	}
 	seen_netdev(r, nd);
-	if (!strcmp(nd->mode, "connected")) {
-		r->status = DOC_WARN;
-		FIX(r, "echo datagram > /sys/class/net/%s/mode (and in the distro's network config): multicast is sent as datagrams anyway, and connected mode's large MTU hides MTU trouble",
-		    nd->name);
-	} else if (strcmp(nd->mode, "datagram")) {
-		r->status = DOC_WARN;
-		if (!nd->mode[0])
-			SEEN(r, " (mode unreadable)");
-		FIX(r, "cat /sys/class/net/%s/mode should say datagram", nd->name);
-	}
+	/*
+	 * Information only: ibtick's ticks go through its own UD QP, never
+	 * through IPoIB's data path, so the mode changes nothing for feeds.
+	 * It matters to the host's other IPoIB traffic, which is why it is
+	 * shown with what each mode is good for.
+	 */
+	if (!nd->mode[0])
+		SEEN(r, " (mode unreadable)");
+	SEEN(r, "; ibtick does not use IPoIB's data path, so the mode does not matter to feeds. For IPoIB traffic itself: connected mode helps TCP (large MTU, fewer packets), datagram mode is what UDP multicast over IPoIB uses");
 	return r->status;
 }
 

@@ -144,7 +144,10 @@ enum doc_status doc_check_lid(const struct doc_port *p, struct doc_result *r);
 /* RoCE: the Ethernet netdev behind GID 0 exists and is up. */
 enum doc_status doc_check_roce_netdev(const struct doc_port *p,
 				      struct doc_result *r);
-/* InfiniBand: the IPoIB netdev exists, its mode (datagram) and MTU. */
+/*
+ * InfiniBand: the IPoIB netdev exists (WARN without one); its mode and MTU
+ * are information (PASS), with what each mode is good for.
+ */
 enum doc_status doc_check_ipoib(const struct doc_port *p,
 				struct doc_result *r);
 /* Active MTU against the port's maximum (known from netlink only). */
