@@ -49,6 +49,8 @@ static struct doc_port ib_port(void)
 			.mtu		= 4092,
 			.ifindex	= 5,
 			.mode		= "datagram",
+			.n_ipv4		= 1,
+			.ipv4		= "10.0.0.1/24",
 		},
 	};
 
@@ -297,6 +299,33 @@ static void doctor_roce_netdev(void)
 	p.nd.name[0] = '\0';
 	CHECK(doc_check_roce_netdev(&p, &r) == DOC_FAIL);
 	CHECK_HAS(r.fix, "rdma link add");
+}
+
+static void doctor_ipv4(void)
+{
+	struct doc_port p = ib_port();
+	struct doc_result r;
+
+	CHECK(doc_check_ipv4(&p, 2, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "ib0: 10.0.0.1/24");
+	CHECK_STR(r.fix, "");
+	p.nd.n_ipv4 = 3;
+	CHECK(doc_check_ipv4(&p, 0, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "ib0: 10.0.0.1/24 and 2 more");
+	/* none: a feed on the port cannot join; without one, a warning */
+	p.nd.n_ipv4 = 0;
+	CHECK(doc_check_ipv4(&p, 1, &r) == DOC_FAIL);
+	CHECK_STR(r.seen, "ib0 has no IPv4 address, and 1 feed uses this port");
+	CHECK_HAS(r.fix, "ip addr add ADDRESS/PREFIX dev ib0,");
+	CHECK_HAS(r.fix, "rdma_cm");
+	CHECK(doc_check_ipv4(&p, 2, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "2 feeds use this port");
+	CHECK(doc_check_ipv4(&p, 0, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "a feed on this port would need one");
+	CHECK_HAS(r.fix, "dev ib0");
+	p.nd.n_ipv4 = -1;
+	CHECK(doc_check_ipv4(&p, 1, &r) == DOC_WARN);
+	CHECK_STR(r.fix, "ip -4 addr show dev ib0");
 }
 
 static void doctor_ipoib(void)
@@ -784,6 +813,10 @@ static void doctor_run(void)
 	ports[1].port = 2;
 	ports[1].phys_state = IBTICK_PHYS_DISABLED;
 	ports[1].state = IBTICK_PORT_DOWN;
+	/* no address: WARN on mlx5_0/2 (no feed), FAIL on rxe0/1 (feed b) */
+	ports[1].nd.n_ipv4 = 0;
+	feeds[0].dev_port = 1;
+	feeds[1].dev_port = 1;
 	snprintf(ports[3].dev, sizeof(ports[3].dev), "iw0");
 	ports[3].link_layer = IBTICK_LINK_LAYER_ETHERNET;
 	ports[3].port = 1;
@@ -798,11 +831,11 @@ static void doctor_run(void)
 		  "node-type iw0/WARN, "
 		  "port-state mlx5_0/1/PASS, link-layer mlx5_0/1/PASS, "
 		  "subnet-manager mlx5_0/1/PASS, lid mlx5_0/1/PASS, "
-		  "ipoib mlx5_0/1/PASS, port-mtu mlx5_0/1/PASS, "
+		  "ipoib mlx5_0/1/PASS, ipv4 mlx5_0/1/PASS, port-mtu mlx5_0/1/PASS, "
 		  "port-state mlx5_0/2/FAIL, link-layer mlx5_0/2/PASS, "
-		  "ipoib mlx5_0/2/PASS, "
+		  "ipoib mlx5_0/2/PASS, ipv4 mlx5_0/2/WARN, "
 		  "port-state rxe0/1/PASS, link-layer rxe0/1/PASS, "
-		  "netdev rxe0/1/PASS, port-mtu rxe0/1/WARN, "
+		  "netdev rxe0/1/PASS, ipv4 rxe0/1/FAIL, port-mtu rxe0/1/WARN, "
 		  "active-ports host/WARN, "
 		  "firmware iw0/PASS, firmware mlx5_0/PASS, firmware rxe0/PASS, "
 		  "irq-affinity mlx5_0/WARN, irq-affinity rxe0/PASS, "
@@ -822,6 +855,7 @@ const struct unit_case doctor_cases[] = {
 	{ "doctor: link layer, SM LID, LID", doctor_link_sm_lid },
 	{ "doctor: RoCE netdev up", doctor_roce_netdev },
 	{ "doctor: IPoIB mode, GID match, sysfs enums", doctor_ipoib },
+	{ "doctor: IPv4 address on the port's netdev", doctor_ipv4 },
 	{ "doctor: port active MTU", doctor_port_mtu },
 	{ "doctor: active ports and sibt_ifindex 0", doctor_active_ports },
 	{ "doctor: firmware and node type", doctor_firmware },

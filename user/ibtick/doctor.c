@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -29,6 +30,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <netlink/genl/genl.h>
 
@@ -421,6 +424,36 @@ static const struct kport *kport_find(const struct doctor *d, const char *dev,
 
 /* ---- sysfs: devices, ports, netdevs ------------------------------------ */
 
+/*
+ * The IPv4 addresses of netdev @nd (labels such as "ib0:1" count for ib0):
+ * how many, and the first as ADDRESS/PREFIX.
+ */
+static void gather_ipv4(struct doc_netdev *nd)
+{
+	struct ifaddrs *ifa, *i;
+	size_t len = strlen(nd->name);
+
+	nd->n_ipv4 = -1;
+	if (getifaddrs(&ifa))
+		return;
+	nd->n_ipv4 = 0;
+	for (i = ifa; i; i = i->ifa_next) {
+		const struct sockaddr_in *a = (const void *)i->ifa_addr;
+		const struct sockaddr_in *m = (const void *)i->ifa_netmask;
+		char addr[INET_ADDRSTRLEN];
+
+		if (!a || a->sin_family != AF_INET || !i->ifa_name ||
+		    strncmp(i->ifa_name, nd->name, len) ||
+		    (i->ifa_name[len] && i->ifa_name[len] != ':'))
+			continue;
+		if (!nd->n_ipv4++ &&
+		    inet_ntop(AF_INET, &a->sin_addr, addr, sizeof(addr)))
+			snprintf(nd->ipv4, sizeof(nd->ipv4), "%s/%d", addr,
+				 m ? __builtin_popcount(m->sin_addr.s_addr) : 32);
+	}
+	freeifaddrs(ifa);
+}
+
 static void gather_netdev(struct doc_netdev *nd)
 {
 	char buf[64];
@@ -446,6 +479,7 @@ static void gather_netdev(struct doc_netdev *nd)
 		nd->ifindex = (unsigned int)v;
 	if (!read_linef(buf, sizeof(buf), NET_SYSFS "/%s/mode", nd->name))
 		str_copy(nd->mode, sizeof(nd->mode), buf);
+	gather_ipv4(nd);
 }
 
 /*

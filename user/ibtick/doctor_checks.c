@@ -466,6 +466,36 @@ enum doc_status doc_check_ipoib(const struct doc_port *p, struct doc_result *r)
 	return r->status;
 }
 
+enum doc_status doc_check_ipv4(const struct doc_port *p, unsigned int feeds,
+			       struct doc_result *r)
+{
+	const struct doc_netdev *nd = &p->nd;
+
+	res_init(r, "ipv4", "%s/%u", p->dev, p->port);
+	if (nd->n_ipv4 < 0) {
+		r->status = DOC_WARN;
+		SEEN(r, "%s: its addresses could not be read", nd->name);
+		FIX(r, "ip -4 addr show dev %s", nd->name);
+		return r->status;
+	}
+	if (nd->n_ipv4 > 0) {
+		SEEN(r, "%s: %s", nd->name, nd->ipv4);
+		if (nd->n_ipv4 > 1)
+			SEEN(r, " and %d more", nd->n_ipv4 - 1);
+		return r->status;
+	}
+	r->status = feeds ? DOC_FAIL : DOC_WARN;
+	SEEN(r, "%s has no IPv4 address", nd->name);
+	if (feeds)
+		SEEN(r, ", and %u feed%s use%s this port", feeds,
+		     feeds == 1 ? "" : "s", feeds == 1 ? "s" : "");
+	else
+		SEEN(r, "; a feed on this port would need one");
+	FIX(r, "ip addr add ADDRESS/PREFIX dev %s, with an address of the fabric's IPv4 subnet, and the same in the distro's network configuration so that it stays: feeds join their multicast group through rdma_cm, which finds the port by this address",
+	    nd->name);
+	return r->status;
+}
+
 enum doc_status doc_check_port_mtu(const struct doc_port *p,
 				   struct doc_result *r)
 {
@@ -1282,6 +1312,20 @@ static void run_kernel_view(struct run *x)
 	put(x);
 }
 
+/* How many of the kernel's feeds are on port @p. */
+static unsigned int port_feeds(const struct doc_host *h,
+			       const struct doc_port *p)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < h->n_feeds; i++)
+		if (h->feeds[i].dev_port == p->port &&
+		    !strcmp(h->feeds[i].dev, p->dev))
+			n++;
+	return n;
+}
+
 static void run_ports(struct run *x, const struct doc_dev *dd)
 {
 	size_t k;
@@ -1314,6 +1358,11 @@ static void run_ports(struct run *x, const struct doc_dev *dd)
 			put(x);
 		} else if (p->link_layer == IBTICK_LINK_LAYER_ETHERNET) {
 			doc_check_roce_netdev(p, &x->r);
+			put(x);
+		}
+		/* the netdev checks above said it if there is none */
+		if (p->nd.name[0] && p->nd.present) {
+			doc_check_ipv4(p, port_feeds(x->h, p), &x->r);
 			put(x);
 		}
 		/* from the kernel (module loaded); meaningless when down */

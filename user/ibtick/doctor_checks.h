@@ -115,6 +115,8 @@ struct doc_netdev {
 	unsigned int	mtu;			/* 0 unknown */
 	unsigned int	ifindex;		/* 0 unknown */
 	char		mode[16];		/* IPoIB: datagram/connected */
+	int		n_ipv4;			/* IPv4 addresses, -1 unread */
+	char		ipv4[24];		/* the first: "10.0.0.1/24" */
 };
 
 struct doc_port {
@@ -150,6 +152,13 @@ enum doc_status doc_check_roce_netdev(const struct doc_port *p,
  */
 enum doc_status doc_check_ipoib(const struct doc_port *p,
 				struct doc_result *r);
+/*
+ * The port's netdev has an IPv4 address: feeds join their group through
+ * rdma_cm, which finds the port by it.  None: FAIL when @feeds feeds use
+ * the port, else WARN; the fix is the ip command.
+ */
+enum doc_status doc_check_ipv4(const struct doc_port *p, unsigned int feeds,
+			       struct doc_result *r);
 /* Active MTU against the port's maximum (known from netlink only). */
 enum doc_status doc_check_port_mtu(const struct doc_port *p,
 				   struct doc_result *r);
