@@ -151,6 +151,32 @@ static void doctor_module(void)
 	CHECK_STR(r.fix, "modprobe ibtick");
 	CHECK_HAS(r.seen, "not loaded");
 
+	/* not loaded: the fix follows from what is installed and the log */
+	snprintf(m.kernel, sizeof(m.kernel), "6.1.0-9-amd64");
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "no ibtick.ko for 6.1.0-9-amd64");
+	CHECK_HAS(r.fix, "dkms install ibtick/0.4 -k 6.1.0-9-amd64");
+	m.ko_found = true;
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_STR(r.fix, "modprobe ibtick");
+	snprintf(m.load_error, sizeof(m.load_error),
+		 "ibtick: disagrees about version of symbol ib_register_client");
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "the kernel log says: ibtick: disagrees about version of symbol ib_register_client");
+	CHECK_HAS(r.fix, "against the kernel's own");
+	CHECK_HAS(r.fix, "dkms remove ibtick/0.4 --all && dkms install ibtick/0.4 -k 6.1.0-9-amd64");
+	m.ofa_kernel = true;
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "MLNX_OFED's ib_core is installed for 6.1.0-9-amd64");
+	CHECK_HAS(r.fix, "/usr/src/ofa_kernel/6.1.0-9-amd64");
+	snprintf(m.load_error, sizeof(m.load_error), "ibtick: Unknown symbol rdma_join_multicast (err -2)");
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "modprobe rdma_cm");
+	m.load_error[0] = '\0';
+	m.kernel[0] = '\0';
+	m.ko_found = false;
+	m.ofa_kernel = false;
+
 	m.loaded = true;
 	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
 	CHECK_HAS(r.fix, "dmesg");

@@ -274,6 +274,74 @@ static void emit(void *ctx, const struct doc_result *r)
 
 /* ---- the module and its dumps ------------------------------------------ */
 
+/*
+ * The last kernel log record of a failed ibtick load ("ibtick: disagrees
+ * about version of symbol ...", "ibtick: Unknown symbol ..."), from
+ * /dev/kmsg (needs root where dmesg is restricted; "" otherwise).
+ */
+static void read_load_error(char *out, size_t len)
+{
+	char rec[1024];
+	ssize_t n;
+	int fd;
+
+	out[0] = '\0';
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (;;) {
+		char *msg, *nl;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten while reading: go on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		msg++;
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(msg, "ibtick: ", 8) &&
+		    (strstr(msg, "disagrees about version of symbol") ||
+		     strstr(msg, "Unknown symbol") ||
+		     strstr(msg, "module format")))
+			str_copy(out, len, msg);
+	}
+	close(fd);
+}
+
+/* Not loaded: the kernel, an installed module, MLNX_OFED, the log. */
+static void gather_load_state(struct doc_module *m)
+{
+	static const char *const where[] = {
+		"updates/dkms/ibtick.ko", "updates/dkms/ibtick.ko.xz",
+		"updates/dkms/ibtick.ko.zst", "updates/ibtick.ko",
+		"extra/ibtick.ko", "extra/ibtick.ko.xz", NULL,
+	};
+	char path[PATH_MAX];
+	struct utsname u;
+	size_t i;
+
+	if (uname(&u))
+		return;
+	str_copy(m->kernel, sizeof(m->kernel), u.release);
+	for (i = 0; where[i] && !m->ko_found; i++) {
+		snprintf(path, sizeof(path), "/lib/modules/%s/%s", u.release, where[i]);
+		m->ko_found = exists(path);
+	}
+	snprintf(path, sizeof(path), "/usr/src/ofa_kernel/%s", u.release);
+	m->ofa_kernel = exists(path);
+	if (!m->ofa_kernel) {
+		snprintf(path, sizeof(path), "/usr/src/ofa_kernel/%s/%s", u.machine, u.release);
+		m->ofa_kernel = exists(path);
+	}
+	read_load_error(m->load_error, sizeof(m->load_error));
+}
+
 static void gather_module(struct doctor *d)
 {
 	struct doc_module *m = &d->h.mod;
@@ -282,6 +350,8 @@ static void gather_module(struct doctor *d)
 	m->cli_version = IBTICK_VERSION;
 	m->loaded = exists("/sys/module/ibtick");
 	read_line("/sys/module/ibtick/version", m->version, sizeof(m->version));
+	if (!m->loaded)
+		gather_load_state(m);
 
 	err = ibt_nl_connect(&d->nl, m->error, sizeof(m->error));
 	if (err == -ENOENT)

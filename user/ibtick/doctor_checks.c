@@ -202,6 +202,33 @@ char *doc_cpuset_format(const struct doc_cpuset *s, char *buf, size_t len)
 
 /* ---- the module --------------------------------------------------------- */
 
+/* Why an unloaded module may not load, from what doctor.c found. */
+static void fix_not_loaded(const struct doc_module *m, struct doc_result *r)
+{
+	const char *v = m->cli_version ? m->cli_version : "VERSION";
+	const char *k = m->kernel;
+
+	if (m->load_error[0])
+		SEEN(r, "; the kernel log says: %s", m->load_error);
+	if (strstr(m->load_error, "disagrees about version of symbol")) {
+		if (m->ofa_kernel)
+			FIX(r, "MLNX_OFED's ib_core is installed for %s, and the module was built against the kernel's own: dkms remove ibtick/%s --all && dkms install ibtick/%s -k %s (the build then uses /usr/src/ofa_kernel/%s), then modprobe ibtick",
+			    k, v, v, k, k);
+		else
+			FIX(r, "the module was built against another ib_core than the one loaded (MLNX_OFED's, since removed?): dkms remove ibtick/%s --all && dkms install ibtick/%s -k %s builds it against the kernel's own, then modprobe ibtick",
+			    v, v, k);
+	} else if (strstr(m->load_error, "Unknown symbol")) {
+		FIX(r, "the module needs symbols of ib_core/rdma_cm that are not there: modprobe rdma_cm; if that does not help, it was built for another kernel or ib_core: dkms install ibtick/%s -k %s --force, then modprobe ibtick",
+		    v, k);
+	} else if (k[0] && !m->ko_found) {
+		FIX(r, "no ibtick.ko is installed for %s: apt-get install linux-headers-%s ibtick-dkms, or from the source: dkms install ibtick/%s -k %s (make install for the kernel in KDIR)",
+		    k, k, v, k);
+		SEEN(r, "; no ibtick.ko for %s", k);
+	} else {
+		FIX(r, "modprobe ibtick");
+	}
+}
+
 enum doc_status doc_check_module(const struct doc_module *m,
 				 struct doc_result *r)
 {
@@ -216,7 +243,7 @@ enum doc_status doc_check_module(const struct doc_module *m,
 			FIX(r, "the module did not finish loading: dmesg | grep ibtick; rmmod ibtick && modprobe ibtick");
 		} else {
 			SEEN(r, "module not loaded (no /sys/module/ibtick, no generic netlink family \"ibtick\")");
-			FIX(r, "modprobe ibtick");
+			fix_not_loaded(m, r);
 		}
 		return r->status;
 	}

@@ -84,8 +84,19 @@ struct doc_module {
 	char		version[32];	/* /sys/module/ibtick/version, "" */
 	const char	*cli_version;	/* this program's version */
 	char		error[128];	/* the netlink socket failed: why */
+	/* when not loaded, why it may not load: */
+	char		kernel[64];	/* uname -r, "" not looked at */
+	bool		ko_found;	/* an ibtick.ko in /lib/modules/KERNEL */
+	bool		ofa_kernel;	/* /usr/src/ofa_kernel/KERNEL: MLNX_OFED */
+	char		load_error[192]; /* last kernel log line of a failed load */
 };
 
+/*
+ * Loaded and the family registered: PASS (WARN when its version is not
+ * this program's).  Not loaded: FAIL, the fix chosen from the kernel log
+ * (symbol version mismatch: built against the other ib_core, inbox or
+ * MLNX_OFED; unknown symbols) and from whether a module is installed.
+ */
 enum doc_status doc_check_module(const struct doc_module *m,
 				 struct doc_result *r);
 
