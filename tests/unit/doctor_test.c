@@ -354,6 +354,40 @@ static void doctor_ipv4(void)
 	CHECK_STR(r.fix, "ip -4 addr show dev ib0");
 }
 
+static void doctor_pcie(void)
+{
+	struct doc_dev dd = {
+		.name = "mlx5_0", .busid = "0000:03:00.0",
+		.pci_width = 16, .pci_max_width = 16,
+		.pci_speed = "16.0 GT/s PCIe", .pci_max_speed = "16.0 GT/s PCIe",
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_pcie(&dd, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "0000:03:00.0: x16 at 16.0 GT/s PCIe, capable of x16 at 16.0 GT/s PCIe");
+	CHECK_STR(r.fix, "");
+	/* half the lanes: half the bandwidth */
+	dd.pci_width = 8;
+	CHECK(doc_check_pcie(&dd, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "x8 at 16.0 GT/s PCIe, capable of x16");
+	CHECK_HAS(r.seen, "about 50% of the link's bandwidth");
+	CHECK_HAS(r.fix, "x16 at 16.0 GT/s PCIe");
+	CHECK_HAS(r.fix, "lspci -vv -s 0000:03:00.0");
+	/* all lanes, one generation down */
+	dd.pci_width = 16;
+	snprintf(dd.pci_speed, sizeof(dd.pci_speed), "8.0 GT/s PCIe");
+	CHECK(doc_check_pcie(&dd, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "about 50%");
+	/* both */
+	dd.pci_width = 8;
+	CHECK(doc_check_pcie(&dd, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "about 25%");
+	/* a speed sysfs could not name is not judged on its own */
+	dd.pci_width = 16;
+	snprintf(dd.pci_speed, sizeof(dd.pci_speed), "Unknown");
+	CHECK(doc_check_pcie(&dd, &r) == DOC_PASS);
+}
+
 static void doctor_ipoib(void)
 {
 	struct doc_port p = ib_port();
@@ -807,7 +841,8 @@ static void doctor_run(void)
 		{ .name = "iw0", .node_type = IBTICK_NODE_RNIC,
 		  .first_port = 3, .n_ports = 1 },
 		{ .name = "mlx5_0", .node_type = IBTICK_NODE_CA,
-		  .first_port = 0, .n_ports = 2 },
+		  .first_port = 0, .n_ports = 2,
+		  .pci_width = 8, .pci_max_width = 16 },
 		{ .name = "rxe0", .node_type = IBTICK_NODE_CA, .software = true,
 		  .first_port = 2, .n_ports = 1 },
 	};
@@ -864,6 +899,7 @@ static void doctor_run(void)
 		  "netdev rxe0/1/PASS, ipv4 rxe0/1/FAIL, port-mtu rxe0/1/WARN, "
 		  "active-ports host/WARN, "
 		  "firmware iw0/PASS, firmware mlx5_0/PASS, firmware rxe0/PASS, "
+		  "pcie mlx5_0/WARN, "
 		  "irq-affinity mlx5_0/WARN, irq-affinity rxe0/PASS, "
 		  "cpu-governor cpu3/PASS, "
 		  "feed-live a/PASS, feed-mtu a/PASS, feed-lapped a/PASS, "
@@ -882,6 +918,7 @@ const struct unit_case doctor_cases[] = {
 	{ "doctor: RoCE netdev up", doctor_roce_netdev },
 	{ "doctor: IPoIB mode, GID match, sysfs enums", doctor_ipoib },
 	{ "doctor: IPv4 address on the port's netdev", doctor_ipv4 },
+	{ "doctor: PCIe link width and speed against capability", doctor_pcie },
 	{ "doctor: port active MTU", doctor_port_mtu },
 	{ "doctor: active ports and sibt_ifindex 0", doctor_active_ports },
 	{ "doctor: firmware and node type", doctor_firmware },

@@ -642,6 +642,21 @@ static void gather_port(struct doctor *d, const char *dev, unsigned int num,
 		p->nd.ifindex = k->ifindex;
 }
 
+/* The PCIe link of device @name, when its bus device reports one. */
+static void gather_pcie(const char *name, struct doc_dev *dd)
+{
+	char buf[32];
+
+	if (!read_linef(buf, sizeof(buf), IB_SYSFS "/%s/device/current_link_width", name))
+		dd->pci_width = (unsigned int)strtoul(buf, NULL, 10);
+	if (!read_linef(buf, sizeof(buf), IB_SYSFS "/%s/device/max_link_width", name))
+		dd->pci_max_width = (unsigned int)strtoul(buf, NULL, 10);
+	read_linef(dd->pci_speed, sizeof(dd->pci_speed),
+		   IB_SYSFS "/%s/device/current_link_speed", name);
+	read_linef(dd->pci_max_speed, sizeof(dd->pci_max_speed),
+		   IB_SYSFS "/%s/device/max_link_speed", name);
+}
+
 static void gather_dev(struct doctor *d, const char *name, struct doc_dev *dd)
 {
 	char buf[64], path[PATH_MAX];
@@ -671,6 +686,7 @@ static void gather_dev(struct doctor *d, const char *name, struct doc_dev *dd)
 			 name);
 		if (link_base(path, dd->driver, sizeof(dd->driver)))
 			dd->driver[0] = '\0';
+		gather_pcie(name, dd);
 	}
 
 	snprintf(path, sizeof(path), IB_SYSFS "/%s/ports", name);

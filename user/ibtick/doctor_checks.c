@@ -1439,6 +1439,44 @@ static void run_firmware(struct run *x)
 	}
 }
 
+enum doc_status doc_check_pcie(const struct doc_dev *dd, struct doc_result *r)
+{
+	double speed = strtod(dd->pci_speed, NULL);
+	double max = strtod(dd->pci_max_speed, NULL);
+
+	res_init(r, "pcie", "%s", dd->name);
+	SEEN(r, "%s: x%u at %s", dd->busid[0] ? dd->busid : "link",
+	     dd->pci_width, dd->pci_speed[0] ? dd->pci_speed : "unknown speed");
+	SEEN(r, ", capable of x%u at %s", dd->pci_max_width,
+	     dd->pci_max_speed[0] ? dd->pci_max_speed : "unknown speed");
+	if (dd->pci_width < dd->pci_max_width || (speed > 0 && speed < max)) {
+		double part = (double)dd->pci_width / dd->pci_max_width;
+
+		if (speed > 0 && max > 0 && speed < max)
+			part *= speed / max;
+		r->status = DOC_WARN;
+		SEEN(r, ": about %.0f%% of the link's bandwidth", part * 100);
+		FIX(r, "the card trained below what it can do: move it to a slot wired for x%u at %s (the slot, a riser or the BIOS's PCIe settings limit it); lspci -vv -s %s shows LnkCap and LnkSta",
+		    dd->pci_max_width, dd->pci_max_speed,
+		    dd->busid[0] ? dd->busid : "BUS:DEV.FN");
+	}
+	return r->status;
+}
+
+static void run_pcie(struct run *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->h->n_devs; i++) {
+		const struct doc_dev *dd = &x->h->devs[i];
+
+		if (dd->software || !dd->pci_width || !dd->pci_max_width)
+			continue;	/* no PCIe link to judge */
+		doc_check_pcie(dd, &x->r);
+		put(x);
+	}
+}
+
 static void run_irqs(struct run *x, const struct doc_dev *dd,
 		     const struct doc_cpuset *poll)
 {
@@ -1557,6 +1595,7 @@ void doc_run(const struct doc_host *h,
 		run_ports(&x, &h->devs[i]);
 	run_active_ports(&x);
 	run_firmware(&x);
+	run_pcie(&x);
 	doc_poll_cpus(h->feeds, h->n_feeds, &poll);
 	for (i = 0; i < h->n_devs; i++)
 		if (!doc_dev_is_iwarp(&h->devs[i]))

@@ -372,6 +372,11 @@ struct doc_dev {
 	bool		software;	/* rxe: no device, no interrupts */
 	char		driver[64];
 	char		fw_ver[64];
+	/* PCIe link of the device, sysfs current_link_* and max_link_* */
+	unsigned int	pci_width;	/* lanes, 0 unknown */
+	unsigned int	pci_max_width;
+	char		pci_speed[32];	/* "8.0 GT/s PCIe", "" unknown */
+	char		pci_max_speed[32];
 	size_t		first_port;	/* into doc_host.ports */
 	size_t		n_ports;
 	unsigned int	n_named;	/* /proc/interrupts lines naming it */
@@ -381,6 +386,13 @@ struct doc_dev {
 
 /* iWARP (node type RNIC): no feeds on it, only a node-type line. */
 bool doc_dev_is_iwarp(const struct doc_dev *dd);
+
+/*
+ * The device's PCIe link trained at its capability (width and speed);
+ * below it is a WARN, the usual cause of half the expected bandwidth.
+ * Only for devices whose link sysfs reports.
+ */
+enum doc_status doc_check_pcie(const struct doc_dev *dd, struct doc_result *r);
 
 /* Everything doctor.c gathered. */
 struct doc_host {
