@@ -388,6 +388,47 @@ static void doctor_pcie(void)
 	CHECK(doc_check_pcie(&dd, &r) == DOC_PASS);
 }
 
+static void doctor_cpu_latency(void)
+{
+	struct doc_cpu c = {
+		.cpu = 5, .roles = DOC_CPU_APP, .present = true, .online = true,
+		.has_cpuidle = true, .isolated = true, .nohz_full = true,
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "no idle state deeper than 10 us; in isolcpus, nohz_full");
+	CHECK_STR(r.fix, "");
+	/* deep C-states enabled */
+	c.deep_states = 2;
+	c.deep_latency_us = 133;
+	snprintf(c.deep_names, sizeof(c.deep_names), "C6, C8");
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "2 idle states deeper than 10 us enabled (C6, C8; up to 133 us to wake)");
+	CHECK_HAS(r.fix, "cpupower -c 5 idle-set -D 10");
+	CHECK(!strstr(r.fix, "isolcpus"));
+	/* not isolated either: both fixes */
+	c.isolated = false;
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "not in isolcpus, nohz_full");
+	CHECK_HAS(r.fix, "idle-set -D 10");
+	CHECK_HAS(r.fix, "; boot with isolcpus=5 nohz_full=5 rcu_nocbs=5");
+	/* isolation alone */
+	c.deep_states = 0;
+	c.nohz_full = false;
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "not in isolcpus, not nohz_full");
+	CHECK(!strncmp(r.fix, "boot with isolcpus=5", 20));
+	/* no cpuidle at all (idle=poll, VMs) is not a problem by itself */
+	c.has_cpuidle = false;
+	c.isolated = c.nohz_full = true;
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "no cpuidle states");
+	/* offline: the governor check says it */
+	c.online = false;
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_PASS);
+}
+
 static void doctor_ipoib(void)
 {
 	struct doc_port p = ib_port();
@@ -855,7 +896,8 @@ static void doctor_run(void)
 		  .poll_cpu = -1, .comp_vector = -1 },
 	};
 	struct doc_cpu cpus[1] = {
-		{ .cpu = 3, .present = true, .online = true },
+		{ .cpu = 3, .present = true, .online = true,
+		  .isolated = true, .nohz_full = true },
 	};
 	struct doc_host h = {
 		.mod = { .loaded = true, .family = true, .family_id = 30,
@@ -901,7 +943,7 @@ static void doctor_run(void)
 		  "firmware iw0/PASS, firmware mlx5_0/PASS, firmware rxe0/PASS, "
 		  "pcie mlx5_0/WARN, "
 		  "irq-affinity mlx5_0/WARN, irq-affinity rxe0/PASS, "
-		  "cpu-governor cpu3/PASS, "
+		  "cpu-governor cpu3/PASS, cpu-latency cpu3/PASS, "
 		  "feed-live a/PASS, feed-mtu a/PASS, feed-lapped a/PASS, "
 		  "feed-rq-empty a/PASS, feed-gaps a/PASS, feed-live b/FAIL, "
 		  "port-counters mlx5_0/1/PASS, port-counters mlx5_0/2/PASS, "
@@ -919,6 +961,7 @@ const struct unit_case doctor_cases[] = {
 	{ "doctor: IPoIB mode, GID match, sysfs enums", doctor_ipoib },
 	{ "doctor: IPv4 address on the port's netdev", doctor_ipv4 },
 	{ "doctor: PCIe link width and speed against capability", doctor_pcie },
+	{ "doctor: deep C-states, isolcpus and nohz_full of the app CPUs", doctor_cpu_latency },
 	{ "doctor: port active MTU", doctor_port_mtu },
 	{ "doctor: active ports and sibt_ifindex 0", doctor_active_ports },
 	{ "doctor: firmware and node type", doctor_firmware },

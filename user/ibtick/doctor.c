@@ -78,6 +78,8 @@ struct doctor {
 	double			interval;
 	bool			fast;
 	const char		*cpu_root;
+	struct doc_cpuset	isolated;	/* cpu/isolated */
+	struct doc_cpuset	nohz_full;	/* cpu/nohz_full */
 
 	struct doc_host		h;	/* what doc_run() decides on */
 	struct doc_tally	tally;
@@ -957,6 +959,37 @@ static void gather_fw(struct doctor *d)
 
 /* ---- CPUs and interrupts ------------------------------------------------ */
 
+/* The enabled idle states of CPU @c that take over DOC_DEEP_IDLE_US to leave. */
+static void gather_cpuidle(const struct doctor *d, struct doc_cpu *c)
+{
+	char buf[32], name[16];
+	unsigned int k;
+	uint64_t lat;
+
+	for (k = 0; k < 32; k++) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/cpu%u/cpuidle/state%u/latency",
+			 d->cpu_root, c->cpu, k);
+		if (read_u64(path, &lat))
+			break;
+		c->has_cpuidle = true;
+		if (lat <= DOC_DEEP_IDLE_US)
+			continue;
+		if (!read_linef(buf, sizeof(buf), "%s/cpu%u/cpuidle/state%u/disable",
+				d->cpu_root, c->cpu, k) && strcmp(buf, "0"))
+			continue;	/* disabled: cannot be entered */
+		if (read_linef(name, sizeof(name), "%s/cpu%u/cpuidle/state%u/name",
+			       d->cpu_root, c->cpu, k))
+			snprintf(name, sizeof(name), "state%u", k);
+		c->deep_states++;
+		if (lat > c->deep_latency_us)
+			c->deep_latency_us = (unsigned int)lat;
+		doc_appendf(c->deep_names, sizeof(c->deep_names), "%s%s",
+			    c->deep_names[0] ? ", " : "", name);
+	}
+}
+
 static void gather_cpu(const struct doctor *d, unsigned int cpu,
 		       struct doc_cpu *c)
 {
@@ -974,6 +1007,9 @@ static void gather_cpu(const struct doctor *d, unsigned int cpu,
 	c->has_cpufreq = !read_linef(c->governor, sizeof(c->governor),
 				     "%s/cpu%u/cpufreq/scaling_governor",
 				     d->cpu_root, cpu);
+	gather_cpuidle(d, c);
+	c->isolated = doc_cpuset_has(&d->isolated, cpu);
+	c->nohz_full = doc_cpuset_has(&d->nohz_full, cpu);
 }
 
 /* The CPUs online, and those that matter: --app-cpus and busy-poll CPUs. */
@@ -986,6 +1022,13 @@ static void gather_cpus(struct doctor *d)
 	if (read_linef(buf, sizeof(buf), "%s/online", d->cpu_root) ||
 	    doc_cpuset_parse(buf, &d->h.online))
 		doc_cpuset_zero(&d->h.online);
+	/* "" or "(null)" when the kernel command line set none */
+	if (read_linef(buf, sizeof(buf), "%s/isolated", d->cpu_root) ||
+	    doc_cpuset_parse(buf, &d->isolated))
+		doc_cpuset_zero(&d->isolated);
+	if (read_linef(buf, sizeof(buf), "%s/nohz_full", d->cpu_root) ||
+	    doc_cpuset_parse(buf, &d->nohz_full))
+		doc_cpuset_zero(&d->nohz_full);
 	doc_poll_cpus(d->h.feeds, d->h.n_feeds, &poll);
 	doc_cpuset_or(&all, &d->h.app, &poll);
 	for (cpu = 0; cpu < DOC_MAX_CPUS; cpu++) {

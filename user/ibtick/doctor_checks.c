@@ -909,6 +909,41 @@ enum doc_status doc_check_governor(const struct doc_cpu *c,
 	return r->status;
 }
 
+enum doc_status doc_check_cpu_latency(const struct doc_cpu *c,
+				      struct doc_result *r)
+{
+	char fix[DOC_FIX_LEN] = "";
+
+	res_init(r, "cpu-latency", "cpu%u", c->cpu);
+	seen_roles(r, c);
+	if (!c->present || !c->online) {
+		SEEN(r, "not present or offline: cpu-governor says what to do");
+		return r->status;
+	}
+	if (!c->has_cpuidle) {
+		SEEN(r, "no cpuidle states (idle=poll, or a VM without them)");
+	} else if (c->deep_states) {
+		r->status = DOC_WARN;
+		SEEN(r, "%u idle state%s deeper than %u us enabled (%s; up to %u us to wake)",
+		     c->deep_states, c->deep_states == 1 ? "" : "s",
+		     DOC_DEEP_IDLE_US, c->deep_names, c->deep_latency_us);
+		doc_appendf(fix, sizeof(fix), "cpupower -c %u idle-set -D %u (disables the idle states that take longer to leave; the boot parameter intel_idle.max_cstate=1 does it for all CPUs): waking from them lands on the first tick after a quiet spell",
+			    c->cpu, DOC_DEEP_IDLE_US);
+	} else {
+		SEEN(r, "no idle state deeper than %u us", DOC_DEEP_IDLE_US);
+	}
+	SEEN(r, "; %s, %s", c->isolated ? "in isolcpus" : "not in isolcpus",
+	     c->nohz_full ? "nohz_full" : "not nohz_full");
+	if (!c->isolated || !c->nohz_full) {
+		r->status = DOC_WARN;
+		doc_appendf(fix, sizeof(fix), "%sboot with isolcpus=%u nohz_full=%u rcu_nocbs=%u (with the other app and busy-poll CPUs in the same lists) so that other tasks and the scheduler tick stay off it",
+			    fix[0] ? "; " : "", c->cpu, c->cpu, c->cpu);
+	}
+	if (fix[0])
+		FIX(r, "%s", fix);
+	return r->status;
+}
+
 enum doc_status doc_check_no_cpus(struct doc_result *r)
 {
 	res_init(r, "cpu-governor", "host");
@@ -1544,6 +1579,8 @@ static void run_cpus(struct run *x)
 				    c.feeds[0] ? ", " : "", f->name);
 		}
 		doc_check_governor(&c, &x->r);
+		put(x);
+		doc_check_cpu_latency(&c, &x->r);
 		put(x);
 	}
 }

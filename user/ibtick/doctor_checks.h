@@ -251,9 +251,28 @@ struct doc_cpu {
 	bool		online;
 	bool		has_cpufreq;	/* cpufreq/scaling_governor readable */
 	char		governor[32];
+	/* cpuidle: states enabled whose exit latency is over the bound */
+	bool		has_cpuidle;	/* cpuN/cpuidle/state* readable */
+	unsigned int	deep_states;
+	unsigned int	deep_latency_us; /* the largest of them */
+	char		deep_names[64];	/* "C6, C8" */
+	/* the kernel command line's isolation, from cpu/isolated, nohz_full */
+	bool		isolated;
+	bool		nohz_full;
 };
 
+/* Idle states with a longer exit latency than this are "deep" (us). */
+#define DOC_DEEP_IDLE_US	10
+
 /* WARN unless "performance"; no cpufreq at all is PASS. */
+/*
+ * For t_max: on an app or busy-poll CPU, deep idle states enabled (the
+ * exit latency lands on the next tick) and a CPU neither in isolcpus nor
+ * in nohz_full (the scheduler tick and other tasks interrupt it) are
+ * WARNs, with the kernel command line or cpupower fix.
+ */
+enum doc_status doc_check_cpu_latency(const struct doc_cpu *c,
+				      struct doc_result *r);
 enum doc_status doc_check_governor(const struct doc_cpu *c,
 				   struct doc_result *r);
 /* Nothing to check: no --app-cpus and no busy-poll feed pinned. */
