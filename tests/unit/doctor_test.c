@@ -429,6 +429,37 @@ static void doctor_cpu_latency(void)
 	CHECK(doc_check_cpu_latency(&c, &r) == DOC_PASS);
 }
 
+static void doctor_fw_consistency(void)
+{
+	struct doc_dev d[5] = {
+		{ .name = "mlx5_0", .model = "MT4123", .fw_ver = "20.35.2000" },
+		{ .name = "mlx5_1", .model = "MT4123", .fw_ver = "20.35.2000" },
+		{ .name = "mlx4_0", .model = "MT4099", .fw_ver = "2.42.5000" },
+		{ .name = "rxe0", .software = true },
+		{ .name = "rxe1", .software = true },
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_fw_consistency(d, 5, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "MT4123: mlx5_0 20.35.2000 mlx5_1 20.35.2000");
+	CHECK_STR(r.fix, "");
+	snprintf(d[1].fw_ver, sizeof(d[1].fw_ver), "20.31.1014");
+	CHECK(doc_check_fw_consistency(d, 5, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "MT4123: mlx5_0 20.35.2000 mlx5_1 20.31.1014");
+	CHECK_HAS(r.fix, "mlxfwmanager");
+	/* a third card of the model, and a second model that agrees */
+	d[2] = (struct doc_dev){ .name = "mlx5_2", .model = "MT4123", .fw_ver = "20.35.2000" };
+	d[3] = (struct doc_dev){ .name = "mlx4_0", .model = "MT4099", .fw_ver = "2.42.5000" };
+	d[4] = (struct doc_dev){ .name = "mlx4_1", .model = "MT4099", .fw_ver = "2.42.5000" };
+	CHECK(doc_check_fw_consistency(d, 5, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "MT4123: mlx5_0 20.35.2000 mlx5_1 20.31.1014 mlx5_2 20.35.2000; MT4099: mlx4_0 2.42.5000 mlx4_1 2.42.5000");
+	/* one of each: nothing to compare */
+	CHECK(doc_check_fw_consistency(d, 1, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "no two devices of the same model");
+	CHECK(doc_check_fw_consistency(d + 2, 2, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "no two devices of the same model");
+}
+
 static void doctor_ipoib(void)
 {
 	struct doc_port p = ib_port();
@@ -941,7 +972,7 @@ static void doctor_run(void)
 		  "netdev rxe0/1/PASS, ipv4 rxe0/1/FAIL, port-mtu rxe0/1/WARN, "
 		  "active-ports host/WARN, "
 		  "firmware iw0/PASS, firmware mlx5_0/PASS, firmware rxe0/PASS, "
-		  "pcie mlx5_0/WARN, "
+		  "firmware-match host/PASS, pcie mlx5_0/WARN, "
 		  "irq-affinity mlx5_0/WARN, irq-affinity rxe0/PASS, "
 		  "cpu-governor cpu3/PASS, cpu-latency cpu3/PASS, "
 		  "feed-live a/PASS, feed-mtu a/PASS, feed-lapped a/PASS, "
@@ -961,6 +992,7 @@ const struct unit_case doctor_cases[] = {
 	{ "doctor: IPoIB mode, GID match, sysfs enums", doctor_ipoib },
 	{ "doctor: IPv4 address on the port's netdev", doctor_ipv4 },
 	{ "doctor: PCIe link width and speed against capability", doctor_pcie },
+	{ "doctor: one firmware per device model", doctor_fw_consistency },
 	{ "doctor: deep C-states, isolcpus and nohz_full of the app CPUs", doctor_cpu_latency },
 	{ "doctor: port active MTU", doctor_port_mtu },
 	{ "doctor: active ports and sibt_ifindex 0", doctor_active_ports },

@@ -670,6 +670,7 @@ static void gather_dev(struct doctor *d, const char *name, struct doc_dev *dd)
 	dd->node_type = read_linef(buf, sizeof(buf), IB_SYSFS "/%s/node_type",
 				   name) ? -1 : doc_sysfs_enum(buf);
 	read_linef(dd->fw_ver, sizeof(dd->fw_ver), IB_SYSFS "/%s/fw_ver", name);
+	read_linef(dd->model, sizeof(dd->model), IB_SYSFS "/%s/hca_type", name);
 
 	/*
 	 * Soft-RoCE names its Ethernet netdev in "parent"; whatever its

@@ -693,6 +693,57 @@ enum doc_status doc_check_firmware(const struct doc_fw *f,
 	return r->status;
 }
 
+/* Same model (hca_type), firmware both known. */
+static bool same_model(const struct doc_dev *a, const struct doc_dev *b)
+{
+	return a->model[0] && !a->software && !b->software &&
+	       !strcmp(a->model, b->model);
+}
+
+enum doc_status doc_check_fw_consistency(const struct doc_dev *devs, size_t n,
+					 struct doc_result *r)
+{
+	unsigned int groups = 0;
+	size_t i, j, k;
+
+	res_init(r, "firmware-match", "host");
+	for (i = 0; i < n; i++) {
+		bool first = true, differ = false;
+
+		if (!devs[i].model[0] || devs[i].software)
+			continue;
+		/* each model once: at its first device */
+		for (k = 0; k < i && first; k++)
+			if (same_model(&devs[k], &devs[i]))
+				first = false;
+		if (!first)
+			continue;
+		for (j = i + 1; j < n; j++)
+			if (same_model(&devs[i], &devs[j]) &&
+			    strcmp(devs[i].fw_ver, devs[j].fw_ver))
+				differ = true;
+		for (j = i + 1; j < n && !differ; j++)
+			if (same_model(&devs[i], &devs[j]))
+				break;
+		if (j == n && !differ)
+			continue;	/* the only one of its model */
+		groups++;
+		SEEN(r, "%s%s:", groups > 1 ? "; " : "", devs[i].model);
+		for (j = i; j < n; j++)
+			if (j == i || same_model(&devs[i], &devs[j]))
+				SEEN(r, " %s %s", devs[j].name,
+				     devs[j].fw_ver[0] ? devs[j].fw_ver : "(not reported)");
+		if (differ) {
+			r->status = DOC_WARN;
+			if (!r->fix[0])
+				FIX(r, "bring every card of a model to one firmware (mlxfwmanager --query lists them, mlxfwmanager -u updates from the MLNX_OFED or vendor bundle): ports that behave differently under the same feed are otherwise hard to explain");
+		}
+	}
+	if (!groups)
+		SEEN(r, "no two devices of the same model");
+	return r->status;
+}
+
 enum doc_status doc_check_node_type(const char *dev, int node_type,
 				    struct doc_result *r)
 {
@@ -1632,6 +1683,8 @@ void doc_run(const struct doc_host *h,
 		run_ports(&x, &h->devs[i]);
 	run_active_ports(&x);
 	run_firmware(&x);
+	doc_check_fw_consistency(h->devs, h->n_devs, &x.r);
+	put(&x);
 	run_pcie(&x);
 	doc_poll_cpus(h->feeds, h->n_feeds, &poll);
 	for (i = 0; i < h->n_devs; i++)

@@ -391,6 +391,7 @@ struct doc_dev {
 	bool		software;	/* rxe: no device, no interrupts */
 	char		driver[64];
 	char		fw_ver[64];
+	char		model[64];	/* sysfs hca_type ("MT4123"), "" */
 	/* PCIe link of the device, sysfs current_link_* and max_link_* */
 	unsigned int	pci_width;	/* lanes, 0 unknown */
 	unsigned int	pci_max_width;
@@ -405,6 +406,14 @@ struct doc_dev {
 
 /* iWARP (node type RNIC): no feeds on it, only a node-type line. */
 bool doc_dev_is_iwarp(const struct doc_dev *dd);
+
+/*
+ * Devices of one model (hca_type) all run the same firmware: a model whose
+ * devices report different versions is a WARN naming them.  PASS when
+ * no model has two devices, or they agree.
+ */
+enum doc_status doc_check_fw_consistency(const struct doc_dev *devs, size_t n,
+					 struct doc_result *r);
 
 /*
  * The device's PCIe link trained at its capability (width and speed);
