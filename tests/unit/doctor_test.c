@@ -460,6 +460,29 @@ static void doctor_fw_consistency(void)
 	CHECK_STR(r.seen, "no two devices of the same model");
 }
 
+static void doctor_cpu_irqs(void)
+{
+	struct doc_cpu c = {
+		.cpu = 4, .roles = DOC_CPU_POLL, .present = true, .online = true,
+		.irqs_read = true,
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_cpu_irqs(&c, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "no other device's interrupt may run here");
+	c.n_other_irqs = 2;
+	snprintf(c.other_irqs, sizeof(c.other_irqs), "24 (nvme0q1), 31 (eth0-rx-1)");
+	snprintf(c.other_irq_nums, sizeof(c.other_irq_nums), "24 31");
+	CHECK(doc_check_cpu_irqs(&c, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "2 interrupts of other devices may run here: 24 (nvme0q1), 31 (eth0-rx-1)");
+	CHECK_HAS(r.fix, "/proc/irq/N/smp_affinity_list (N = 24 31, CPULIST without 4)");
+	CHECK_HAS(r.fix, "IRQBALANCE_BANNED_CPULIST=4");
+	CHECK_HAS(r.fix, "isolcpus=managed_irq,4");
+	c.irqs_read = false;
+	CHECK(doc_check_cpu_irqs(&c, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "not readable");
+}
+
 static void doctor_ipoib(void)
 {
 	struct doc_port p = ib_port();
@@ -974,7 +997,7 @@ static void doctor_run(void)
 		  "firmware iw0/PASS, firmware mlx5_0/PASS, firmware rxe0/PASS, "
 		  "firmware-match host/PASS, pcie mlx5_0/WARN, "
 		  "irq-affinity mlx5_0/WARN, irq-affinity rxe0/PASS, "
-		  "cpu-governor cpu3/PASS, cpu-latency cpu3/PASS, "
+		  "cpu-governor cpu3/PASS, cpu-latency cpu3/PASS, cpu-irqs cpu3/PASS, "
 		  "feed-live a/PASS, feed-mtu a/PASS, feed-lapped a/PASS, "
 		  "feed-rq-empty a/PASS, feed-gaps a/PASS, feed-live b/FAIL, "
 		  "port-counters mlx5_0/1/PASS, port-counters mlx5_0/2/PASS, "
@@ -993,6 +1016,7 @@ const struct unit_case doctor_cases[] = {
 	{ "doctor: IPv4 address on the port's netdev", doctor_ipv4 },
 	{ "doctor: PCIe link width and speed against capability", doctor_pcie },
 	{ "doctor: one firmware per device model", doctor_fw_consistency },
+	{ "doctor: other devices' interrupts on app CPUs", doctor_cpu_irqs },
 	{ "doctor: deep C-states, isolcpus and nohz_full of the app CPUs", doctor_cpu_latency },
 	{ "doctor: port active MTU", doctor_port_mtu },
 	{ "doctor: active ports and sibt_ifindex 0", doctor_active_ports },

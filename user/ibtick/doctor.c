@@ -1014,6 +1014,56 @@ static void gather_cpu(const struct doctor *d, unsigned int cpu,
 }
 
 /* The CPUs online, and those that matter: --app-cpus and busy-poll CPUs. */
+/*
+ * For each gathered CPU, the interrupts of devices other than the RDMA
+ * devices (those are irq-affinity's) whose affinity allows it.
+ */
+static void gather_other_irqs(struct doctor *d)
+{
+	char *line = NULL;
+	size_t cap = 0, i, k;
+	FILE *f;
+
+	f = fopen("/proc/interrupts", "re");
+	if (!f)
+		return;
+	for (i = 0; i < d->h.n_cpus; i++)
+		d->h.cpus[i].irqs_read = true;
+	while (getline(&line, &cap, f) > 0) {
+		char name[64], buf[1024];
+		struct doc_cpuset set;
+		unsigned int irq;
+		bool rdma = false;
+
+		if (doc_irq_parse_line(line, &irq, name, sizeof(name)))
+			continue;	/* the header, NMI:, LOC:, ... */
+		for (k = 0; k < d->h.n_devs && !rdma; k++)
+			rdma = doc_irq_line_names(line, d->h.devs[k].name,
+						  d->h.devs[k].busid);
+		if (rdma ||
+		    read_linef(buf, sizeof(buf), "/proc/irq/%u/smp_affinity_list", irq) ||
+		    doc_cpuset_parse(buf, &set))
+			continue;
+		for (i = 0; i < d->h.n_cpus; i++) {
+			struct doc_cpu *c = &d->h.cpus[i];
+
+			if (!doc_cpuset_has(&set, c->cpu))
+				continue;
+			if (c->n_other_irqs++ < 6) {
+				doc_appendf(c->other_irqs, sizeof(c->other_irqs), "%s%u (%s)",
+					    c->other_irqs[0] ? ", " : "", irq, name);
+				doc_appendf(c->other_irq_nums, sizeof(c->other_irq_nums),
+					    "%s%u", c->other_irq_nums[0] ? " " : "", irq);
+			} else if (c->n_other_irqs == 7) {
+				doc_appendf(c->other_irqs, sizeof(c->other_irqs), ", ...");
+				doc_appendf(c->other_irq_nums, sizeof(c->other_irq_nums), " ...");
+			}
+		}
+	}
+	fclose(f);
+	free(line);
+}
+
 static void gather_cpus(struct doctor *d)
 {
 	struct doc_cpuset poll, all;
@@ -1038,6 +1088,7 @@ static void gather_cpus(struct doctor *d)
 		d->h.cpus = grow(d->h.cpus, d->h.n_cpus, sizeof(*d->h.cpus));
 		gather_cpu(d, cpu, &d->h.cpus[d->h.n_cpus++]);
 	}
+	gather_other_irqs(d);
 }
 
 /* The completion interrupts of @dd in /proc/interrupts, and their CPUs. */

@@ -995,6 +995,27 @@ enum doc_status doc_check_cpu_latency(const struct doc_cpu *c,
 	return r->status;
 }
 
+enum doc_status doc_check_cpu_irqs(const struct doc_cpu *c,
+				   struct doc_result *r)
+{
+	res_init(r, "cpu-irqs", "cpu%u", c->cpu);
+	seen_roles(r, c);
+	if (!c->irqs_read) {
+		SEEN(r, "/proc/interrupts not readable");
+		return r->status;
+	}
+	if (!c->n_other_irqs) {
+		SEEN(r, "no other device's interrupt may run here");
+		return r->status;
+	}
+	r->status = DOC_WARN;
+	SEEN(r, "%u interrupt%s of other devices may run here: %s",
+	     c->n_other_irqs, c->n_other_irqs == 1 ? "" : "s", c->other_irqs);
+	FIX(r, "move them: echo CPULIST > /proc/irq/N/smp_affinity_list (N = %s, CPULIST without %u), and keep irqbalance off it (IRQBALANCE_BANNED_CPULIST=%u in /etc/default/irqbalance); managed interrupts (NVMe queues) cannot be moved: boot with isolcpus=managed_irq,%u",
+	    c->other_irq_nums, c->cpu, c->cpu, c->cpu);
+	return r->status;
+}
+
 enum doc_status doc_check_no_cpus(struct doc_result *r)
 {
 	res_init(r, "cpu-governor", "host");
@@ -1632,6 +1653,8 @@ static void run_cpus(struct run *x)
 		doc_check_governor(&c, &x->r);
 		put(x);
 		doc_check_cpu_latency(&c, &x->r);
+		put(x);
+		doc_check_cpu_irqs(&c, &x->r);
 		put(x);
 	}
 }

@@ -259,6 +259,11 @@ struct doc_cpu {
 	/* the kernel command line's isolation, from cpu/isolated, nohz_full */
 	bool		isolated;
 	bool		nohz_full;
+	/* other devices' interrupts allowed on it (not the RDMA devices') */
+	bool		irqs_read;	/* /proc/interrupts was read */
+	unsigned int	n_other_irqs;
+	char		other_irqs[160]; /* "24 (nvme0q1), 31 (eth0-rx-1)" */
+	char		other_irq_nums[64]; /* "24 31" for the fix */
 };
 
 /* Idle states with a longer exit latency than this are "deep" (us). */
@@ -273,6 +278,12 @@ struct doc_cpu {
  */
 enum doc_status doc_check_cpu_latency(const struct doc_cpu *c,
 				      struct doc_result *r);
+/*
+ * On an app or busy-poll CPU, interrupts of other devices whose affinity
+ * allows that CPU: WARN, naming them, with how to move them off it.
+ */
+enum doc_status doc_check_cpu_irqs(const struct doc_cpu *c,
+				   struct doc_result *r);
 enum doc_status doc_check_governor(const struct doc_cpu *c,
 				   struct doc_result *r);
 /* Nothing to check: no --app-cpus and no busy-poll feed pinned. */
