@@ -483,6 +483,33 @@ static void doctor_cpu_irqs(void)
 	CHECK_HAS(r.seen, "not readable");
 }
 
+static void doctor_roce_qos(void)
+{
+	struct doc_port p = roce_port();
+	struct doc_result r;
+
+	p.nd.ecn_np = p.nd.ecn_rp = -1;
+	CHECK(doc_check_roce_qos(&p, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "eth0: PFC unknown (dcb not installed");
+	CHECK_HAS(r.seen, "trust unknown, ECN not shown by the driver");
+	p.nd.dcb_found = true;
+	snprintf(p.nd.dcb_error, sizeof(p.nd.dcb_error), "not supported by this interface");
+	CHECK(doc_check_roce_qos(&p, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "PFC not available (dcb: not supported by this interface)");
+	p.nd.pfc_known = true;
+	snprintf(p.nd.pfc_on, sizeof(p.nd.pfc_on), "3");
+	snprintf(p.nd.trust, sizeof(p.nd.trust), "dscp");
+	p.nd.ecn_np = 1 << 3;
+	p.nd.ecn_rp = (1 << 3) | (1 << 4);
+	CHECK(doc_check_roce_qos(&p, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "eth0: PFC on priorities 3, trust dscp, ECN notification point on priorities 3, reaction point on priorities 3,4");
+	CHECK_STR(r.fix, "");
+	p.nd.pfc_on[0] = '\0';
+	p.nd.ecn_np = 0;
+	CHECK(doc_check_roce_qos(&p, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "PFC off, trust dscp, ECN notification point off");
+}
+
 static void doctor_ipoib(void)
 {
 	struct doc_port p = ib_port();
@@ -992,7 +1019,7 @@ static void doctor_run(void)
 		  "port-state mlx5_0/2/FAIL, link-layer mlx5_0/2/PASS, "
 		  "ipoib mlx5_0/2/PASS, ipv4 mlx5_0/2/WARN, "
 		  "port-state rxe0/1/PASS, link-layer rxe0/1/PASS, "
-		  "netdev rxe0/1/PASS, ipv4 rxe0/1/FAIL, port-mtu rxe0/1/WARN, "
+		  "netdev rxe0/1/PASS, roce-qos rxe0/1/PASS, ipv4 rxe0/1/FAIL, port-mtu rxe0/1/WARN, "
 		  "active-ports host/WARN, "
 		  "firmware iw0/PASS, firmware mlx5_0/PASS, firmware rxe0/PASS, "
 		  "firmware-match host/PASS, pcie mlx5_0/WARN, "
@@ -1017,6 +1044,7 @@ const struct unit_case doctor_cases[] = {
 	{ "doctor: PCIe link width and speed against capability", doctor_pcie },
 	{ "doctor: one firmware per device model", doctor_fw_consistency },
 	{ "doctor: other devices' interrupts on app CPUs", doctor_cpu_irqs },
+	{ "doctor: RoCE PFC, trust and ECN as information", doctor_roce_qos },
 	{ "doctor: deep C-states, isolcpus and nohz_full of the app CPUs", doctor_cpu_latency },
 	{ "doctor: port active MTU", doctor_port_mtu },
 	{ "doctor: active ports and sibt_ifindex 0", doctor_active_ports },

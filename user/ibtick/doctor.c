@@ -526,6 +526,8 @@ static void gather_ipv4(struct doc_netdev *nd)
 	freeifaddrs(ifa);
 }
 
+static void gather_roce_qos(struct doc_netdev *nd);
+
 static void gather_netdev(struct doc_netdev *nd)
 {
 	char buf[64];
@@ -640,6 +642,8 @@ static void gather_port(struct doctor *d, const char *dev, unsigned int num,
 		find_ipoib(dev, num, p->nd.name, sizeof(p->nd.name));
 	if (p->nd.name[0])
 		gather_netdev(&p->nd);
+	if (p->nd.present && p->link_layer == IBTICK_LINK_LAYER_ETHERNET)
+		gather_roce_qos(&p->nd);
 	if (k && k->ifindex && !p->nd.ifindex)
 		p->nd.ifindex = k->ifindex;
 }
@@ -861,31 +865,30 @@ static long ms_since(const struct timespec *t0)
 }
 
 /*
- * "ofed_info -s" (MLNX_OFED), at most OFED_TIMEOUT_MS; never fails.  It
- * runs in a process group of its own, so that a stuck one is killed with
- * whatever it started.
+ * Run @exe with @argv, stdin and stderr on /dev/null, for at most
+ * @timeout_ms; the start of its standard output in @buf (NUL-terminated,
+ * the rest drained).  0 when it ran (*@timed_out says whether it had to be
+ * killed), -1 when it could not be started.  It runs in a process group
+ * of its own, so that a stuck one is killed with whatever it started.
  */
-static void run_ofed_info(struct doc_fw *fw)
+static int run_capture(const char *exe, char *const argv[], char *buf,
+		       size_t len, long timeout_ms, bool *timed_out)
 {
-	char *out = fw->ofed;
-	size_t len = sizeof(fw->ofed);
-	char exe[PATH_MAX], buf[512];
 	struct timespec t0;
 	size_t used = 0;
 	int fds[2], status;
 	pid_t pid;
-	char *p;
 
-	out[0] = '\0';
-	fw->ofed_found = find_exe("ofed_info", exe, sizeof(exe));
-	if (!fw->ofed_found || pipe2(fds, O_CLOEXEC))
-		return;
+	*timed_out = false;
+	buf[0] = '\0';
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
-		return;
+		return -1;
 	}
 	if (!pid) {
 		int null = open("/dev/null", O_RDWR);
@@ -896,7 +899,7 @@ static void run_ofed_info(struct doc_fw *fw)
 			dup2(null, STDERR_FILENO);
 		}
 		dup2(fds[1], STDOUT_FILENO);
-		execl(exe, "ofed_info", "-s", (char *)NULL);
+		execv(exe, argv);
 		_exit(127);
 	}
 	setpgid(pid, pid);	/* both sides: no race with the exec */
@@ -904,37 +907,110 @@ static void run_ofed_info(struct doc_fw *fw)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		long left = OFED_TIMEOUT_MS - ms_since(&t0);
+		long left = timeout_ms - ms_since(&t0);
 		char sink[256];
 		ssize_t n;
 
 		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) {
-			fw->ofed_timeout = true;
+			*timed_out = true;
 			break;
 		}
-		if (used + 1 < sizeof(buf))
-			n = read(fds[0], buf + used, sizeof(buf) - 1 - used);
+		if (used + 1 < len)
+			n = read(fds[0], buf + used, len - 1 - used);
 		else		/* keep only the start; drain the rest */
 			n = read(fds[0], sink, sizeof(sink));
 		if (n <= 0)
 			break;
-		if (used + 1 < sizeof(buf))
+		if (used + 1 < len)
 			used += (size_t)n;
 	}
 	buf[used] = '\0';
 	close(fds[0]);
 	/* EOF: it should be exiting; give it what is left of the time */
-	while (!fw->ofed_timeout && waitpid(pid, &status, WNOHANG) == 0) {
-		if (ms_since(&t0) >= OFED_TIMEOUT_MS)
-			fw->ofed_timeout = true;
+	while (!*timed_out && waitpid(pid, &status, WNOHANG) == 0) {
+		if (ms_since(&t0) >= timeout_ms)
+			*timed_out = true;
 		else
 			usleep(10000);
 	}
-	if (fw->ofed_timeout) {
+	if (*timed_out) {
 		/* stuck: the group of the child we started */
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
+	return 0;
+}
+
+/*
+ * RoCE port netdev @nd: PFC from "dcb pfc show dev NAME prio-pfc"
+ * ("prio-pfc 0:off 1:off 2:off 3:on ..."), the trust mode from "dcb app
+ * show dev NAME dscp-prio" (any DSCP mapping: dscp), ECN from the sysfs
+ * ecn/roce_np and ecn/roce_rp directories of drivers that have them.
+ */
+static void gather_roce_qos(struct doc_netdev *nd)
+{
+	char exe[PATH_MAX], buf[512], path[PATH_MAX];
+	char a0[] = "dcb", a1[] = "pfc", a2[] = "show", a3[] = "dev", a5[] = "prio-pfc";
+	char b1[] = "app", b5[] = "dscp-prio";
+	char *argv[] = { a0, a1, a2, a3, nd->name, a5, NULL };
+	bool late;
+	int prio, which;
+
+	nd->ecn_np = nd->ecn_rp = -1;
+	for (which = 0; which < 2; which++)
+		for (prio = 0; prio < 8; prio++) {
+			char v[8];
+			int *mask = which ? &nd->ecn_rp : &nd->ecn_np;
+
+			snprintf(path, sizeof(path), NET_SYSFS "/%s/ecn/%s/enable/%d",
+				 nd->name, which ? "roce_rp" : "roce_np", prio);
+			if (read_line(path, v, sizeof(v)))
+				continue;
+			if (*mask < 0)
+				*mask = 0;
+			if (!strcmp(v, "1"))
+				*mask |= 1 << prio;
+		}
+	nd->dcb_found = find_exe("dcb", exe, sizeof(exe));
+	if (!nd->dcb_found)
+		return;
+	if (run_capture(exe, argv, buf, sizeof(buf), 2000, &late) || late) {
+		snprintf(nd->dcb_error, sizeof(nd->dcb_error), "%s", late ? "timed out" : "cannot run");
+		return;
+	}
+	if (!strstr(buf, "prio-pfc")) {
+		snprintf(nd->dcb_error, sizeof(nd->dcb_error), "not supported by this interface");
+		return;
+	}
+	nd->pfc_known = true;
+	for (prio = 0; prio < 8; prio++) {
+		char on[8];
+
+		snprintf(on, sizeof(on), " %d:on", prio);
+		if (strstr(buf, on))
+			doc_appendf(nd->pfc_on, sizeof(nd->pfc_on), "%s%d",
+				    nd->pfc_on[0] ? "," : "", prio);
+	}
+	argv[1] = b1;
+	argv[5] = b5;
+	if (!run_capture(exe, argv, buf, sizeof(buf), 2000, &late) && !late)
+		snprintf(nd->trust, sizeof(nd->trust), "%s", strchr(buf, ':') ? "dscp" : "pcp");
+}
+
+/* "ofed_info -s" (MLNX_OFED), at most OFED_TIMEOUT_MS; never fails. */
+static void run_ofed_info(struct doc_fw *fw)
+{
+	char arg0[] = "ofed_info", arg1[] = "-s";
+	char *const argv[] = { arg0, arg1, NULL };
+	char exe[PATH_MAX], buf[512];
+	size_t used;
+	char *p;
+
+	fw->ofed[0] = '\0';
+	fw->ofed_found = find_exe("ofed_info", exe, sizeof(exe));
+	if (!fw->ofed_found ||
+	    run_capture(exe, argv, buf, sizeof(buf), OFED_TIMEOUT_MS, &fw->ofed_timeout))
+		return;
 	/* first line, without the trailing ':' it prints */
 	p = strchr(buf, '\n');
 	if (p)
@@ -943,7 +1019,7 @@ static void run_ofed_info(struct doc_fw *fw)
 	while (used && (buf[used - 1] == ':' ||
 			isspace((unsigned char)buf[used - 1])))
 		buf[--used] = '\0';
-	str_copy(out, len, buf);
+	str_copy(fw->ofed, sizeof(fw->ofed), buf);
 }
 
 /* The kernel and ofed_info, for the firmware lines of the devices. */

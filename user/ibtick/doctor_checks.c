@@ -523,6 +523,49 @@ enum doc_status doc_check_ipv4(const struct doc_port *p, unsigned int feeds,
 	return r->status;
 }
 
+static void seen_prio_mask(struct doc_result *r, int mask)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if (mask & (1 << i)) {
+			SEEN(r, "%s%d", any ? "," : " on priorities ", i);
+			any = true;
+		}
+	if (!any)
+		SEEN(r, " off");
+}
+
+enum doc_status doc_check_roce_qos(const struct doc_port *p,
+				   struct doc_result *r)
+{
+	const struct doc_netdev *nd = &p->nd;
+
+	res_init(r, "roce-qos", "%s/%u", p->dev, p->port);
+	SEEN(r, "%s: PFC ", nd->name);
+	if (!nd->dcb_found)
+		SEEN(r, "unknown (dcb not installed: apt-get install iproute2)");
+	else if (!nd->pfc_known)
+		SEEN(r, "not available (dcb: %s)",
+		     nd->dcb_error[0] ? nd->dcb_error : "no answer");
+	else if (nd->pfc_on[0])
+		SEEN(r, "on priorities %s", nd->pfc_on);
+	else
+		SEEN(r, "off");
+	SEEN(r, ", trust %s", nd->trust[0] ? nd->trust : "unknown");
+	if (nd->ecn_np < 0 && nd->ecn_rp < 0) {
+		SEEN(r, ", ECN not shown by the driver");
+	} else {
+		SEEN(r, ", ECN notification point");
+		seen_prio_mask(r, nd->ecn_np < 0 ? 0 : nd->ecn_np);
+		SEEN(r, ", reaction point");
+		seen_prio_mask(r, nd->ecn_rp < 0 ? 0 : nd->ecn_rp);
+	}
+	SEEN(r, " (information: RoCE traffic needs a lossless priority or ECN on the fabric's switches too)");
+	return r->status;
+}
+
 enum doc_status doc_check_port_mtu(const struct doc_port *p,
 				   struct doc_result *r)
 {
@@ -1493,6 +1536,10 @@ static void run_ports(struct run *x, const struct doc_dev *dd)
 		} else if (p->link_layer == IBTICK_LINK_LAYER_ETHERNET) {
 			doc_check_roce_netdev(p, &x->r);
 			put(x);
+			if (p->nd.name[0] && p->nd.present) {
+				doc_check_roce_qos(p, &x->r);
+				put(x);
+			}
 		}
 		/* the netdev checks above said it if there is none */
 		if (p->nd.name[0] && p->nd.present) {

@@ -128,6 +128,14 @@ struct doc_netdev {
 	char		mode[16];		/* IPoIB: datagram/connected */
 	int		n_ipv4;			/* IPv4 addresses, -1 unread */
 	char		ipv4[24];		/* the first: "10.0.0.1/24" */
+	/* RoCE: what DCB shows (dcb pfc/app, sysfs ecn/), information */
+	bool		dcb_found;		/* dcb(8) is installed */
+	bool		pfc_known;		/* dcb pfc show answered */
+	char		pfc_on[24];		/* priorities with PFC: "3,4" */
+	char		dcb_error[64];		/* its complaint, "" */
+	char		trust[8];		/* "dscp", "pcp", "" unknown */
+	int		ecn_np;			/* priority mask, -1 no sysfs */
+	int		ecn_rp;
 };
 
 struct doc_port {
@@ -170,6 +178,13 @@ enum doc_status doc_check_ipoib(const struct doc_port *p,
  */
 enum doc_status doc_check_ipv4(const struct doc_port *p, unsigned int feeds,
 			       struct doc_result *r);
+/*
+ * RoCE, information only (PASS): PFC per priority and the trust mode as
+ * dcb(8) shows them, ECN (notification and reaction points) as the
+ * driver's sysfs ecn/ directory shows it.
+ */
+enum doc_status doc_check_roce_qos(const struct doc_port *p,
+				   struct doc_result *r);
 /* Active MTU against the port's maximum (known from netlink only). */
 enum doc_status doc_check_port_mtu(const struct doc_port *p,
 				   struct doc_result *r);
