@@ -12,6 +12,9 @@
 #   model   the ring protocol's Promela model, every interleaving (spin)
 #   kunit   pure kernel logic on UML (scripts/kunit.sh)
 #   vm      the module in a QEMU guest with Soft-RoCE (scripts/vm-run.sh)
+#   vmdeb   the Debian packages in a guest: dpkg -i, DKMS build for its
+#           kernel, modprobe, purge (tests/vm/deb.sh); uses the packages
+#           the deb stage built in this run, or builds them
 #   vmdebug the VM suite again on the debug kernel (KASAN, lockdep,
 #           kmemleak, fault injection; scripts/vm-debug.sh), when that
 #           kernel is cached; without it the stage says so and is skipped,
@@ -30,7 +33,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 cd "$top" || exit 1
-stages=${STAGES:-build unit package deb fuzz model kunit vm vmdebug}
+stages=${STAGES:-build unit package deb fuzz model kunit vm vmdeb vmdebug}
 logdir=${IBTICK_LOGDIR:-$top/.check}
 mkdir -p "$logdir"
 
@@ -149,6 +152,22 @@ model() {
 	return $rc
 }
 
+# The packages come from this run's deb stage when it passed; otherwise
+# they are built here, and a failed build fails this stage.
+deb_ran=0
+vmdeb() {
+	local out=$logdir/vmdeb kver
+	rm -rf "$out"
+	mkdir -p "$out/debs"
+	kver=$(scripts/vm-kernel.sh) || return 1
+	if ((deb_ran)) && grep -q '^deb: [0-9]* passed, 0 failed' "$logdir/deb.log"; then
+		cp "$logdir"/deb/*.deb "$out/debs/" || return 1
+	else
+		KEEP=$out/debs tests/package/deb.sh || return 1
+	fi
+	scripts/vm-run.sh -t "${VM_TIMEOUT:-3600}" -k "$kver" -o "$out" -- env TOPICS=deb tests/vm/run.sh
+}
+
 vmdebug() {
 	local out=$logdir/vmdebug
 	rm -rf "$out"
@@ -172,11 +191,15 @@ for s in $stages; do
 		account unit "$logdir/unit.log" "$rc"
 		;;
 	package) stage package tests/package/run.sh ;;
-	deb) stage deb tests/package/deb.sh ;;
+	deb)
+		KEEP=$logdir/deb stage deb tests/package/deb.sh
+		deb_ran=1
+		;;
 	fuzz) stage fuzz fuzz ;;
 	model) stage model model ;;
 	kunit) stage kunit scripts/kunit.sh ;;
 	vm) stage vm vm ;;
+	vmdeb) stage vmdeb vmdeb ;;
 	vmdebug) stage vmdebug vmdebug ;;
 	*)
 		echo "check: unknown stage $s"
