@@ -3,6 +3,7 @@
 #
 #   make              module, userspace and the test programs
 #   make module       kmod/ibtick.ko against KDIR
+#   make sparse       the module through sparse (make check's build stage)
 #   make user         what is installed: CLI, tools, library (+ examples)
 #   make tests        the test programs the VM suite and the fuzzer run
 #   make check        userspace unit tests, KUnit, the VM suite; ends with
@@ -75,13 +76,18 @@ LIB_CFLAGS := $(UCFLAGS) -Iuser/lib -fvisibility=default
 EXAMPLES  := user/examples/spin-reader user/examples/epoll-reader \
 	     user/examples/publisher
 
-.PHONY: all module user lib tests check unit kunit install clean
+.PHONY: all module sparse user lib tests check unit kunit install clean
 
 all: module user tests
 
 module:
 	@test -n "$(KDIR)" || { echo "ibtick: no kernel headers (set KDIR=)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(or $(W),1) modules
+
+# sparse over every module source (C=2: also those already built)
+sparse:
+	@test -n "$(KDIR)" || { echo "ibtick: no kernel headers (set KDIR=)"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules
 
 TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub \
 	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md

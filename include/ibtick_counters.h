@@ -57,6 +57,8 @@
 	X(rx_drain_ns,	RX_DRAIN_NS,	"rx_drain_ns",		u, Y)	\
 	/* what the feed's sockets lost to lapping: their recvmsg */	\
 	X(readers_lost,	READERS_LOST,	"readers_lost",		a, N)	\
-	X(laps,		LAPS,		"laps",			a, N)
+	X(laps,		LAPS,		"laps",			a, N)	\
+	/* the device's asynchronous events: their handlers (feed_ib.c) */ \
+	X(async_errors,	ASYNC_ERRORS,	"async_errors",		a, N)
 
 #endif /* _IBTICK_COUNTERS_H */

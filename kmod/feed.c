@@ -6,8 +6,11 @@
  * creator, who may use it, and its lifetime.  Its verbs resources are
  * feed_ib.c's, its multicast membership join.c's.
  *
- * Lifetime: created and listed under ibt_feeds_lock; each socket (and an
- * admin feed itself) holds a reference.  A feed is killed - live cleared,
+ * Lifetime: allocated and listed under ibt_feeds_lock, marked creating;
+ * its verbs side is built and its group joined without that lock (a fabric
+ * round trip must not hold up the host's other binds, closes and dumps),
+ * and whoever looks the feed up meanwhile waits for its creation to end.
+ * Each socket (and an admin feed itself) holds a reference.  A feed is killed - live cleared,
  * its ring marked DEAD, its verbs torn down - by FEED_DEL, by the removal
  * of its device, or by its last put; the ring and the wait queue stay
  * until the last reference goes, so sockets read what was received and
@@ -29,7 +32,7 @@
 DEFINE_MUTEX(ibt_feeds_lock);	/* protects ibt_feeds, feed setup/teardown */
 LIST_HEAD(ibt_feeds);		/* sorted by id (ids only grow) */
 u32 ibt_feeds_gen;		/* dump consistency; ibt_feeds_lock */
-static unsigned int ibt_nfeeds;	/* on ibt_feeds; ibt_feeds_lock */
+static unsigned int ibt_nauto;	/* auto feeds on ibt_feeds; ibt_feeds_lock */
 static u32 ibt_feed_next_id = 1;	/* ibt_feeds_lock */
 
 /*
@@ -41,12 +44,17 @@ module_param(auto_feeds, bool, 0644);
 MODULE_PARM_DESC(auto_feeds, "let bind()/connect() create feeds (default 1; 0: admin-created feeds only)");
 
 /*
- * Any user may subscribe, so creating feeds (each one a QP, a ring of up to
- * IBTICK_RING_BYTES_MAX and a fabric join) is capped host-wide.
+ * Any user may subscribe, so creating auto feeds (each one a QP, a ring of
+ * up to IBTICK_RING_BYTES_MAX and a fabric join) is capped host-wide and
+ * per user; an administrator's FEED_NEW is not held back by either.
  */
 static unsigned int max_feeds = 256;
 module_param(max_feeds, uint, 0644);
-MODULE_PARM_DESC(max_feeds, "most feeds the host may have at once (ENOBUFS beyond)");
+MODULE_PARM_DESC(max_feeds, "most auto feeds the host may have at once (ENOBUFS beyond)");
+
+static unsigned int max_user_feeds = 32;
+module_param(max_user_feeds, uint, 0644);
+MODULE_PARM_DESC(max_user_feeds, "most auto feeds one user without CAP_NET_ADMIN may have created (ENOBUFS beyond)");
 
 /*
  * Charge the ring to the creating user's locked memory, as AF_XDP charges
@@ -93,7 +101,8 @@ static void ibt_feed_unlist(struct ibt_feed *f)
 		return;
 	list_del(&f->list);
 	f->listed = false;
-	ibt_nfeeds--;
+	if (!f->by_admin)
+		ibt_nauto--;
 	ibt_feeds_gen++;
 }
 
@@ -138,43 +147,81 @@ void ibt_feed_put(struct ibt_feed *f)
 	mutex_unlock(&ibt_feeds_lock);
 }
 
+/* Auto feeds the user @uid created that are still listed. */
+static unsigned int ibt_user_feeds_locked(kuid_t uid)
+{
+	struct ibt_feed *f;
+	unsigned int n = 0;
+
+	list_for_each_entry(f, &ibt_feeds, list)
+		n += !f->by_admin && uid_eq(f->creator, uid);
+	return n;
+}
+
 /*
- * Build a new feed for @a on device port (@d, @port) and list it.  Takes
- * over the caller's reference on @d.  Context: process, ibt_feeds_lock held;
- * may sleep for the multicast join (bounded by IBT_JOIN_TIMEOUT_MS).
+ * May the caller create an auto feed with @p's geometry?  The host-wide
+ * and per-user caps, and the geometry rule: a ring with fewer slots or
+ * smaller slots than the defaults would lap or truncate every later
+ * reader of a well-known group, so only CAP_NET_ADMIN may impose one (or
+ * an administrator, through FEED_NEW).  Returns 0, -ENOBUFS or -EPERM.
  */
-static struct ibt_feed *ibt_feed_create_locked(struct ibt_dev *d, u32 port,
-					       const struct ibt_addr *a,
-					       const struct ibt_feed_params *p,
-					       u64 ring_bytes,
-					       struct netlink_ext_ack *extack)
+static int ibt_feed_auto_allowed_locked(const struct ibt_feed_params *p)
+{
+	bool admin = ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+
+	if (ibt_nauto >= READ_ONCE(max_feeds))
+		return -ENOBUFS;
+	if (admin)
+		return 0;
+	if (ibt_user_feeds_locked(current_fsuid()) >= READ_ONCE(max_user_feeds))
+		return -ENOBUFS;
+	if (p->nslots < IBTICK_SLOTS_DEFAULT ||
+	    p->slot_size < IBTICK_SLOT_SIZE_DEFAULT)
+		return -EPERM;
+	return 0;
+}
+
+/*
+ * A new feed for @a on device port (@d, @port): its memory, charged, and
+ * its place on the list, marked creating; ibt_feed_create() builds the
+ * rest.  Takes over the caller's reference on @d.  Context: process,
+ * ibt_feeds_lock held.
+ */
+static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
+					      const struct ibt_addr *a,
+					      const struct ibt_feed_params *p,
+					      u64 ring_bytes, bool admin,
+					      struct netlink_ext_ack *extack)
 {
 	struct ibt_feed *f;
 	int err;
 
 	lockdep_assert_held(&ibt_feeds_lock);
-	err = -ENOBUFS;
-	if (ibt_nfeeds >= READ_ONCE(max_feeds)) {
-		NL_SET_ERR_MSG(extack, "the host has max_feeds feeds already");
+	err = admin ? 0 : ibt_feed_auto_allowed_locked(p);
+	if (err)
 		goto out_put_dev;
-	}
 	err = -ENOMEM;
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		goto out_put_dev;
 	kref_init(&f->ref);
+	f->by_admin = admin;
+	f->creator = current_fsuid();
 	f->dev = d;
 	f->port_num = port;
 	f->dport = &d->ports[port - rdma_start_port(d->ibdev)];
-	strscpy(f->dev_name, dev_name(&d->ibdev->dev), sizeof(f->dev_name));
+	ibt_dev_name(d, f->dev_name);
 	f->group = a->group;
 	f->port = a->port;
 	f->rq_size = IBT_RQ_SIZE;
 	f->sq_size = IBT_SQ_SIZE;
 	init_completion(&f->joined);
+	init_completion(&f->created);
 	spin_lock_init(&f->new_ah_lock);
 	init_waitqueue_head(&f->wq);
 	mutex_init(&f->tx_lock);
+	mutex_init(&f->member_lock);
+	INIT_LIST_HEAD(&f->old_ahs);
 	ibt_poll_init(f);
 	f->comp_vector = p->comp_vector;
 	spin_lock_init(&f->acl_lock);
@@ -210,22 +257,17 @@ static struct ibt_feed *ibt_feed_create_locked(struct ibt_dev *d, u32 port,
 		}
 	}
 
-	WRITE_ONCE(f->live, true);
-	err = ibt_feed_ib_setup(f, extack);
-	if (err)
-		goto out_free;
 	f->id = ibt_feed_next_id++;
 	if (p->name)
 		strscpy(f->name, p->name, sizeof(f->name));
 	else
 		snprintf(f->name, sizeof(f->name), "auto-%u", f->id);
+	WRITE_ONCE(f->live, true);	/* the receive side may start in setup */
+	f->creating = true;
 	list_add_tail(&f->list, &ibt_feeds);
 	f->listed = true;
-	ibt_nfeeds++;
-	ibt_feeds_gen++;
-	WRITE_ONCE(f->announced, true);
-	ibt_ev_feed(IBTICK_EV_FEED_CREATED, f, 0, 0, 0);
-	ibt_ev_feed(IBTICK_EV_JOIN_DONE, f, 0, 0, 0);
+	if (!admin)
+		ibt_nauto++;
 	return f;
 
 out_free:
@@ -237,20 +279,90 @@ out_put_dev:
 	return ERR_PTR(err);
 }
 
-/* The live feed of (@d, @port, @a), referenced, or NULL.  ibt_feeds_lock. */
+/*
+ * Build the verbs side of @f, which ibt_feed_alloc_locked() listed as
+ * creating, and end its creation: announced, or unlisted and put.  Returns
+ * @f (the creator's reference) or an error.  Context: process, no ibtick
+ * lock held; sleeps for the multicast join (IBT_JOIN_TIMEOUT_MS at most).
+ */
+static struct ibt_feed *ibt_feed_create(struct ibt_feed *f, bool receive,
+					bool admin,
+					struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = ibt_feed_ib_setup(f, receive, extack);
+	mutex_lock(&ibt_feeds_lock);
+	f->creating = false;
+	f->create_err = err;
+	if (err) {
+		WRITE_ONCE(f->live, false);	/* nothing to tear down */
+		ibt_feed_unlist(f);
+	} else {
+		if (admin)	/* the creation's reference is its own */
+			WRITE_ONCE(f->admin, true);
+		/* broken while created: the device work passed it by */
+		if (READ_ONCE(f->broken))
+			mod_delayed_work(ibt_wq, &f->dev->rejoin_work, 0);
+		ibt_feeds_gen++;
+		WRITE_ONCE(f->announced, true);
+		ibt_ev_feed(IBTICK_EV_FEED_CREATED, f, 0, 0, 0);
+		ibt_ev_feed(IBTICK_EV_JOIN_DONE, f, 0, 0, 0);
+	}
+	complete_all(&f->created);
+	if (err)
+		kref_put(&f->ref, ibt_feed_release);
+	mutex_unlock(&ibt_feeds_lock);
+	return err ? ERR_PTR(err) : f;
+}
+
+/*
+ * The live (or creating) feed of (@d, @port, @a), referenced, or NULL.
+ * ibt_feeds_lock held.
+ */
 static struct ibt_feed *ibt_feed_lookup_locked(struct ibt_dev *d, u32 port,
 					       const struct ibt_addr *a)
 {
 	struct ibt_feed *f;
 
 	list_for_each_entry(f, &ibt_feeds, list) {
-		if (f->live && f->dev == d && f->port_num == port &&
+		if ((f->live || f->creating) && f->dev == d &&
+		    f->port_num == port &&
 		    f->group == a->group && f->port == a->port) {
 			kref_get(&f->ref);
 			return f;
 		}
 	}
 	return NULL;
+}
+
+/* Does a listed feed, created or being created, have the name @name? */
+static bool ibt_feed_name_taken_locked(const char *name)
+{
+	struct ibt_feed *f;
+
+	list_for_each_entry(f, &ibt_feeds, list)
+		if (!strcmp(f->name, name))
+			return true;
+	return false;
+}
+
+/*
+ * An admin feed's ACL owns its group and feed port on every local port:
+ * may the caller create an auto feed for @a on another port, to do @want
+ * there?  Asked of the first admin feed with that group and feed port;
+ * 0, or its refusal (-EACCES).  ibt_feeds_lock held.
+ */
+static int ibt_feed_admin_claim_locked(const struct ibt_addr *a,
+				       unsigned int want)
+{
+	struct ibt_feed *f;
+
+	list_for_each_entry(f, &ibt_feeds, list)
+		if (f->by_admin && !f->creating && f->group == a->group &&
+		    f->port == a->port)
+			return ibt_feed_permission(f, want, NULL);
+	return 0;
 }
 
 /*
@@ -292,8 +404,9 @@ static struct ibt_feed *ibt_feed_obtain(const struct ibt_addr *a,
 			       "slots x slot size exceeds the ring size limit");
 		return ERR_PTR(err);
 	}
+again:
 	mutex_lock(&ibt_feeds_lock);
-	if (admin && ibt_feed_find_locked(0, p->name)) {
+	if (admin && ibt_feed_name_taken_locked(p->name)) {
 		NL_SET_ERR_MSG(extack, "a feed of that name exists");
 		f = ERR_PTR(-EEXIST);
 		goto out_unlock;
@@ -313,14 +426,32 @@ static struct ibt_feed *ibt_feed_obtain(const struct ibt_addr *a,
 	} else if (!f && !admin &&
 		   (!READ_ONCE(auto_feeds) || ibt_feed_dead_admin_locked(a))) {
 		f = ERR_PTR(-EADDRNOTAVAIL);	/* no admin feed there */
+	} else if (!f && !admin) {
+		err = ibt_feed_admin_claim_locked(a, p->receive ? IBT_ACL_READ :
+							       IBT_ACL_WRITE);
+		if (err)
+			f = ERR_PTR(err);
 	}
 	if (f) {
 		ibt_dev_put(d);
-		goto out_unlock;
+		if (IS_ERR(f) || !f->creating)
+			goto out_unlock;
+		/* somebody is building it: wait for the end, without the lock */
+		mutex_unlock(&ibt_feeds_lock);
+		err = wait_for_completion_killable(&f->created);
+		if (!err && !f->create_err)
+			return f;
+		ibt_feed_put(f);
+		if (err)
+			return ERR_PTR(err);
+		goto again;	/* it failed for its creator: try ourselves */
 	}
-	f = ibt_feed_create_locked(d, port, a, p, ring_bytes, extack);
-	if (admin && !IS_ERR(f))	/* the creation's reference is its own */
-		WRITE_ONCE(f->admin, true);
+	f = ibt_feed_alloc_locked(d, port, a, p, ring_bytes, admin, extack);
+	mutex_unlock(&ibt_feeds_lock);
+	if (IS_ERR(f))
+		return f;
+	return ibt_feed_create(f, p->receive, admin, extack);
+
 out_unlock:
 	mutex_unlock(&ibt_feeds_lock);
 	return f;
@@ -351,14 +482,17 @@ struct ibt_feed *ibt_feed_add_admin(const struct ibt_addr *a,
 	return ibt_feed_obtain(a, p, true, extack);
 }
 
-/* The listed feed with @id, or with @name when @name; not referenced. */
+/*
+ * The listed feed with @id, or with @name when @name; not referenced.  A
+ * feed still being created is not there yet.
+ */
 struct ibt_feed *ibt_feed_find_locked(u32 id, const char *name)
 {
 	struct ibt_feed *f;
 
 	lockdep_assert_held(&ibt_feeds_lock);
 	list_for_each_entry(f, &ibt_feeds, list)
-		if (name ? !strcmp(f->name, name) : f->id == id)
+		if (!f->creating && (name ? !strcmp(f->name, name) : f->id == id))
 			return f;
 	return NULL;
 }
@@ -444,16 +578,38 @@ static void ibt_feeds_dev_gone(struct ibt_dev *d)
 {
 	struct ibt_feed *f, *tmp;
 
+again:
 	mutex_lock(&ibt_feeds_lock);
-	list_for_each_entry_safe(f, tmp, &ibt_feeds, list) {
-		if (f->dev != d || !f->live)
-			continue;
-		/* an admin feed stays listed, dead, until FEED_DEL */
-		if (!f->admin)
-			ibt_feed_unlist(f);
-		ibt_feed_kill(f, false);
+	/* a feed being built on @d: let its creation end first */
+	list_for_each_entry(f, &ibt_feeds, list) {
+		if (f->dev == d && f->creating) {
+			kref_get(&f->ref);
+			mutex_unlock(&ibt_feeds_lock);
+			wait_for_completion(&f->created);
+			ibt_feed_put(f);
+			goto again;
+		}
 	}
+	list_for_each_entry_safe(f, tmp, &ibt_feeds, list)
+		if (f->dev == d)
+			ibt_feed_fail_locked(f);
 	mutex_unlock(&ibt_feeds_lock);
+}
+
+/*
+ * End @f for good, its device gone or broken (a fatal QP/CQ event): an auto
+ * feed leaves the list, an admin feed stays on it, dead, until FEED_DEL;
+ * sockets keep a dead feed until they close.  Context: process,
+ * ibt_feeds_lock held.
+ */
+void ibt_feed_fail_locked(struct ibt_feed *f)
+{
+	lockdep_assert_held(&ibt_feeds_lock);
+	if (!f->live || f->creating)
+		return;
+	if (!f->admin)
+		ibt_feed_unlist(f);
+	ibt_feed_kill(f, false);
 }
 
 /* The device layer's notifications (ibdev.c), for feeds and their joins. */

@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A feed's verbs resources: its cm id and join (join.c), the receive and
- * send buffers (DMA-mapped once), the PD, the receive and send CQs, the UD
- * QP and the address handle it sends with.  Built as one ladder, unwound in
- * reverse on failure; torn down in the same order by ibt_feed_ib_teardown().
- * The data path then never allocates or maps anything.
+ * A feed's verbs resources: its cm id and join (join.c), the send buffers
+ * (DMA-mapped once), the PD, the receive and send CQs, the UD QP and the
+ * address handle it sends with.  Built as one ladder, unwound in reverse on
+ * failure; torn down in the same order by ibt_feed_ib_teardown().
  *
- * Context: process, ibt_feeds_lock held (creation, teardown).
+ * The receive side - the receive buffers, posted, and the QP's attachment
+ * to the group - is built for the feed's first reader, by the creation when
+ * a reader creates the feed, or later by ibt_feed_ib_receive().  Until then
+ * the feed is a send-only member: the group's traffic is not delivered to
+ * its QP, and it holds no receive memory.  The data path never allocates or
+ * maps anything.
+ *
+ * Context: process.  Setup runs for the feed's creator, with the feed
+ * listed as creating and no ibtick lock held (feed.c); teardown with
+ * ibt_feeds_lock held; ibt_feed_ib_receive() with the feed's member_lock.
  */
 #include <linux/slab.h>
 #include <net/netlink.h>
@@ -20,11 +28,24 @@ static void ibt_bufs_free(struct ib_device *ibdev, struct ibt_buf *b, u32 n,
 {
 	u32 i;
 
+	if (!b)
+		return;
 	for (i = 0; i < n && b[i].va; i++) {
 		ib_dma_unmap_single(ibdev, b[i].dma, size, dir);
 		kfree(b[i].va);
 	}
 	kvfree(b);
+}
+
+/* The receive GRH array, if any; after the QP (its receives) is gone. */
+static void ibt_rx_grh_free(struct ibt_feed *f)
+{
+	if (!f->rx_grh)
+		return;
+	ib_dma_unmap_single(f->dev->ibdev, f->rx_grh_dma,
+			    f->rq_size * sizeof(*f->rx_grh), DMA_FROM_DEVICE);
+	kfree(f->rx_grh);
+	f->rx_grh = NULL;
 }
 
 static struct ibt_buf *ibt_bufs_alloc(struct ib_device *ibdev, u32 n, u32 size,
@@ -55,6 +76,60 @@ fail:
 	return NULL;
 }
 
+/*
+ * A fatal asynchronous error on the feed's QP or a CQ: the QP is in the
+ * error state (or its CQ is gone bad), flushed receives are not reposted,
+ * sends fail - the feed can do nothing more.  Count it, say so on the
+ * event group, flag the feed and let the device work (join.c) end it under
+ * ibt_feeds_lock: its readers then see it dead, as after a device removal.
+ * Context: the driver's event context (may be atomic); no ibtick lock.
+ */
+static void ibt_feed_async_error(struct ibt_feed *f, enum ib_event_type what)
+{
+	atomic64_inc(&f->st.async_errors);
+	ibt_ev_feed_error(f, what);
+	WRITE_ONCE(f->broken, true);
+	mod_delayed_work(ibt_wq, &f->dev->rejoin_work, 0);
+}
+
+static void ibt_qp_event(struct ib_event *ev, void *ctx)
+{
+	switch (ev->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		ibt_feed_async_error(ctx, ev->event);
+		break;
+	default:	/* path migration, SQ drained, last WQE: not ours */
+		break;
+	}
+}
+
+static void ibt_cq_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_CQ_ERR)
+		ibt_feed_async_error(ctx, ev->event);
+}
+
+/*
+ * A test's injection point (debugfs.c): deliver @what to @f's handlers as
+ * the device would.  Context: process, ibt_feeds_lock held, @f live.
+ */
+void ibt_feed_ib_inject(struct ibt_feed *f, enum ib_event_type what)
+{
+	struct ib_event ev = { .event = what };
+
+	if (what == IB_EVENT_CQ_ERR) {
+		ev.device = f->rcq->device;
+		ev.element.cq = f->rcq;
+		ibt_cq_event(&ev, f);
+	} else {
+		ev.device = f->qp->device;
+		ev.element.qp = f->qp;
+		ibt_qp_event(&ev, f);
+	}
+}
+
 static int ibt_qp_to_rts(struct ibt_feed *f)
 {
 	struct ib_qp_attr attr;
@@ -83,6 +158,8 @@ static struct ib_qp *ibt_qp_create(struct ibt_feed *f)
 {
 	struct ib_qp_init_attr qpa = {
 		.qp_type	= IB_QPT_UD,
+		.event_handler	= ibt_qp_event,
+		.qp_context	= f,
 		.send_cq	= f->scq,
 		.recv_cq	= f->rcq,
 		.sq_sig_type	= IB_SIGNAL_REQ_WR,
@@ -90,7 +167,7 @@ static struct ib_qp *ibt_qp_create(struct ibt_feed *f)
 			.max_send_wr	= f->sq_size,
 			.max_recv_wr	= f->rq_size,
 			.max_send_sge	= 1,
-			.max_recv_sge	= 1,
+			.max_recv_sge	= 2,	/* GRH, payload */
 			.max_inline_data = 128,
 		},
 	};
@@ -122,17 +199,67 @@ static void ibt_feed_ib_quiesce(struct ibt_feed *f)
 }
 
 /*
- * Build the verbs side of @f and join its group.  Returns 0 with everything
- * in place, or an error with nothing left (f->live cleared when the
- * receive side had started).
+ * The receive side, once per feed: the receive buffers, DMA-mapped and
+ * posted, then the QP attached to the group.  A failure leaves what was
+ * built to the teardown (buffers posted to a live QP cannot be taken back)
+ * and the next reader carries on from there.  Context: process; the feed's
+ * member_lock, or its creation.
  */
-int ibt_feed_ib_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
+static int ibt_feed_rx_start(struct ibt_feed *f)
+{
+	struct ib_device *ibdev = f->dev->ibdev;
+	int err = 0;
+
+	if (!f->rx_grh) {
+		f->rx_grh = kcalloc_node(f->rq_size, sizeof(*f->rx_grh),
+					 IBT_GFP_CHARGED, ibdev_to_node(ibdev));
+		if (!f->rx_grh)
+			return -ENOMEM;
+		f->rx_grh_dma = ib_dma_map_single(ibdev, f->rx_grh,
+						  f->rq_size * sizeof(*f->rx_grh),
+						  DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ibdev, f->rx_grh_dma)) {
+			kfree(f->rx_grh);
+			f->rx_grh = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (!f->rx) {
+		f->rx = ibt_bufs_alloc(ibdev, f->rq_size, f->rx_buf_size,
+				       DMA_FROM_DEVICE);
+		if (!f->rx)
+			return -ENOMEM;
+	}
+	err = ibt_rx_post_all(f);	/* those not posted yet */
+	if (err)
+		return err;
+	mutex_lock(&f->tx_lock);	/* f->attached, f->mgid: ibt_join_apply */
+	if (!f->attached) {
+		err = ib_attach_mcast(f->qp, &f->mgid, f->mlid);
+		f->attached = !err;
+	}
+	mutex_unlock(&f->tx_lock);
+	if (!err)	/* pairs with ibt_feed_ib_receive()'s unlocked look */
+		smp_store_release(&f->receiving, true);
+	return err;
+}
+
+/*
+ * Build the verbs side of @f and join its group: a full member that
+ * receives when @receive (a reader creates the feed), else a send-only
+ * member.  Returns 0 with everything in place, or an error with nothing
+ * left (f->live cleared when the receive side had started).
+ */
+int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
+		      struct netlink_ext_ack *extack)
 {
 	struct ib_cq_init_attr cqa = { .comp_vector = f->comp_vector };
 	struct ib_device *ibdev = f->dev->ibdev;
 	struct ib_port_attr pa;
 	int err;
 
+	f->member = receive ? IBTICK_FEED_MEMBER_FULL :
+			      IBTICK_FEED_MEMBER_SEND_ONLY;
 	err = ibt_join_bind(f, extack);
 	if (err)
 		return err;
@@ -146,30 +273,27 @@ int ibt_feed_ib_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
 	if (err)
 		goto out_id;
 	f->wire_max = ib_mtu_enum_to_int(pa.active_mtu);
-	f->rx_buf_size = sizeof(struct ib_grh) + f->wire_max;
+	f->tx_buf_size = f->wire_max;	/* the group's MTU may lower wire_max */
+	f->rx_buf_size = f->wire_max;
 
 	err = -ENOMEM;
-	f->rx = ibt_bufs_alloc(ibdev, f->rq_size, f->rx_buf_size,
-			       DMA_FROM_DEVICE);
-	if (!f->rx)
-		goto out_id;
-	f->tx = ibt_bufs_alloc(ibdev, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	f->tx = ibt_bufs_alloc(ibdev, f->sq_size, f->tx_buf_size, DMA_TO_DEVICE);
 	if (!f->tx)
-		goto out_rx;
+		goto out_id;
 	f->pd = ib_alloc_pd(ibdev, 0);
 	if (IS_ERR(f->pd)) {
 		err = PTR_ERR(f->pd);
 		goto out_tx;
 	}
 	cqa.cqe = f->rq_size;
-	f->rcq = ib_create_cq(ibdev, ibt_rx_comp, NULL, f, &cqa);
+	f->rcq = ib_create_cq(ibdev, ibt_rx_comp, ibt_cq_event, f, &cqa);
 	if (IS_ERR(f->rcq)) {
 		err = PTR_ERR(f->rcq);
 		goto out_pd;
 	}
 	irq_poll_init(&f->iop, IBT_RX_BATCH * 4, ibt_rx_poll);
 	cqa.cqe = f->sq_size;
-	f->scq = ib_create_cq(ibdev, ibt_tx_comp, NULL, f, &cqa);
+	f->scq = ib_create_cq(ibdev, ibt_tx_comp, ibt_cq_event, f, &cqa);
 	if (IS_ERR(f->scq)) {
 		err = PTR_ERR(f->scq);
 		goto out_rcq;
@@ -182,37 +306,45 @@ int ibt_feed_ib_setup(struct ibt_feed *f, struct netlink_ext_ack *extack)
 	err = ibt_qp_to_rts(f);
 	if (err)
 		goto out_qp;
-	err = ibt_rx_post_all(f);
-	if (err)
-		goto out_qp;
 	ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP);
 
 	/* from here a CQ event may schedule the receive poll */
 	err = ibt_join(f, extack);
 	if (err)
 		goto out_stop;
-	err = ib_attach_mcast(f->qp, &f->mgid, f->mlid);
-	if (err)
-		goto out_stop;
-	f->attached = true;
 	f->ah = rdma_create_ah(f->pd, &f->ah_attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(f->ah)) {
 		err = PTR_ERR(f->ah);
 		f->ah = NULL;
-		goto out_detach;
+		goto out_stop;
+	}
+	if (receive) {
+		err = ibt_feed_rx_start(f);
+		if (err) {
+			NL_SET_ERR_MSG(extack, "could not start receiving");
+			goto out_ah;
+		}
 	}
 	return 0;
 
-out_detach:
-	ib_detach_mcast(f->qp, &f->mgid, f->mlid);
-	f->attached = false;
+out_ah:
+	rdma_destroy_ah(f->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	f->ah = NULL;
 out_stop:
 	WRITE_ONCE(f->live, false);
 	ibt_poll_seize(f);
 	ibt_feed_ib_quiesce(f);
+	if (f->attached)
+		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
+	f->attached = false;
+	f->receiving = false;
 out_qp:
 	ib_destroy_qp(f->qp);
 	f->qp = NULL;
+	/* posted receive buffers are free once the QP is gone */
+	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
+		      DMA_FROM_DEVICE);
+	ibt_rx_grh_free(f);
 out_scq:
 	ib_destroy_cq(f->scq);
 out_rcq:
@@ -220,17 +352,44 @@ out_rcq:
 out_pd:
 	ib_dealloc_pd(f->pd);
 out_tx:
-	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
-out_rx:
-	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
-		      DMA_FROM_DEVICE);
+	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->tx_buf_size, DMA_TO_DEVICE);
 out_id:
 	ibt_join_destroy(f);
+	f->member = IBTICK_FEED_MEMBER_NONE;
 	f->rcq = NULL;
 	f->scq = NULL;
 	f->pd = NULL;
 	f->rx = NULL;
 	f->tx = NULL;
+	return err;
+}
+
+/*
+ * Make @f receive, for a reader: a full member of the group, its receive
+ * buffers posted, its QP attached.  Done once; later callers return at
+ * once, concurrent ones wait for the first.  The global ibt_feeds_lock is
+ * not held: the join is a fabric round trip (IBT_JOIN_TIMEOUT_MS at most),
+ * and only this feed's member_lock waits for it.  Context: process.
+ */
+int ibt_feed_ib_receive(struct ibt_feed *f)
+{
+	int err = 0;
+
+	/* pairs with ibt_feed_rx_start(): receiving, then all it built */
+	if (smp_load_acquire(&f->receiving))
+		return 0;
+	mutex_lock(&f->member_lock);
+	if (f->receiving)
+		goto out;
+	if (!ibt_feed_live(f)) {
+		err = -ENODEV;
+		goto out;
+	}
+	err = ibt_join_upgrade(f);
+	if (!err)
+		err = ibt_feed_rx_start(f);
+out:
+	mutex_unlock(&f->member_lock);
 	return err;
 }
 
@@ -244,10 +403,14 @@ void ibt_feed_ib_teardown(struct ibt_feed *f)
 	struct ib_device *ibdev = f->dev->ibdev;
 
 	lockdep_assert_held(&ibt_feeds_lock);
+	/* a reader's upgrade waiting for its join gives up (!live) */
+	wake_up_all(&f->wq);
+	mutex_lock(&f->member_lock);
 	ibt_feed_ib_quiesce(f);
 	if (f->attached)
 		ib_detach_mcast(f->qp, &f->mgid, f->mlid);
 	f->attached = false;
+	f->receiving = false;
 	/* serialise with a sender between its live check and its post */
 	mutex_lock(&f->tx_lock);
 	ib_destroy_qp(f->qp);	/* before the AH its flushed sends used */
@@ -255,13 +418,17 @@ void ibt_feed_ib_teardown(struct ibt_feed *f)
 	rdma_destroy_ah(f->ah, RDMA_DESTROY_AH_SLEEPABLE);
 	f->ah = NULL;
 	mutex_unlock(&f->tx_lock);
+	ibt_join_old_ahs_put(f, true);	/* those a rejoin retired */
 	ib_destroy_cq(f->scq);
 	ib_destroy_cq(f->rcq);
 	ib_dealloc_pd(f->pd);
-	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->wire_max, DMA_TO_DEVICE);
+	ibt_bufs_free(ibdev, f->tx, f->sq_size, f->tx_buf_size, DMA_TO_DEVICE);
 	ibt_bufs_free(ibdev, f->rx, f->rq_size, f->rx_buf_size,
 		      DMA_FROM_DEVICE);
+	ibt_rx_grh_free(f);
 	ibt_join_destroy(f);	/* leaves the group; no handler runs after */
+	WRITE_ONCE(f->member, IBTICK_FEED_MEMBER_NONE);
+	mutex_unlock(&f->member_lock);
 	f->rcq = NULL;
 	f->scq = NULL;
 	f->pd = NULL;

@@ -66,9 +66,9 @@ struct ibt_dev *ibt_dev_find_locked(u32 index, const char *name)
 
 	lockdep_assert_held(&ibt_devs_lock);
 	list_for_each_entry(d, &ibt_devs, list) {
-		if (name ? !strcmp(dev_name(&d->ibdev->dev), name) :
-			   d->index == index)
-			return d;
+		if (!name ? d->index == index :
+		    !strncmp(d->name, name, sizeof(d->name)))
+			return d;	/* rename writes d->name under this lock */
 	}
 	return NULL;
 }
@@ -201,6 +201,8 @@ static int ibt_add_one(struct ib_device *ibdev)
 		return -ENOMEM;
 	d->ibdev = ibdev;
 	d->index = ibdev->index;
+	spin_lock_init(&d->name_lock);
+	strscpy(d->name, ibdev->name, sizeof(d->name));
 	d->nports = nports;
 	kref_init(&d->ref);
 	for (i = 0; i < nports; i++)
@@ -260,11 +262,33 @@ static void ibt_remove_one(struct ib_device *ibdev, void *client_data)
 	ibt_dev_put(d);
 }
 
+/*
+ * A copy of @d's name.  Context: any (a spinlock): events name devices from
+ * atomic context.
+ */
+void ibt_dev_name(struct ibt_dev *d, char name[IB_DEVICE_NAME_MAX])
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&d->name_lock, flags);
+	strscpy(name, d->name, IB_DEVICE_NAME_MAX);
+	spin_unlock_irqrestore(&d->name_lock, flags);
+}
+
+/*
+ * ib_core calls this after a rename, with the new name in place (its
+ * devices_rwsem held for reading keeps it there while we copy it).
+ */
 static void ibt_rename_one(struct ib_device *ibdev, void *client_data)
 {
-	/* names are read live from ibdev; make running dumps restart */
+	struct ibt_dev *d = client_data;
+
+	/* both locks: readers take either one */
 	mutex_lock(&ibt_devs_lock);
-	ibt_devs_gen++;
+	spin_lock_irq(&d->name_lock);
+	strscpy(d->name, ibdev->name, sizeof(d->name));
+	spin_unlock_irq(&d->name_lock);
+	ibt_devs_gen++;		/* running dumps restart */
 	mutex_unlock(&ibt_devs_lock);
 }
 

@@ -100,6 +100,13 @@ struct ibt_dev {
 	/* seconds, capped; written by the work and by the cm handler */
 	atomic_t		rejoin_backoff;
 	u32			index;	/* ibdev->index, cached for the cursor */
+	/*
+	 * The device's name, copied at add and by the rename callback:
+	 * dev_name() may be freed by a concurrent "rdma dev set name".
+	 * Read it with ibt_dev_name().
+	 */
+	spinlock_t		name_lock;
+	char			name[IB_DEVICE_NAME_MAX];
 	u32			nports;
 	struct ibt_port		ports[];	/* ports[i].num = start port + i */
 };
@@ -168,6 +175,8 @@ struct ibt_feed {
 	/* identity and control: ibt_feeds_lock (constant once listed) */
 	u32			id;
 	bool			admin;	/* FEED_NEW: holds a reference; READ_ONCE */
+	bool			by_admin; /* made by FEED_NEW (constant) */
+	kuid_t			creator;	/* fsuid of its creator (constant) */
 	bool			announced; /* FEED_CREATED sent; READ_ONCE */
 	char			name[IBTICK_FEED_NAME_MAX];
 	char			dev_name[IB_DEVICE_NAME_MAX];	/* at creation */
@@ -190,6 +199,16 @@ struct ibt_feed {
 	/* verbs (feed_ib.c), valid while live; ibt_feeds_lock */
 	bool			live;	/* READ_ONCE outside ibt_feeds_lock */
 	bool			listed;
+	/*
+	 * Listed and live while its creator builds the verbs side without
+	 * ibt_feeds_lock (the join is a fabric round trip): lookups wait on
+	 * @created, dumps, FEED_DEL and the rejoin work pass it by.
+	 */
+	bool			creating;	/* ibt_feeds_lock */
+	/* a fatal QP/CQ event came: the device work ends the feed */
+	bool			broken;		/* READ_ONCE */
+	struct completion	created;
+	int			create_err;
 	struct rdma_cm_id	*cm_id;
 	struct ib_pd		*pd;
 	struct ib_cq		*rcq;
@@ -201,11 +220,22 @@ struct ibt_feed {
 	union ib_gid		sgid;	/* what the feed sends from */
 	u16			mlid;
 	u32			qkey;
-	u32			wire_max;	/* largest datagram: path MTU */
+	u32			wire_max;	/* largest datagram: port or group MTU */
+	u32			tx_buf_size;	/* the send buffers': port MTU */
 	u32			max_inline;
 	struct completion	joined;
 	bool			join_pending;	/* until the cm handler reports */
 	int			join_err;
+	/*
+	 * Membership (join.c): send-only until the first reader, then full.
+	 * member_lock serialises the upgrade with the rejoin work and the
+	 * teardown; it is taken after ibt_feeds_lock, never before it.
+	 */
+	struct mutex		member_lock;
+	u8			member;	/* IBTICK_FEED_MEMBER_*; READ_ONCE */
+	bool			receiving; /* attached, buffers posted; member_lock */
+	bool			upgrading; /* the join in flight is the upgrade */
+	int			upgrade_err;
 	struct rdma_ah_attr	ah_attr;	/* from the join; ref held */
 	bool			have_ah_attr;
 	/* a rejoin's new attributes, for the rejoin work; new_ah_lock */
@@ -218,15 +248,27 @@ struct ibt_feed {
 	/* a busy caller left the CQ disarmed: re-arm when it stays idle */
 	struct hrtimer		rearm_timer;
 	u32			rq_size;
-	u32			rx_buf_size;	/* GRH + wire_max */
+	u32			rx_buf_size;	/* a payload buffer: port MTU */
+	/*
+	 * The 40 bytes in front of every datagram (GRH, or RoCEv2's IP
+	 * header) land in their own array, so that a payload buffer is the
+	 * MTU's size (kmalloc-4k for 4096, not kmalloc-8k): two SGEs.
+	 */
+	struct ib_grh		*rx_grh;	/* rq_size of them */
+	dma_addr_t		rx_grh_dma;
 	struct ibt_buf		*rx;
 	u64			rx_seq;		/* receive buffers posted, ever */
 	struct ib_wc		rx_wc[IBT_RX_BATCH];	/* poll scratch */
 	struct ib_recv_wr	rx_wr[IBT_RX_BATCH];
-	struct ib_sge		rx_sge[IBT_RX_BATCH];
-	struct ibt_ring		ring;
+	struct ib_sge		rx_sge[IBT_RX_BATCH][2];
+	/*
+	 * Read by every reader at every recvmsg and poll, written once at
+	 * creation: a cache line of its own, apart from the producer's
+	 * scratch above and its counters below (checked with pahole).
+	 */
+	struct ibt_ring		ring ____cacheline_aligned_in_smp;
 	void			*ring_mem;	/* vmalloc, memcg-charged */
-	struct user_struct	*memlock_user;	/* charged ring pages */
+	struct user_struct	*memlock_user ____cacheline_aligned_in_smp;
 	unsigned long		memlock_pages;
 	struct ibt_pubtrack	pubs;
 	struct ibt_feed_stats	st;
@@ -246,6 +288,7 @@ struct ibt_feed {
 	struct ibt_buf		*tx;
 	u64			tx_head;	/* sends posted */
 	u64			tx_tail;	/* sends known complete */
+	struct list_head	old_ahs;	/* rejoin: AHs sends may use (join.c) */
 };
 
 /*
@@ -266,6 +309,7 @@ struct ibt_sock {
 	u32			slot_size;
 	u32			comp_vector;	/* for a new feed */
 	u32			pub_acl_gen;	/* ACL generation publishing was allowed by */
+	u32			sub_acl_gen;	/* and subscribing */
 	atomic_t		mappings;	/* live mmaps of the ring */
 	/* the socket list (nl_sock.c): ibt_socks_lock; constant after create */
 	struct list_head	node;
@@ -294,6 +338,7 @@ extern u32 ibt_devs_gen;		/* bumped on every add/remove/rename */
 int ibt_ib_init(void);
 void ibt_ib_exit(void);
 void ibt_dev_put(struct ibt_dev *d);
+void ibt_dev_name(struct ibt_dev *d, char name[IB_DEVICE_NAME_MAX]);
 struct ibt_dev *ibt_dev_find_locked(u32 index, const char *name);
 int ibt_port_netdev(struct ib_device *ibdev, u32 port, const union ib_gid *gid0,
 		    int *ifindex, char *name);
@@ -336,6 +381,8 @@ struct ibt_feed_params {
 	const char	*name;
 	struct ibt_acl	acl;
 	u8	loopback_policy;
+	/* the creator reads: a full member at once (else send-only) */
+	bool	receive;
 };
 
 struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
@@ -351,19 +398,34 @@ void ibt_feeds_exit(void);
 void ibt_feeds_unregister(void);
 int ibt_feed_permission(struct ibt_feed *f, unsigned int want, u32 *gen);
 void ibt_feed_put(struct ibt_feed *f);
+void ibt_feed_fail_locked(struct ibt_feed *f);
 extern struct workqueue_struct *ibt_wq;	/* main.c */
 static inline bool ibt_feed_live(const struct ibt_feed *f)
 {
 	return READ_ONCE(f->live);
 }
 
-/* feed_ib.c: ibt_feeds_lock held */
-int ibt_feed_ib_setup(struct ibt_feed *f, struct netlink_ext_ack *extack);
+/* debugfs.c: test knobs (see there) */
+struct ibt_debug {
+	u32	slow_join_group;
+	u32	slow_join_ms;
+};
+extern struct ibt_debug ibt_debug;
+void ibt_debugfs_init(void);
+void ibt_debugfs_exit(void);
+
+/* feed_ib.c: setup by the creator, teardown under ibt_feeds_lock */
+int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
+		      struct netlink_ext_ack *extack);
 void ibt_feed_ib_teardown(struct ibt_feed *f);
+int ibt_feed_ib_receive(struct ibt_feed *f);
+void ibt_feed_ib_inject(struct ibt_feed *f, enum ib_event_type what);
 
 /* join.c */
 int ibt_join_bind(struct ibt_feed *f, struct netlink_ext_ack *extack);
 int ibt_join(struct ibt_feed *f, struct netlink_ext_ack *extack);
+int ibt_join_upgrade(struct ibt_feed *f);
+void ibt_join_old_ahs_put(struct ibt_feed *f, bool all);
 void ibt_join_destroy(struct ibt_feed *f);
 void ibt_join_dev_event(unsigned long what, struct ibt_dev *d,
 			const struct ibt_dev_port_event *pe);
@@ -434,7 +496,8 @@ enum ibt_mcgrp {
 	IBT_MCGRP_EVENTS,	/* devices, ports, feeds: every user */
 	IBT_MCGRP_SOCK_EVENTS,	/* sockets: CAP_NET_ADMIN */
 };
-void ibt_ev_dev(u8 type, const struct ibt_dev *d, u32 port);
+void ibt_ev_dev(u8 type, struct ibt_dev *d, u32 port);
+void ibt_ev_feed_error(const struct ibt_feed *f, enum ib_event_type what);
 void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
 		 u64 total);
 void ibt_ev_sock(u8 type, const struct ibt_feed *f, const struct ibt_sock *is,

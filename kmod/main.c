@@ -40,6 +40,7 @@ static int __init ibt_init(void)
 	err = ibt_sock_init();
 	if (err)
 		goto out_nl;
+	ibt_debugfs_init();
 	pr_info(IBT_DRV_NAME ": version " IBTICK_VERSION " loaded, AF_IBTICK is %d\n",
 		ibt_family);
 	return 0;
@@ -58,6 +59,7 @@ out:
 
 static void __exit ibt_exit(void)
 {
+	ibt_debugfs_exit();
 	ibt_sock_exit();
 	ibt_nl_exit();
 	ibt_feeds_exit();	/* admin feeds: no socket is left */

@@ -48,7 +48,7 @@ static struct netlink_range_validation ibt_slot_size_range = {
  * handlers check, naming the attribute.  Reply-only attributes are
  * refused as unknown.
  */
-static const struct nla_policy ibt_feed_cfg_policy[IBTICK_A_FEED_MODE + 1] = {
+static const struct nla_policy ibt_feed_cfg_policy[IBTICK_A_FEED_MEMBERSHIP + 1] = {
 	[IBTICK_A_FEED_ID]		= { .type = NLA_U32 },
 	[IBTICK_A_FEED_NAME]		= { .type = NLA_NUL_STRING,
 					    .len = IBTICK_FEED_NAME_MAX - 1 },
@@ -70,6 +70,11 @@ static const struct nla_policy ibt_feed_cfg_policy[IBTICK_A_FEED_MODE + 1] = {
 	[IBTICK_A_FEED_OWNER_GROUP]	= { .type = NLA_U32 },
 	[IBTICK_A_FEED_MODE]		= NLA_POLICY_MASK(NLA_U16,
 						IBTICK_FEED_MODE_MASK),
+	[IBTICK_A_FEED_PAD]		= { .type = NLA_REJECT },
+	[IBTICK_A_FEED_ADMIN ... IBTICK_A_FEED_STATS] = { .type = NLA_REJECT },
+	[IBTICK_A_FEED_MEMBERSHIP]	= NLA_POLICY_RANGE(NLA_U8,
+						IBTICK_FEED_MEMBER_SEND_ONLY,
+						IBTICK_FEED_MEMBER_FULL),
 };
 
 /* SOCK_GET dump filters */

@@ -113,7 +113,7 @@ static int ibt_fill_dev(struct sk_buff *skb, struct ibt_dev *d)
 			 (u32)(ibdev->attrs.fw_ver >> 16) & 0xffff,
 			 (u32)ibdev->attrs.fw_ver & 0xffff);
 	if (nla_put_u32(skb, IBTICK_A_DEV_INDEX, d->index) ||
-	    nla_put_string(skb, IBTICK_A_DEV_NAME, dev_name(&ibdev->dev)) ||
+	    nla_put_string(skb, IBTICK_A_DEV_NAME, d->name) ||
 	    nla_put_u64_64bit(skb, IBTICK_A_DEV_NODE_GUID,
 			      be64_to_cpu(ibdev->node_guid), IBTICK_A_DEV_PAD) ||
 	    nla_put_u64_64bit(skb, IBTICK_A_DEV_SYS_IMAGE_GUID,

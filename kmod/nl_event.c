@@ -9,7 +9,8 @@
  * dumps.  Data-path events (lapped, gap, RQ empty) are rate limited by
  * their callers with ibt_ev_due().
  *
- * An event is built and sent inside one RCU read-side section that first
+ * An event is built and sent inside one RCU read-side section, taken and
+ * left in the same function (so that sparse can follow it), that first
  * checks ibt_nl_ready; ibt_nl_exit() clears it and waits for a grace period
  * before unregistering the family, so no event uses a family (or group
  * offset) that is gone.
@@ -42,22 +43,21 @@ bool ibt_ev_due(unsigned long *at)
 
 /*
  * A new event of @type, or NULL (nobody listens, the family is going, no
- * memory).  On success the caller is in an RCU read-side section that
- * ibt_ev_finish() ends: the family cannot be unregistered (ibt_nl_exit
- * waits for a grace period) before the event is sent.
+ * memory).  Called in an RCU read-side section that lasts until the event
+ * is sent (ibt_ev_finish): the family cannot be unregistered (ibt_nl_exit
+ * waits for a grace period) before then.
  */
 static struct sk_buff *ibt_ev_new(u8 type, enum ibt_mcgrp grp, void **hdr)
-	__acquires(RCU)
 {
 	struct sk_buff *skb;
 
-	rcu_read_lock();
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "events are sent under RCU");
 	if (!READ_ONCE(ibt_nl_ready) ||
 	    !genl_has_listeners(&ibt_genl_family, &init_net, grp))
-		goto out;
+		return NULL;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!skb)
-		goto out;
+		return NULL;
 	*hdr = genlmsg_put(skb, 0, 0, &ibt_genl_family, 0, IBTICK_CMD_EVENT);
 	if (*hdr &&
 	    !nla_put_u8(skb, IBTICK_A_EV_TYPE, type) &&
@@ -65,15 +65,12 @@ static struct sk_buff *ibt_ev_new(u8 type, enum ibt_mcgrp grp, void **hdr)
 			       IBTICK_A_EV_PAD))
 		return skb;
 	nlmsg_free(skb);
-out:
-	rcu_read_unlock();
 	return NULL;
 }
 
 /* Send the event begun by ibt_ev_new(), or drop it when a put failed. */
 static void ibt_ev_finish(struct sk_buff *skb, void *hdr, enum ibt_mcgrp grp,
 			  int put_err)
-	__releases(RCU)
 {
 	if (put_err) {
 		nlmsg_free(skb);
@@ -81,7 +78,6 @@ static void ibt_ev_finish(struct sk_buff *skb, void *hdr, enum ibt_mcgrp grp,
 		genlmsg_end(skb, hdr);
 		genlmsg_multicast(&ibt_genl_family, skb, 0, grp, GFP_ATOMIC);
 	}
-	rcu_read_unlock();
 }
 
 static int ibt_ev_put_counts(struct sk_buff *skb, u64 count, u64 total)
@@ -93,19 +89,22 @@ static int ibt_ev_put_counts(struct sk_buff *skb, u64 count, u64 total)
 }
 
 /* Context: any; @d's ibdev valid (the caller is its add/remove/event path). */
-void ibt_ev_dev(u8 type, const struct ibt_dev *d, u32 port)
+void ibt_ev_dev(u8 type, struct ibt_dev *d, u32 port)
 {
+	char name[IB_DEVICE_NAME_MAX];
 	struct sk_buff *skb;
 	void *hdr;
 
+	rcu_read_lock();
 	skb = ibt_ev_new(type, IBT_MCGRP_EVENTS, &hdr);
-	if (!skb)
-		return;
-	ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
-		      nla_put_u32(skb, IBTICK_A_EV_DEV_INDEX, d->index) ||
-		      nla_put_string(skb, IBTICK_A_EV_DEV_NAME,
-				     dev_name(&d->ibdev->dev)) ||
-		      (port && nla_put_u32(skb, IBTICK_A_EV_PORT, port)));
+	if (skb) {
+		ibt_dev_name(d, name);
+		ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
+			      nla_put_u32(skb, IBTICK_A_EV_DEV_INDEX, d->index) ||
+			      nla_put_string(skb, IBTICK_A_EV_DEV_NAME, name) ||
+			      (port && nla_put_u32(skb, IBTICK_A_EV_PORT, port)));
+	}
+	rcu_read_unlock();
 }
 
 static int ibt_ev_put_feed(struct sk_buff *skb, const struct ibt_feed *f)
@@ -124,13 +123,33 @@ void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
 	struct sk_buff *skb;
 	void *hdr;
 
+	rcu_read_lock();
 	skb = ibt_ev_new(type, IBT_MCGRP_EVENTS, &hdr);
-	if (!skb)
-		return;
-	ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
-		      ibt_ev_put_feed(skb, f) ||
-		      (err && nla_put_s32(skb, IBTICK_A_EV_ERRNO, err)) ||
-		      ((count || total) && ibt_ev_put_counts(skb, count, total)));
+	if (skb)
+		ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
+			      ibt_ev_put_feed(skb, f) ||
+			      (err && nla_put_s32(skb, IBTICK_A_EV_ERRNO, err)) ||
+			      ((count || total) &&
+			       ibt_ev_put_counts(skb, count, total)));
+	rcu_read_unlock();
+}
+
+/* Context: any (the device's asynchronous event handlers). */
+void ibt_ev_feed_error(const struct ibt_feed *f, enum ib_event_type what)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	rcu_read_lock();
+	skb = ibt_ev_new(IBTICK_EV_FEED_ERROR, IBT_MCGRP_EVENTS, &hdr);
+	if (skb)
+		ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
+			      ibt_ev_put_feed(skb, f) ||
+			      nla_put_s32(skb, IBTICK_A_EV_ERRNO, EIO) ||
+			      nla_put_u32(skb, IBTICK_A_EV_IB_EVENT, what) ||
+			      ibt_ev_put_counts(skb, 1,
+						atomic64_read(&f->st.async_errors)));
+	rcu_read_unlock();
 }
 
 /* Context: process (the socket's recvmsg). */
@@ -140,13 +159,14 @@ void ibt_ev_sock(u8 type, const struct ibt_feed *f, const struct ibt_sock *is,
 	struct sk_buff *skb;
 	void *hdr;
 
+	rcu_read_lock();
 	skb = ibt_ev_new(type, IBT_MCGRP_SOCK_EVENTS, &hdr);
-	if (!skb)
-		return;
-	ibt_ev_finish(skb, hdr, IBT_MCGRP_SOCK_EVENTS,
-		      ibt_ev_put_feed(skb, f) ||
-		      nla_put_u64_64bit(skb, IBTICK_A_EV_SOCK_ID, is->id,
-					IBTICK_A_EV_PAD) ||
-		      nla_put_u32(skb, IBTICK_A_EV_PID, pid_nr(is->tgid)) ||
-		      ibt_ev_put_counts(skb, count, total));
+	if (skb)
+		ibt_ev_finish(skb, hdr, IBT_MCGRP_SOCK_EVENTS,
+			      ibt_ev_put_feed(skb, f) ||
+			      nla_put_u64_64bit(skb, IBTICK_A_EV_SOCK_ID, is->id,
+						IBTICK_A_EV_PAD) ||
+			      nla_put_u32(skb, IBTICK_A_EV_PID, pid_nr(is->tgid)) ||
+			      ibt_ev_put_counts(skb, count, total));
+	rcu_read_unlock();
 }

@@ -59,6 +59,7 @@ static int ibt_fill_feed(struct sk_buff *skb, struct ibt_feed *f)
 	    nla_put_s32(skb, IBTICK_A_FEED_POLL_CPU, READ_ONCE(f->poll_cpu)) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_COMP_VECTOR, f->comp_vector) ||
 	    nla_put_u8(skb, IBTICK_A_FEED_LOOPBACK, f->loopback_policy) ||
+	    nla_put_u8(skb, IBTICK_A_FEED_MEMBERSHIP, READ_ONCE(f->member)) ||
 	    nla_put_u8(skb, IBTICK_A_FEED_ADMIN, f->admin) ||
 	    nla_put_u8(skb, IBTICK_A_FEED_LIVE, live) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_DEV_INDEX, f->dev->index) ||
@@ -148,7 +149,7 @@ int ibt_nl_feed_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	mutex_lock(&ibt_feeds_lock);
 	cb->seq = ibt_feeds_gen;
 	list_for_each_entry(f, &ibt_feeds, list) {
-		if (f->id < ctx->next)
+		if (f->id < ctx->next || f->creating)
 			continue;
 		hdr = ibt_nl_dump_begin(skb, cb, IBTICK_CMD_FEED_GET);
 		err = ibt_nl_dump_end(skb, hdr, hdr ? ibt_fill_feed(skb, f) : 0);
@@ -280,6 +281,10 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 		p.comp_vector = nla_get_u32(tb[IBTICK_A_FEED_COMP_VECTOR]);
 	if (tb[IBTICK_A_FEED_LOOPBACK])
 		p.loopback_policy = nla_get_u8(tb[IBTICK_A_FEED_LOOPBACK]);
+	/* full: receive (and count) before any reader binds */
+	if (tb[IBTICK_A_FEED_MEMBERSHIP])
+		p.receive = nla_get_u8(tb[IBTICK_A_FEED_MEMBERSHIP]) ==
+			    IBTICK_FEED_MEMBER_FULL;
 	err = ibt_nl_parse_acl(info, &p.acl);
 	if (!err)
 		err = ibt_nl_parse_poll(info, &mode, &cpu);
@@ -312,7 +317,7 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
  */
 static int ibt_nl_feed_fixed(struct genl_info *info, const struct ibt_feed *f)
 {
-	enum { WHY_ADDR, WHY_RING, WHY_CQ };
+	enum { WHY_ADDR, WHY_RING, WHY_CQ, WHY_MEMBER };
 	const struct {
 		int		attr;
 		u32		value;
@@ -324,6 +329,7 @@ static int ibt_nl_feed_fixed(struct genl_info *info, const struct ibt_feed *f)
 		{ IBTICK_A_FEED_SLOTS, f->ring.nslots, WHY_RING },
 		{ IBTICK_A_FEED_SLOT_SIZE, f->ring.slot_size, WHY_RING },
 		{ IBTICK_A_FEED_COMP_VECTOR, f->comp_vector, WHY_CQ },
+		{ IBTICK_A_FEED_MEMBERSHIP, READ_ONCE(f->member), WHY_MEMBER },
 	};
 	const struct nlattr *a;
 	u32 v;
@@ -333,8 +339,9 @@ static int ibt_nl_feed_fixed(struct genl_info *info, const struct ibt_feed *f)
 		a = info->attrs[fixed[i].attr];
 		if (!a)
 			continue;
-		/* the policy fixed each one's length: u16 for PORT, else 32 */
+		/* the policy fixed each one's length: PORT u16, MEMBERSHIP u8 */
 		v = fixed[i].attr == IBTICK_A_FEED_PORT ? nla_get_u16(a) :
+		    fixed[i].attr == IBTICK_A_FEED_MEMBERSHIP ? nla_get_u8(a) :
 							  nla_get_u32(a);
 		if (v == fixed[i].value)
 			continue;
@@ -344,9 +351,12 @@ static int ibt_nl_feed_fixed(struct genl_info *info, const struct ibt_feed *f)
 		else if (fixed[i].why == WHY_RING)
 			NL_SET_ERR_MSG_ATTR(info->extack, a,
 					    "ring geometry is fixed once the ring exists");
-		else
+		else if (fixed[i].why == WHY_CQ)
 			NL_SET_ERR_MSG_ATTR(info->extack, a,
 					    "the completion vector is fixed once the CQ exists");
+		else
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "membership is chosen at feed add; readers make a feed full");
 		return -EBUSY;
 	}
 	return 0;
@@ -408,9 +418,13 @@ int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (acl_given) {
 		spin_lock(&f->acl_lock);
 		f->acl = acl;
-		/* publishers ask again at their next send */
+		/*
+		 * publishers ask again at their next send, readers at their
+		 * next recvmsg: wake the sleeping ones to do so
+		 */
 		WRITE_ONCE(f->acl_gen, f->acl_gen + 1);
 		spin_unlock(&f->acl_lock);
+		wake_up_interruptible_all(&f->wq);
 	}
 	ibt_feeds_gen++;
 	ibt_ev_feed(IBTICK_EV_FEED_CHANGED, f, 0, 0, 0);

@@ -16,28 +16,37 @@
 
 #include "ibt.h"
 
+/* Buffer @i's receive: its GRH slot, then its payload buffer. */
 static void ibt_rx_sge(struct ibt_feed *f, u32 i, struct ib_recv_wr *wr,
-		       struct ib_sge *sge)
+		       struct ib_sge sge[2])
 {
-	sge->addr = f->rx[i].dma;
-	sge->length = f->rx_buf_size;
-	sge->lkey = f->pd->local_dma_lkey;
+	sge[0].addr = f->rx_grh_dma + i * sizeof(struct ib_grh);
+	sge[0].length = sizeof(struct ib_grh);
+	sge[0].lkey = f->pd->local_dma_lkey;
+	sge[1].addr = f->rx[i].dma;
+	sge[1].length = f->rx_buf_size;
+	sge[1].lkey = f->pd->local_dma_lkey;
 	wr->wr_id = i;
 	wr->sg_list = sge;
-	wr->num_sge = 1;
+	wr->num_sge = 2;
 	wr->next = NULL;
 }
 
-/* Post every receive buffer once, at feed creation.  Context: process. */
+/*
+ * Post every receive buffer once, when the feed starts receiving: those
+ * not posted yet, should an earlier attempt have stopped part way.  Before
+ * the QP is attached nothing completes, so f->rx_seq counts the buffers
+ * posted.  Context: process, the feed's member_lock or its creation.
+ */
 int ibt_rx_post_all(struct ibt_feed *f)
 {
 	struct ib_recv_wr wr;
-	struct ib_sge sge;
+	struct ib_sge sge[2];
 	u32 i;
 	int err;
 
-	for (i = 0; i < f->rq_size; i++) {
-		ibt_rx_sge(f, i, &wr, &sge);
+	for (i = f->rx_seq; i < f->rq_size; i++) {
+		ibt_rx_sge(f, i, &wr, sge);
 		f->rx[i].seq = f->rx_seq++;
 		err = ib_post_recv(f->qp, &wr, NULL);
 		if (err)
@@ -95,17 +104,23 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	const struct ibtick_wire_hdr *h;
 	struct ibt_pub_verdict v;
 	struct ibtick_slot *s;
-	u32 len, plen, hlen, copy;
+	dma_addr_t grh_dma = f->rx_grh_dma + wc->wr_id * sizeof(struct ib_grh);
+	const struct ib_grh *grh = &f->rx_grh[wc->wr_id];
+	/* the payload the device wrote (byte_len counts the GRH too) */
+	u32 len = wc->byte_len > sizeof(struct ib_grh) ?
+		  min_t(u32, wc->byte_len - sizeof(struct ib_grh),
+			f->rx_buf_size) : 0;
+	u32 plen, hlen, copy;
 	u16 flags = 0;
 	u64 idx;
 	void *va;
 
-	ib_dma_sync_single_for_cpu(ibdev, f->rx[wc->wr_id].dma, f->rx_buf_size,
+	ib_dma_sync_single_for_cpu(ibdev, grh_dma, sizeof(*grh),
 				   DMA_FROM_DEVICE);
-	va = f->rx[wc->wr_id].va + sizeof(struct ib_grh);
+	ib_dma_sync_single_for_cpu(ibdev, f->rx[wc->wr_id].dma, len,
+				   DMA_FROM_DEVICE);
+	va = f->rx[wc->wr_id].va;
 	h = va;
-	len = wc->byte_len > sizeof(struct ib_grh) ?
-		wc->byte_len - sizeof(struct ib_grh) : 0;
 	if (len < sizeof(*h) || be16_to_cpu(h->magic) != IBTICK_WIRE_MAGIC ||
 	    h->version != IBTICK_WIRE_VERSION || h->hdr_len < sizeof(*h) ||
 	    h->hdr_len > len || be16_to_cpu(h->len) > len - h->hdr_len) {
@@ -121,7 +136,7 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	/* observed even when dropped below: a later reader sees no false gap */
 	v = ibt_pubtrack_observe(&f->pubs, be32_to_cpu(h->pub_id),
 				 be64_to_cpu(h->pub_seq));
-	if (ibt_rx_from_self(f, wc, f->rx[wc->wr_id].va)) {
+	if (ibt_rx_from_self(f, wc, grh)) {
 		if (!atomic_read(&f->loopback_readers) ||
 		    READ_ONCE(f->loopback_policy) == IBTICK_FEED_LOOPBACK_DENY) {
 			f->st.loopback++;
@@ -161,8 +176,10 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	f->st.rx_ticks++;
 	f->st.rx_bytes += plen;
 out:
-	ib_dma_sync_single_for_device(ibdev, f->rx[wc->wr_id].dma,
-				      f->rx_buf_size, DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_device(ibdev, grh_dma, sizeof(*grh),
+				      DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_device(ibdev, f->rx[wc->wr_id].dma, len,
+				      DMA_FROM_DEVICE);
 }
 
 /*
@@ -174,7 +191,7 @@ out:
 int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 {
 	struct ib_recv_wr *wr = f->rx_wr;	/* one owner at a time */
-	struct ib_sge *sge = f->rx_sge;
+	struct ib_sge (*sge)[2] = f->rx_sge;
 	struct ib_wc *wc = f->rx_wc;
 	u64 before = f->st.rx_ticks;
 	int done = 0, n, i, nr;
@@ -213,7 +230,7 @@ int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 				f->st.rx_errors++;	/* e.g. too long: repost */
 			else
 				ibt_rx_one(f, &wc[i], now);
-			ibt_rx_sge(f, wc[i].wr_id, &wr[nr], &sge[nr]);
+			ibt_rx_sge(f, wc[i].wr_id, &wr[nr], sge[nr]);
 			f->rx[wc[i].wr_id].seq = f->rx_seq++;
 			if (nr)
 				wr[nr - 1].next = &wr[nr];

@@ -77,6 +77,7 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
 		.nslots = is->nslots,
 		.slot_size = is->slot_size,
 		.comp_vector = is->comp_vector,
+		.receive = want == IBT_ACL_READ,
 	};
 	struct ibt_addr a;
 	struct ibt_feed *f;
@@ -96,13 +97,13 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
 			return 0;
 		return ibt_feed_permission(is->feed, want,
 					   want == IBT_ACL_WRITE ?
-					   &is->pub_acl_gen : NULL);
+					   &is->pub_acl_gen : &is->sub_acl_gen);
 	}
 	f = ibt_feed_get(&a, &p, NULL);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	err = ibt_feed_permission(f, want, want == IBT_ACL_WRITE ?
-				  &is->pub_acl_gen : NULL);
+				  &is->pub_acl_gen : &is->sub_acl_gen);
 	if (err) {
 		ibt_feed_put(f);
 		return err;
@@ -125,6 +126,10 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 		goto out;
 	}
 	err = ibt_attach(is, uaddr, len, IBT_ACL_READ);
+	if (err)
+		goto out;
+	/* a feed its publishers created joins fully for its first reader */
+	err = ibt_feed_ib_receive(is->feed);
 	if (err)
 		goto out;
 	is->cursor = ibt_ring_producer(&is->feed->ring);
@@ -342,7 +347,8 @@ static bool ibt_feed_dead(struct ibt_feed *f)
 }
 
 /*
- * Wait until the feed has something past @is->cursor or dies.  Called
+ * Wait until the feed has something past @is->cursor, dies, or its ACL
+ * changes (recvmsg asks again).  Called
  * without the socket lock; the cursor read here may be stale, which only
  * costs a spurious wake-up.
  */
@@ -357,7 +363,10 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 		return 0;
 	left = wait_event_interruptible_timeout(f->wq,
 						ibt_ring_backlog(&f->ring, is->cursor) ||
-						ibt_feed_dead(f), *timeo);
+						ibt_feed_dead(f) ||
+						READ_ONCE(f->acl_gen) !=
+						READ_ONCE(is->sub_acl_gen),
+						*timeo);
 	if (left < 0)
 		return sock_intr_errno(*timeo);
 	if (!left)
@@ -409,6 +418,13 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		goto out;
 	}
 	for (;;) {
+		/* FEED_SET changed who may read: ask again (revocation) */
+		if (unlikely(READ_ONCE(f->acl_gen) != is->sub_acl_gen)) {
+			err = ibt_feed_permission(f, IBT_ACL_READ,
+						  &is->sub_acl_gen);
+			if (err)
+				goto out;
+		}
 		s = ibt_ring_peek(&f->ring, &is->cursor, &lost);
 		if (!s) {
 			/*
@@ -475,16 +491,43 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	is->st.rx_ticks++;
 	is->st.rx_bytes += d.len;
 	err = copy;
-	if (copy < d.len) {
-		msg->msg_flags |= MSG_TRUNC;
+	/*
+	 * The tick's length is the one it had on the wire (orig_len), as
+	 * UDP's datagram: MSG_TRUNC when less reached the caller - a short
+	 * buffer, or a slot too small for it (IBTICK_TICK_TRUNCATED) - and
+	 * with the MSG_TRUNC flag that length is the answer.
+	 */
+	if (copy < d.len)
 		is->st.rx_truncated++;
+	if (copy < d.orig_len) {
+		msg->msg_flags |= MSG_TRUNC;
 		if (flags & MSG_TRUNC)
-			err = d.len;
+			err = d.orig_len;
 	}
 out:
 	ibt_sock_lapped(is, f, lost);
 	mutex_unlock(&is->lock);
 	return err;
+}
+
+/*
+ * poll(2) and select(2) that are about to sleep - the first look of a call
+ * with a timeout - on a socket with SO_BUSY_POLL spin first, as recvmsg
+ * does: up to sk_ll_usec, draining the CQ from here when nobody else does.
+ * A mapped reader waiting in ibtick_wait() (after IBTICK_RING_CURSOR says
+ * where it is) thus takes its ticks without a CQ event, softirq or wake-up
+ * on the way.  epoll's later looks pass no table (poll_does_not_wait), so
+ * epoll_wait() never spins here.  True when a tick past @cursor arrived.
+ */
+static bool ibt_poll_busy(struct ibt_sock *is, struct ibt_feed *f, u64 cursor,
+			  poll_table *wait)
+{
+	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
+
+	if (!usec || poll_does_not_wait(wait) || ibt_feed_dead(f))
+		return false;
+	return ibt_poll_caller(f, cursor,
+			       local_clock() + (u64)usec * NSEC_PER_USEC);
 }
 
 static __poll_t ibt_poll(struct file *file, struct socket *sock,
@@ -494,6 +537,7 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	/* pairs with the release in ibt_attach(): a set feed is initialised */
 	struct ibt_feed *f = smp_load_acquire(&is->feed);
 	__poll_t mask = 0;
+	u64 cursor;
 
 	if (!f) {
 		sock_poll_wait(file, sock, wait);
@@ -501,9 +545,12 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	}
 	poll_wait(file, &f->wq, wait);
 	/* pairs with the release in ibt_bind(): the cursor is set */
-	if (smp_load_acquire(&is->subscribed) &&
-	    ibt_ring_backlog(&f->ring, READ_ONCE(is->cursor)))
-		mask |= EPOLLIN | EPOLLRDNORM;
+	if (smp_load_acquire(&is->subscribed)) {
+		cursor = READ_ONCE(is->cursor);
+		if (ibt_ring_backlog(&f->ring, cursor) ||
+		    ibt_poll_busy(is, f, cursor, wait))
+			mask |= EPOLLIN | EPOLLRDNORM;
+	}
 	if (ibt_feed_dead(f))
 		mask |= EPOLLERR | EPOLLHUP;
 	else if (READ_ONCE(is->publisher) && ibt_tx_writable(f))

@@ -4,9 +4,12 @@
  * before and after bind, and what it reads back.
  *
  * Set: every option's length is checked before anything is copied
- * (ibt_opt_get); structures are fixed-size, int options take at least an
- * int.  Get: structures are versioned by length (verlen.h): a caller gets
- * min(optlen, size) bytes and the length back.
+ * (ibt_opt_get); structures are versioned as copy_struct_from_user() has
+ * them: a longer value from a newer header is taken if what this module
+ * does not know is zero (E2BIG otherwise), a shorter one is EINVAL; int
+ * options take at least an int, u64 ones exactly a u64.  Get: structures
+ * are versioned by length (verlen.h): a caller gets min(optlen, size)
+ * bytes and the length back.
  *
  * Locking: the socket's lock, as every other socket call (sock.c).
  */
@@ -20,14 +23,24 @@
 enum ibt_opt_len {
 	IBT_OPT_EXACT,		/* optlen == size */
 	IBT_OPT_AT_LEAST,	/* optlen >= size; the first size bytes count */
+	IBT_OPT_STRUCT,		/* optlen >= size, the rest zero, <= a page */
 };
 
 /* Copy an option's value from user space after checking its length. */
 static int ibt_opt_get(void *dst, size_t size, sockptr_t optval,
 		       unsigned int optlen, enum ibt_opt_len rule)
 {
+	int zero;
+
 	if (rule == IBT_OPT_EXACT ? optlen != size : optlen < size)
 		return -EINVAL;
+	if (rule == IBT_OPT_STRUCT && optlen > size) {
+		if (optlen > PAGE_SIZE)
+			return -EINVAL;
+		zero = check_zeroed_sockptr(optval, size, optlen - size);
+		if (zero <= 0)
+			return zero ?: -E2BIG;
+	}
 	if (copy_from_sockptr(dst, optval, size))
 		return -EFAULT;
 	return 0;
@@ -67,7 +80,7 @@ int ibt_setsockopt(struct socket *sock, int level, int optname,
 		break;
 	case IBTICK_POLL_MODE:
 		err = ibt_opt_get(&pm, sizeof(pm), optval, optlen,
-				  IBT_OPT_EXACT);
+				  IBT_OPT_STRUCT);
 		if (err)
 			break;
 		if (!capable(CAP_NET_ADMIN)) {
@@ -97,7 +110,7 @@ int ibt_setsockopt(struct socket *sock, int level, int optname,
 		break;
 	case IBTICK_RING_GEOMETRY:
 		err = ibt_opt_get(&g, sizeof(g), optval, optlen,
-				  IBT_OPT_EXACT);
+				  IBT_OPT_STRUCT);
 		if (err)
 			break;
 		if (is->feed) {

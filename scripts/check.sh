@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make check: every test ibtick has, in order of cost, then one summary line.
 #
-#   build   the module (W=1) and userspace (-Wall -Wextra), warning-free
+#   build   the module (W=1, and sparse: make sparse) and userspace
+#           (-Wall -Wextra), warning-free
 #   unit    userspace unit tests and the CLI argument table
 #   package make install/uninstall staged in a DESTDIR, file by file,
 #           the version's copies, the man pages (tests/package/run.sh)
@@ -87,6 +88,8 @@ stage() {
 build() {
 	local rc=0 warn
 	make -s WERROR=1 all >"$logdir/build.out" 2>&1 || rc=$?
+	# sparse's warnings count as the compiler's (scripts/deps.sh has it)
+	((rc == 0)) && { make -s sparse >>"$logdir/build.out" 2>&1 || rc=$?; }
 	cat "$logdir/build.out"
 	warn=$(grep -c 'warning:' "$logdir/build.out")
 	if ((rc == 0 && warn == 0)); then

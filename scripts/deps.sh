@@ -10,6 +10,8 @@ pkgs=(
 	# build: module and userspace
 	build-essential pkg-config kmod linux-headers-amd64
 	libnl-3-dev libnl-genl-3-dev
+	# the kernel's static checker over the module (make sparse)
+	sparse
 	# packaging: DKMS, and the Debian packages (tests/package/deb.sh)
 	dkms dpkg-dev debhelper dh-dkms lintian
 	# KUnit on UML from Debian's kernel source

@@ -126,6 +126,9 @@ _ibtick_feed_args()
 	loopback)
 		_ibtick_reply "socket deny"
 		return 0 ;;
+	member)
+		_ibtick_reply "send-only full"
+		return 0 ;;
 	owner)
 		if [[ $cur == *:* ]]; then
 			# USER:GROUP kept in one word (_init_completion -n :)
@@ -143,7 +146,7 @@ _ibtick_feed_args()
 	esac
 
 	if [[ $verb == add ]]; then
-		kws="group port netdev slots slot-size poll comp-vector loopback owner mode"
+		kws="group port netdev slots slot-size poll comp-vector loopback owner mode member"
 	else
 		kws="poll loopback owner mode slots slot-size comp-vector"
 	fi

@@ -28,10 +28,11 @@ test_teardown() {
 	restore_rig
 }
 
-# add_t1: the admin feed most tests use, 239.3.0.1:7300 on veth0 (rxe0)
+# add_t1 [SETTING...]: the admin feed most tests use, 239.3.0.1:7300 on
+# veth0 (rxe0)
 add_t1() {
 	$IBTICK feed add t1 group 239.3.0.1 port 7300 netdev veth0 slots 1024 \
-		slot-size 128 mode 0640 owner 0:0
+		slot-size 128 mode 0640 owner 0:0 "$@"
 }
 
 # jq_feed FEED EXPR: python expression on feed FEED's JSON object (bound to f)
@@ -66,8 +67,8 @@ feed_add_show_truth() {
 	local rc=0 qpn
 	add_t1 || rc=1
 	nap 1	# an admin feed needs no socket to live
-	check_eq "$(jq_feed t1 "f['group'], f['port'], f['netdev'], f['dev'], f['slots'], f['slot_size'], f['type'], f['state'], f['mode'], f['owner'], f['readers']")" \
-		"239.3.0.1 7300 veth0 rxe0 1024 128 admin live 0640 0 0" "feed show t1"
+	check_eq "$(jq_feed t1 "f['group'], f['port'], f['netdev'], f['dev'], f['slots'], f['slot_size'], f['type'], f['state'], f['mode'], f['owner'], f['readers'], f['member']")" \
+		"239.3.0.1 7300 veth0 rxe0 1024 128 admin live 0640 0 0 send-only" "feed show t1"
 	# the ring: header + slots, as IBTICK_RING_INFO would say
 	check_eq "$(jq_feed t1 "f['ring_bytes'] >= 1024 * 128")" True "ring bytes"
 	# its QP is a UD QP of rxe0 in rdma's resource table
@@ -125,6 +126,8 @@ feed_bad_input() {
 	expect 2 "unknown feed add parameter" $IBTICK feed add b0 group 239.3.0.9 port 1 colour red || rc=1
 	expect 2 "not a number" $IBTICK feed add b0 group 239.3.0.9 port 70000 || rc=1
 	expect 2 "no network interface" $IBTICK feed add b0 group 239.3.0.9 port 1 netdev nope0 || rc=1
+	expect 2 "member is" $IBTICK feed add b0 group 239.3.0.9 port 1 member half || rc=1
+	expect 1 "readers make a feed full (attribute member)" $IBTICK feed set t1 member full || rc=1
 	# nothing of it was created
 	check_eq "$($IBTICK -j feed show | jin "sorted(f['name'] for f in j)")" "['t1']" "feeds"
 	check_err $rc
@@ -173,7 +176,9 @@ rx_is() {
 
 stats_reset_and_deltas() {
 	local rc=0 p
-	add_t1 || rc=1
+	# a full member from the start: it counts ticks with no reader bound
+	add_t1 member full || rc=1
+	check_eq "$(jq_feed t1 "f['member']")" full "member full asked at feed add"
 	export IBTICK_STATS_FILE=$R/stats.snap
 	# 50 before the reset, 100 after
 	$PUB -i veth1 -n 50 -r 1000 239.3.0.1 7300 || rc=1
@@ -225,7 +230,9 @@ unprivileged_denied() {
 	jtrue "$R/r-socks.json" "sorted(s['pid'] for s in j) == sorted([$p, $p2])" ||
 		{ echo "  sock show as root: $(cat "$R/r-socks.json")"; rc=1; }
 	check_eq "$(jq_feed t1 "f['mode']")" 0640 "mode after denied set"
-	check_eq "$($IBTICK -j feed show | jin "[f['name'] for f in j]")" "['t1']" "feeds after denied add/del"
+	# (nobody's reader made an auto feed; no admin feed came or went)
+	check_eq "$($IBTICK -j feed show | jin "[f['name'] for f in j if f['type'] == 'admin']")" "['t1']" \
+		"admin feeds after denied add/del"
 	log_test "unprivileged: every mutating op EPERM, shows allowed (own sockets only), nothing changed" $rc
 }
 
@@ -237,16 +244,19 @@ tx_above() {
 acl_enforced() {
 	local rc=0 p tx0
 	add_t1 || rc=1
-	# t1 is 0640 root:root: nobody may not subscribe
+	# t1 is 0640 root:root: nobody may not subscribe - there, nor to the
+	# same group and port through another local port (an auto feed there)
 	expect 1 "Permission denied" "${NOBODY[@]}" $SUB -i veth0 -n 1 -t 1 239.3.0.1 7300 || rc=1
+	expect 1 "Permission denied" "${NOBODY[@]}" $SUB -i veth1 -n 1 -t 1 239.3.0.1 7300 || rc=1
 	$IBTICK feed set t1 mode 0644 || rc=1
 	"${NOBODY[@]}" $SUB -i veth0 -n 5 -t $(tmo 20) -j 239.3.0.1 7300 >"$R/n.json" 2>"$R/n.err" &
 	wait_bound "$R/n.err" || rc=1
 	# and may not publish on it (0644: owner only).  A feed is per device
 	# port: t1 is rxe0's, so its publishers are those on veth0.
 	expect 1 "Permission denied" "${NOBODY[@]}" $PUB -i veth0 -n 1 239.3.0.1 7300 || rc=1
-	# on veth1 the same group is another (auto) feed: CAP_NET_RAW decides
-	expect 1 "Operation not permitted" "${NOBODY[@]}" $PUB -i veth1 -n 1 239.3.0.1 7300 || rc=1
+	# on veth1 the same group and port would be an auto feed: t1's ACL
+	# owns them on every port
+	expect 1 "Permission denied" "${NOBODY[@]}" $PUB -i veth1 -n 1 239.3.0.1 7300 || rc=1
 	$PUB -i veth1 -n 5 -r 100 239.3.0.1 7300 || rc=1
 	wait
 	jtrue "$R/n.json" "j['delivered'] + j['lost'] == 5" || { echo "  nobody read: $(cat "$R/n.json")"; rc=1; }
@@ -267,7 +277,18 @@ acl_enforced() {
 	grep -q "send: Permission denied" "$R/rev.err" ||
 		{ echo "  revoked publisher: $(cat "$R/rev.err" "$R/rev.out")"; rc=1; }
 	expect 1 "Permission denied" "${NOBODY[@]}" $PUB -i veth0 -n 1 239.3.0.1 7300 || rc=1
-	log_test "ACL: subscribe and publish decided by owner/group/mode at bind, connect and send" $rc
+	# a reader whose right is taken away is refused at its next recvmsg,
+	# also while it sleeps in one
+	$IBTICK feed set t1 mode 0644 || rc=1
+	"${NOBODY[@]}" $SUB -i veth0 -n 100 -t $(tmo 20) 239.3.0.1 7300 >"$R/revr.out" 2>"$R/revr.err" &
+	p=$!
+	wait_bound "$R/revr.err" || rc=1
+	nap 0.5
+	$IBTICK feed set t1 mode 0640 || rc=1
+	wait_gone $p $(tmo 10) || { echo "  the revoked reader still reads"; rc=1; }
+	grep -q "recvmsg: Permission denied" "$R/revr.err" ||
+		{ echo "  revoked reader: $(cat "$R/revr.err")"; rc=1; }
+	log_test "ACL: subscribe and publish decided by owner/group/mode at bind, connect, send and recvmsg, on every port" $rc
 }
 
 dead_admin_keeps_address() {

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 IBTICK=user/ibtick/ibtick
 ALL_TESTS="dev_dump_matches_truth dev_doit_matches_dump dev_bad_requests
-	cli_args_module_loaded port_down_up_events"
+	cli_args_module_loaded port_down_up_events renamed_while_shown"
 
 # $1: device, $2: jq-like python expression on the port object
 port_field() {
@@ -118,5 +118,30 @@ port_down_up_events() {
 	python3 tests/vm/compare_dev.py "$IBTICK" >/dev/null || rc=1
 	log_test "veth0 down/up: state follows, PORT_ERR/ACTIVE counted" $rc
 }
+
+# rdma dev set NAME name NEW while dev show and feeds read the name: the
+# new name is the one shown and looked up, the old one is gone, and a
+# feed made after the rename says so.  (ibtick keeps its own copy of the
+# name: dev_name() is freed by a rename.)
+renamed_while_shown() {
+	local rc=0 i p
+	( for i in $(seq 200); do "$IBTICK" -j dev show >/dev/null 2>&1; done ) &
+	p=$!
+	for i in $(seq 10); do
+		rdma dev set rxe0 name rxn0 && rdma dev set rxn0 name rxe0 || rc=1
+	done
+	wait $p
+	rdma dev set rxe0 name rxn0 || rc=1
+	same "$("$IBTICK" -j dev show rxn0 | jin "j[0]['ifname']")" rxn0 "dev show rxn0" || rc=1
+	"$IBTICK" dev show rxe0 >/dev/null 2>&1 && { echo "  the old name still answers"; rc=1; }
+	"$IBTICK" feed add rn group 239.1.9.1 port 7191 netdev veth0 >/dev/null || rc=1
+	same "$("$IBTICK" -j feed show rn | jin "j[0]['dev']")" rxn0 "feed rn's device" || rc=1
+	"$IBTICK" feed del rn || rc=1
+	rdma dev set rxn0 name rxe0 || rc=1
+	python3 tests/vm/compare_dev.py "$IBTICK" >/dev/null || rc=1
+	log_test "a device renamed while shown: the new name shown and looked up, the old gone" $rc
+}
+
+same() { [[ $1 == "$2" ]] || { echo "  $3: expected '$2', got '$1'"; return 1; }; }
 
 run_tests

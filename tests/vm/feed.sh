@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # VM topic: the AF_IBTICK data path on Soft-RoCE.  A publisher on rxe1
 # (veth1), subscribers on rxe0 (veth0) and on rxe1 itself (loopback policy);
-# conservation of every tick, a lapped slow reader, the socket API's error
+# conservation of every tick, one delivery per tick (a publisher's feed is a
+# send-only member until a reader binds on its host), a lapped slow reader, the socket API's error
 # table, device removal under blocked readers, unload refused while sockets
 # exist, who may publish, and a publisher stalled on its own buffer that
-# holds up nobody else.
+# holds up nobody else, and a slow join that holds up only its own feed.
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
@@ -14,7 +15,9 @@ SUB=user/tools/ibtick-sub
 PUB=user/tools/ibtick-pub
 ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
 	publish_needs_cap_net_raw port_flap_rejoin device_removal_blocked_reader
-	unload_refused_with_sockets stalled_send_blocks_nobody"
+	unload_refused_with_sockets stalled_send_blocks_nobody
+	send_only_until_reader slow_join_blocks_nobody async_error_ends_feed
+	auto_feed_limits"
 N=${N:-$(cnt 100000)}
 
 socket_api_table() {
@@ -81,10 +84,47 @@ publish_needs_cap_net_raw() {
 	out=$(prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7206 2>&1) && rc=1
 	[[ $out == *"No buffer space available"* ]] || { echo "  64 KiB memlock, 1 MiB ring: $out"; rc=1; }
-	out=$(prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all $SUB -i veth0 -S 64 -Z 256 -n 1 -t $(tmo 1) 239.2.0.6 7207 2>&1)
-	[[ $out == *"bound"* ]] || { echo "  64 KiB memlock, 16 KiB ring: $out"; rc=1; }
-	log_test "publishing needs CAP_NET_RAW; a created ring is charged to RLIMIT_MEMLOCK" $rc
+	out=$(prlimit --memlock=$((4 << 20)) setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7207 2>&1)
+	[[ $out == *"bound"* ]] || { echo "  4 MiB memlock, 1 MiB ring: $out"; rc=1; }
+	# a ring smaller than the default would lap everyone after: not a
+	# user's to impose on a new auto feed
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all $SUB -i veth0 -S 64 -Z 256 -n 1 -t $(tmo 1) 239.2.0.6 7208 2>&1) && rc=1
+	[[ $out == *"Operation not permitted"* ]] || { echo "  unprivileged 64-slot ring: $out"; rc=1; }
+	log_test "publishing needs CAP_NET_RAW; a created ring is charged to RLIMIT_MEMLOCK, no smaller than the default" $rc
+}
+
+# Auto feeds are capped per user (max_user_feeds, not for CAP_NET_ADMIN)
+# and host-wide (max_feeds); an administrator's feed add is held back by
+# neither.
+auto_feed_limits() {
+	local rc=0 r=$RESULTS/limits m=/sys/module/ibtick/parameters out
+	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+	mkdir -p "$r"
+	echo 2 >$m/max_user_feeds
+	"${nobody[@]}" $SUB -i veth0 -n 1 -t $(tmo 30) 239.2.1.1 7221 >/dev/null 2>"$r/a.err" &
+	"${nobody[@]}" $SUB -i veth0 -n 1 -t $(tmo 30) 239.2.1.2 7222 >/dev/null 2>"$r/b.err" &
+	wait_bound "$r/a.err" "$r/b.err" || rc=1
+	out=$("${nobody[@]}" $SUB -i veth0 -n 1 -t 1 239.2.1.3 7223 2>&1) && rc=1
+	[[ $out == *"No buffer space available"* ]] || { echo "  a third feed of one user: $out"; rc=1; }
+	# sharing a feed another user made costs nothing
+	out=$("${nobody[@]}" $SUB -i veth0 -n 1 -t 1 239.2.1.1 7221 2>&1)
+	[[ $out == *"bound"* ]] || { echo "  sharing an existing feed: $out"; rc=1; }
+	out=$($SUB -i veth0 -n 1 -t 1 239.2.1.3 7223 2>&1)
+	[[ $out == *"bound"* ]] || { echo "  root (CAP_NET_ADMIN) past the user cap: $out"; rc=1; }
+	echo 2 >$m/max_feeds
+	out=$($SUB -i veth0 -n 1 -t 1 239.2.1.4 7224 2>&1) && rc=1
+	[[ $out == *"No buffer space available"* ]] || { echo "  past max_feeds: $out"; rc=1; }
+	$IBTICK feed add lim group 239.2.1.5 port 7225 netdev veth0 >/dev/null ||
+		{ echo "  feed add refused at max_feeds"; rc=1; }
+	$IBTICK feed del lim || rc=1
+	echo 256 >$m/max_feeds
+	echo 32 >$m/max_user_feeds
+	$PUB -i veth1 -n 1 239.2.1.1 7221 >/dev/null
+	$PUB -i veth1 -n 1 239.2.1.2 7222 >/dev/null
+	wait
+	log_test "auto feeds capped per user (max_user_feeds) and per host (max_feeds); feed add is not" $rc
 }
 
 
@@ -175,6 +215,171 @@ stalled_send_blocks_nobody() {
 	grep -q "^sent rc=-1 errno=No such device\|^sent rc=-1 errno=Network is down" "$r/send.out" ||
 		{ echo "  the stalled send did not end refused"; rc=1; }
 	log_test "a send stalled on its own buffer (userfaultfd) holds up no feed show, bind, close or feed del" $rc
+}
+
+# feed_qp NAME: "member deliveries rx_ticks loopback_dropped tx_ticks" of
+# feed NAME; deliveries are the receive completions its QP had, by anyone
+feed_qp() {
+	"$IBTICK" -j -s feed show "$1" | JIN_BIND="f = j[0]; s = f['stats']" \
+		jin "f['member'], s['cqe_irq'] + s['cqe_thread'] + s['cqe_caller'], s['rx_ticks'], s['loopback_dropped'], s['tx_ticks']"
+}
+
+# same ACTUAL EXPECTED WHAT: say what differs, status 1
+same() { [[ $1 == "$2" ]] || { echo "  $3: expected '$2', got '$1'"; return 1; }; }
+
+rcvd_pkts() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/rcvd_pkts"; }
+
+# in_group NETDEV GROUP: is NETDEV a member of GROUP at the IP layer (IGMP)?
+in_group() { ip maddr show dev "$1" | grep -qE "inet +${2//./\\.}( |\$)"; }
+
+# A feed only publishers use is a send-only member: no IGMP membership of
+# its netdev, no QP attached, so a tick reaches exactly one QP - the
+# subscriber's - and the publisher's device receives nothing.  The first
+# reader on the publisher's host makes it a full member; its own ticks then
+# reach that reader (loopback).  Counted by the feeds' completions and by
+# the rxe devices' own packet counters.
+send_only_until_reader() {
+	local rc=0 r=$RESULTS/sendonly g=239.2.0.11 p=7211 n=$(cnt 2000)
+	local pub sub rx0 rx1 before
+	mkdir -p "$r"
+	$IBTICK feed add so_pub group $g port $p netdev veth1 >/dev/null || rc=1
+	$IBTICK feed add so_sub group $g port $p netdev veth0 >/dev/null || rc=1
+	read -ra pub <<<"$(feed_qp so_pub)"
+	read -ra sub <<<"$(feed_qp so_sub)"
+	same "${pub[0]} ${sub[0]}" "send-only send-only" "membership with no reader" || rc=1
+	in_group veth1 $g && { echo "  veth1 joined $g for a feed with no reader"; rc=1; }
+	$SUB -i veth0 -n "$n" -t $(tmo 15) -j $g $p >"$r/a.json" 2>"$r/a.err" &
+	wait_bound "$r/a.err" || rc=1
+	read -ra sub <<<"$(feed_qp so_sub)"
+	same "${sub[0]}" full "so_sub after its first reader" || rc=1
+	in_group veth0 $g || { echo "  veth0 did not join $g for its reader"; rc=1; }
+	rx0=$(rcvd_pkts rxe0)
+	rx1=$(rcvd_pkts rxe1)
+	$PUB -i veth1 -n "$n" $g $p || rc=1
+	wait
+	echo "  a: $(cat "$r/a.json")"
+	read -ra pub <<<"$(feed_qp so_pub)"
+	read -ra sub <<<"$(feed_qp so_sub)"
+	echo "  so_pub: ${pub[*]}; so_sub: ${sub[*]} (member deliveries rx_ticks loopback_dropped tx_ticks)"
+	echo "  rxe0 received $(($(rcvd_pkts rxe0) - rx0)) packets, rxe1 $(($(rcvd_pkts rxe1) - rx1))"
+	same "${pub[4]}" "$n" "so_pub tx_ticks" || rc=1
+	# the publisher's host: no delivery at all
+	same "${pub[1]} ${pub[3]} $(($(rcvd_pkts rxe1) - rx1))" "0 0 0" \
+		"publisher host: deliveries, loopback drops, rxe1 packets" || rc=1
+	# the subscriber's: one delivery per tick that crossed the wire
+	((sub[1] == sub[2] && sub[1] <= n && sub[1] * 100 >= n * 95)) ||
+		{ echo "  so_sub: deliveries ${sub[1]} != rx_ticks ${sub[2]}, or outside 95-100% of $n"; rc=1; }
+	same "$(($(rcvd_pkts rxe0) - rx0))" "${sub[1]}" "rxe0 packets == so_sub deliveries" || rc=1
+	jtrue "$r/a.json" "j['delivered'] + j['lost'] == j['feed_rx'] == ${sub[2]}" ||
+		{ echo "  a: delivered + lost != the feed's rx_ticks"; rc=1; }
+
+	# a reader on the publisher's host: so_pub becomes a full member
+	before=${pub[1]}
+	$SUB -i veth1 -l -n "$n" -t $(tmo 15) -j $g $p >"$r/c.json" 2>"$r/c.err" &
+	wait_bound "$r/c.err" || rc=1
+	read -ra pub <<<"$(feed_qp so_pub)"
+	same "${pub[0]}" full "so_pub after a reader bound on its host" || rc=1
+	in_group veth1 $g || { echo "  veth1 did not join $g for its reader"; rc=1; }
+	$PUB -i veth1 -n "$n" $g $p || rc=1
+	wait
+	echo "  c: $(cat "$r/c.json")"
+	read -ra pub <<<"$(feed_qp so_pub)"
+	echo "  so_pub: ${pub[*]}"
+	((pub[1] - before == pub[2] && pub[2] * 100 >= n * 95)) ||
+		{ echo "  so_pub: the loopback reader's ticks were not delivered once each"; rc=1; }
+	jtrue "$r/c.json" "j['delivered'] + j['lost'] == j['feed_rx'] and j['unique'] == j['delivered'] and j['delivered'] * 100 >= $n * 95" ||
+		{ echo "  c: its own host's ticks did not arrive"; rc=1; }
+	$IBTICK feed del so_pub || rc=1
+	$IBTICK feed del so_sub || rc=1
+	log_test "a publisher-only feed is a send-only member: one delivery per tick; full member for its first reader" $rc
+}
+
+# A feed whose join is slow (debugfs: slow_join_ms for one group, as
+# behind a slow subnet manager) holds up only those who want that feed:
+# while its creator waits, another feed's bind and close and a feed dump
+# each finish within a second; a second binder of the slow feed waits for
+# the creation and then shares the feed.
+slow_join_blocks_nobody() {
+	local rc=0 r=$RESULTS/slowjoin d=/sys/kernel/debug/ibtick g=239.2.0.13 p=7213 ms
+	mkdir -p "$r"
+	[[ -w $d/slow_join_ms ]] || { log_test "a slow join holds up nobody else" $ksft_skip "no $d"; return; }
+	python3 -c 'import socket, struct, sys; print(struct.unpack("=I", socket.inet_aton(sys.argv[1]))[0])' \
+		$g >"$d/slow_join_group"
+	echo $((4000 * SLOW)) >"$d/slow_join_ms"
+	$SUB -i veth0 -n 1 -t $(tmo 30) -j $g $p >"$r/a.json" 2>"$r/a.err" &
+	nap 0.5
+	$SUB -i veth0 -n 1 -t $(tmo 30) -j $g $p >"$r/b.json" 2>"$r/b.err" &
+	nap 0.5
+	tests/vm/uffdsend bindclose veth0 239.2.0.14 7214 >"$r/bind.out" 2>&1
+	cat "$r/bind.out"
+	grep -q "^bindclose rc=0 " "$r/bind.out" || rc=1
+	ms=$(sed -n 's/.* ms=\([0-9]*\)$/\1/p' "$r/bind.out")
+	((${ms:-99999} < 1000)) || { echo "  another feed's bind + close waited for the slow join"; rc=1; }
+	ms=$(ms_of $IBTICK feed show) || { echo "  feed show failed"; rc=1; }
+	echo "  feed show during the slow join: $ms ms"
+	((ms < 1000)) || { echo "  feed show waited for the slow join"; rc=1; }
+	# (the slow bind was still waiting then, or this proved nothing)
+	grep -q bound "$r/a.err" "$r/b.err" && { echo "  the slow feed was bound already"; rc=1; }
+	wait_for "$r/a.err" bound 30 || rc=1
+	wait_for "$r/b.err" bound 30 || rc=1
+	echo 0 >"$d/slow_join_ms"
+	echo 0 >"$d/slow_join_group"
+	# one feed for both readers
+	$IBTICK -j feed show | jin "[(f['readers'], f['member']) for f in j if f['group'] == '$g']" >"$r/feeds.txt"
+	same "$(cat "$r/feeds.txt")" "[(2, 'full')]" "feeds of $g" || rc=1
+	$PUB -i veth1 -n 1 $g $p >/dev/null || rc=1
+	wait
+	jtrue "$r/a.json" "j['delivered'] == 1" && jtrue "$r/b.json" "j['delivered'] == 1" ||
+		{ echo "  a: $(cat "$r/a.json") b: $(cat "$r/b.json")"; rc=1; }
+	log_test "a slow join holds up only its own feed's binders: other binds, closes, dumps go on" $rc
+}
+
+# A fatal asynchronous error on a feed's QP (injected through debugfs as
+# the device would report it) ends the feed as a device removal does: the
+# blocked reader wakes with ENODEV and POLLERR|POLLHUP, monitor sees
+# feed_error and feed_destroyed, and a new bind builds a new feed.  A
+# non-fatal event (COMM_EST) changes nothing.
+async_error_ends_feed() {
+	local rc=0 r=$RESULTS/async inj=/sys/kernel/debug/ibtick/inject_async_event pid m id
+	mkdir -p "$r"
+	[[ -w $inj ]] || { log_test "a fatal QP event ends the feed" $ksft_skip "no $inj"; return; }
+	"$IBTICK" -j monitor >"$r/events.jsonl" 2>"$r/monitor.err" &
+	m=$!
+	wait_for "$r/events.jsonl" ready || rc=1
+	tests/vm/sockapi wait-dead veth0 >"$r/out" 2>&1 &
+	pid=$!
+	wait_bound "$r/out" && wait_blocked "$pid" || rc=1
+	id=$("$IBTICK" -j feed show | jin "[f['id'] for f in j if f['group'] == '239.1.9.9' and f['dev'] == 'rxe0'][0]")
+	echo "$id 4" >"$inj" || rc=1	# IB_EVENT_COMM_EST: not fatal
+	nap 0.5
+	same "$("$IBTICK" -j feed show | jin "[f['state'] for f in j if f['id'] == $id]")" "['live']" \
+		"feed $id after a non-fatal event" || rc=1
+	echo "$id 1" >"$inj" || rc=1	# IB_EVENT_QP_FATAL
+	wait_gone "$pid" 10 || { echo "  the reader did not wake"; rc=1; }
+	wait "$pid" || { echo "  the reader exited $?"; rc=1; }
+	cat "$r/out"
+	echo "$id 1" >"$inj" 2>/dev/null && { echo "  injected into a dead feed"; rc=1; }
+	nap 0.5
+	kill "$m"
+	wait "$m"
+	grep -v '"ready"' "$r/events.jsonl" | sed 's/^/  | /'
+	python3 - "$r/events.jsonl" "$id" <<'PY' || rc=1
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if '"event"' in l]
+mine = [e['event'] for e in ev if e.get('feed_id') == int(sys.argv[2])]
+err = [e for e in ev if e['event'] == 'feed_error']
+ok = (mine.count('feed_error') == 1 and 'feed_destroyed' in mine and
+      mine.index('feed_error') < mine.index('feed_destroyed') and
+      err[0]['ib_event'] == 1 and err[0]['errno'] == 5 and err[0]['total'] == 1)
+sys.exit(0 if ok else 1)
+PY
+	# the address is free for a new feed, which works
+	$SUB -i veth0 -n 10 -t $(tmo 5) -j 239.1.9.9 7900 >"$r/after.json" 2>"$r/after.err" &
+	wait_bound "$r/after.err" || rc=1
+	$PUB -i veth1 -n 10 239.1.9.9 7900 >/dev/null || rc=1
+	wait
+	jtrue "$r/after.json" "j['delivered'] == 10" || { echo "  after: $(cat "$r/after.json")"; rc=1; }
+	log_test "a fatal QP event ends the feed: reader woken (ENODEV), feed_error event; non-fatal ignored" $rc
 }
 
 run_tests

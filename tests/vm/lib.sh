@@ -81,9 +81,14 @@ check_eq() {
 }
 
 # log_test NAME [RC [MSG]]: report one result.  RC and MSG default to RET
-# and RETMSG; RC 4 ($ksft_skip) reports a skip.  Resets RET and RETMSG.
+# and RETMSG; a check_* that failed (RET) fails the test even when RC is
+# given as 0.  RC 4 ($ksft_skip) reports a skip.  Resets RET and RETMSG.
 log_test() {
 	local name=$1 rc=${2:-$RET} msg=${3:-$RETMSG}
+	if ((rc == 0 && RET != 0)); then
+		rc=$RET
+		msg=$RETMSG
+	fi
 	__ksft_n=$((__ksft_n + 1))
 	if ((rc == 0)); then
 		printf 'ok %d - %s\n' "$__ksft_n" "$name"
@@ -305,8 +310,11 @@ restore_rig() {
 	done
 	[[ -d /sys/module/ibtick ]] || insmod kmod/ibtick.ko ||
 		echo "  restore_rig: insmod failed"
-	[[ ! -w /sys/module/ibtick/parameters/auto_feeds ]] ||
-		echo 1 >/sys/module/ibtick/parameters/auto_feeds
+	local m=/sys/module/ibtick/parameters
+	[[ ! -w $m/auto_feeds ]] || echo 1 >$m/auto_feeds
+	[[ ! -w $m/max_feeds ]] || echo 256 >$m/max_feeds
+	[[ ! -w $m/max_user_feeds ]] || echo 32 >$m/max_user_feeds
+	[[ ! -w /sys/kernel/debug/ibtick/slow_join_ms ]] || echo 0 >/sys/kernel/debug/ibtick/slow_join_ms
 	return 0
 }
 

@@ -398,7 +398,7 @@ enum { K_PAD, K_U8, K_U16, K_U32, K_S32, K_U64, K_BE32, K_STR, K_BIN, K_NEST };
 enum {
 	S_ANY, S_FEED_NAME, S_DEV_NAME, S_GROUP, S_PORT, S_IFINDEX, S_SLOTS,
 	S_SLOT_SIZE, S_POLL_MODE, S_POLL_CPU, S_COMP_VECTOR, S_LOOPBACK, S_ID,
-	S_MODE, S_FEED_ID, S_DEV_INDEX, S_PID, S_BOOL,
+	S_MODE, S_FEED_ID, S_DEV_INDEX, S_PID, S_BOOL, S_MEMBER,
 };
 
 enum { SP_DEV, SP_PORT, SP_EVCNT, SP_FEED, SP_FSTAT, SP_SOCK, SP_EV, NSPACE };
@@ -483,6 +483,7 @@ static const struct atype feed_attrs[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_MGID]		= T(K_BIN),
 	[IBTICK_A_FEED_RING_BYTES]	= T(K_U64),
 	[IBTICK_A_FEED_STATS]		= TN(SP_FSTAT),
+	[IBTICK_A_FEED_MEMBERSHIP]	= TS(K_U8, S_MEMBER),
 };
 
 static const struct atype fstat_attrs[IBTICK_A_FSTAT_MAX + 1] = {
@@ -519,6 +520,7 @@ static const struct atype ev_attrs[IBTICK_A_EV_MAX + 1] = {
 	[IBTICK_A_EV_ERRNO]		= T(K_S32),
 	[IBTICK_A_EV_COUNT]		= T(K_U64),
 	[IBTICK_A_EV_TOTAL]		= T(K_U64),
+	[IBTICK_A_EV_IB_EVENT]		= T(K_U32),
 };
 
 struct aspace {
@@ -696,6 +698,10 @@ static void put_good_sem(struct req *q, uint16_t type, const struct atype *at)
 		put_u8(q, type, pct(50) ? IBTICK_FEED_LOOPBACK_SOCKET :
 					  IBTICK_FEED_LOOPBACK_DENY);
 		break;
+	case S_MEMBER:
+		put_u8(q, type, pct(50) ? IBTICK_FEED_MEMBER_SEND_ONLY :
+					  IBTICK_FEED_MEMBER_FULL);
+		break;
 	case S_ID:
 		put_u32(q, type, PICK(ids));
 		break;
@@ -832,6 +838,9 @@ static void put_bad(struct req *q, uint16_t type, const struct atype *at)
 	case S_LOOPBACK:
 	case S_BOOL:
 		put_u8(q, type, (uint8_t)(2 + below(254)));
+		return;
+	case S_MEMBER:
+		put_u8(q, type, pct(20) ? 0 : (uint8_t)(3 + below(253)));
 		return;
 	case S_ID:
 		put_u32(q, type, PICK(ids));
@@ -1142,6 +1151,7 @@ static void build_feed_new(struct req *q)
 	opt_good(q, IBTICK_A_FEED_OWNER, 30);
 	opt_good(q, IBTICK_A_FEED_OWNER_GROUP, 20);
 	opt_good(q, IBTICK_A_FEED_MODE, 30);
+	opt_good(q, IBTICK_A_FEED_MEMBERSHIP, 20);
 }
 
 static void build_feed_set(struct req *q)

@@ -2,9 +2,10 @@
 /*
  * ringtest: the mapped ring under test in the VM (tests/vm/ring.sh).
  *
- *   ringtest read [-R [-P US]|-E] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] -i IF GROUP PORT
- *	One reader: mapped ring spinning (default), blocking recvmsg (-R,
- *	with SO_BUSY_POLL of US microseconds: -P) or mapped with epoll (-E).  Reads until delivered + lost >= N or IDLE_S seconds
+ *   ringtest read [-R|-E|-W] [-P US] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] -i IF GROUP PORT
+ *	One reader: mapped ring spinning (default), blocking recvmsg (-R),
+ *	mapped with epoll (-E) or mapped, sleeping in ibtick_wait() (-W);
+ *	-P sets SO_BUSY_POLL to US microseconds.  Reads until delivered + lost >= N or IDLE_S seconds
  *	without a tick (at least 120 s before the first one), then prints one JSON object: counts, a hash of the
  *	(pub_id, pub_seq) sequence delivered, payload checks, feed counters.
  *	-c pins the reader to CPU; -B switches the feed to busy-poll mode
@@ -58,7 +59,7 @@ static uint64_t now_ns(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ringtest read [-R [-P US]|-E] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] [-r SEED] [-S SLOTS] -i IF GROUP PORT\n"
+	fprintf(stderr, "usage: ringtest read [-R|-E|-W] [-P US] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] [-r SEED] [-S SLOTS] -i IF GROUP PORT\n"
 		"       ringtest bad|dead -i IF GROUP PORT\n");
 	exit(2);
 }
@@ -203,13 +204,14 @@ static int do_read(int argc, char **argv)
 	socklen_t sl = sizeof(st);
 	char buf[9000], cbuf[256];
 
-	while ((opt = getopt(argc, argv, "REn:t:c:B:d:i:P:r:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "REWn:t:c:B:d:i:P:r:S:")) != -1) {
 		switch (opt) {
 		case 'S': geom_slots = strtoul(optarg, NULL, 0); break;
 		case 'r': seed = strtoull(optarg, NULL, 0); break;
 		case 'P': busy_us = atoi(optarg); break;
 		case 'R': mode = "recvmsg"; break;
 		case 'E': mode = "epoll"; break;
+		case 'W': mode = "wait"; break;
 		case 'n': n = strtoull(optarg, NULL, 0); break;
 		case 't': idle_ns = strtoull(optarg, NULL, 0) * 1000000000ULL; break;
 		case 'c': cpu = atoi(optarg); break;
@@ -241,11 +243,11 @@ static int do_read(int argc, char **argv)
 		struct timeval tv = { 0, 200000 };
 
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		if (busy_us && setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &busy_us,
-					  sizeof(busy_us))) {
-			perror("ringtest: SO_BUSY_POLL");
-			return 1;
-		}
+	}
+	if (busy_us && setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &busy_us,
+				  sizeof(busy_us))) {
+		perror("ringtest: SO_BUSY_POLL");
+		return 1;
 	}
 	if (getsockopt(fd, SOL_IBTICK, IBTICK_STATISTICS, &st0, &sl))
 		perror("ringtest: IBTICK_STATISTICS");
@@ -342,7 +344,7 @@ static int do_read(int argc, char **argv)
 			if (ibtick_ended(&r))
 				break;
 			/* idle: look at the clock now and then, not per poll */
-			if (ep >= 0 || !(++spins & 0xffff)) {
+			if (ep >= 0 || !strcmp(mode, "wait") || !(++spins & 0xffff)) {
 				uint64_t now = now_ns();
 
 				if (!idle_since)
@@ -358,6 +360,9 @@ static int do_read(int argc, char **argv)
 					return 1;
 				}
 				epoll_wait(ep, &ev, 1, 100);
+			} else if (!strcmp(mode, "wait") && ibtick_wait(&r, 100) < 0) {
+				perror("ringtest: ibtick_wait");
+				return 1;
 			}
 			continue;
 		}

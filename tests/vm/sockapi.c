@@ -183,8 +183,19 @@ static void table_sockopt(const char *sub_if)
 	g.nslots = 128; g.slot_size = 128;
 	EXPECT_ERR(setsockopt(fd, SOL_IBTICK, IBTICK_RING_GEOMETRY, &g, sizeof(g) - 1), EINVAL,
 		   "RING_GEOMETRY: short optlen -> EINVAL");
-	EXPECT_ERR(setsockopt(fd, SOL_IBTICK, IBTICK_RING_GEOMETRY, &g, sizeof(g) + 4), EINVAL,
-		   "RING_GEOMETRY: long optlen -> EINVAL");
+	{
+		/* a newer, longer struct: taken if the part we do not know is zero */
+		unsigned char longer[sizeof(g) + 8] = { 0 };
+
+		memcpy(longer, &g, sizeof(g));
+		EXPECT_OK(setsockopt(fd, SOL_IBTICK, IBTICK_RING_GEOMETRY, longer, sizeof(longer)),
+			  "RING_GEOMETRY: longer, zero-padded -> taken");
+		longer[sizeof(g) + 3] = 1;
+		EXPECT_ERR(setsockopt(fd, SOL_IBTICK, IBTICK_RING_GEOMETRY, longer, sizeof(longer)), E2BIG,
+			   "RING_GEOMETRY: longer, not zero past the struct -> E2BIG");
+		EXPECT_ERR(setsockopt(fd, SOL_IBTICK, IBTICK_RING_GEOMETRY, longer, 8192), EINVAL,
+			   "RING_GEOMETRY: longer than a page -> EINVAL");
+	}
 	EXPECT_ERR(setsockopt(fd, SOL_IBTICK, IBTICK_RING_GEOMETRY, NULL, sizeof(g)), EFAULT,
 		   "RING_GEOMETRY: NULL optval -> EFAULT");
 	EXPECT_ERR(setsockopt(fd, SOL_IBTICK, 99, &v, sizeof(v)), ENOPROTOOPT,
@@ -299,6 +310,32 @@ static void table_io(const char *sub_if, const char *pub_if)
 	n = recvmsg(sub, &m, 0);
 	check(n == 100 && !(m.msg_flags & MSG_CTRUNC),
 	      "recvmsg without a control buffer: no MSG_CTRUNC", errno);
+	{
+		/* a tick longer than its feed's slots: the slot keeps what fits */
+		struct ibtick_ring_geometry g = { .nslots = 64, .slot_size = 64 };
+		struct sockaddr_ibtick sa2 = addr(sub_if, 7104), pa2 = addr(pub_if, 7104);
+		int sub2 = sock(), pub2 = sock();
+		long kept = 64 - (long)sizeof(struct ibtick_slot);
+
+		EXPECT_OK(setsockopt(sub2, SOL_IBTICK, IBTICK_RING_GEOMETRY, &g, sizeof(g)),
+			  "64 slots of 64 bytes");
+		EXPECT_OK(bind(sub2, (void *)&sa2, sizeof(sa2)), "bind the small-slot feed");
+		EXPECT_OK(connect(pub2, (void *)&pa2, sizeof(pa2)), "connect to it");
+		EXPECT_OK(send(pub2, buf, 100, 0), "send 100 bytes to 64-byte slots");
+		p = (struct pollfd){ .fd = sub2, .events = POLLIN };
+		poll(&p, 1, 3000);
+		iov = (struct iovec){ buf, sizeof(buf) };
+		m = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1 };
+		n = recvmsg(sub2, &m, 0);
+		check(n == kept && (m.msg_flags & MSG_TRUNC),
+		      "a tick cut by its slot: the bytes kept and MSG_TRUNC", errno);
+		EXPECT_OK(send(pub2, buf, 100, 0), "send 100 bytes again");
+		poll(&p, 1, 3000);
+		n = recv(sub2, buf, sizeof(buf), MSG_TRUNC);
+		check(n == 100, "recv MSG_TRUNC on a cut tick: its wire length (100)", errno);
+		close(sub2);
+		close(pub2);
+	}
 	len = sizeof(ga);
 	EXPECT_OK(getsockname(sub, (void *)&ga, &len), "getsockname");
 	check(ga.sibt_ifindex == if_nametoindex(sub_if) && ga.sibt_port == 7102,

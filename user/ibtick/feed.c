@@ -6,6 +6,7 @@
  *                   [ slot-size N ] [ poll irq | poll busy [ cpu N ] ]
  *                   [ comp-vector N ] [ loopback socket|deny ]
  *                   [ owner USER[:GROUP] ] [ mode OCTAL ]
+ *                   [ member send-only|full ]
  *   ibtick feed set NAME [ the settings above but group/port/netdev ]
  *   ibtick feed del NAME
  *   ibtick feed show [ NAME ]
@@ -41,6 +42,7 @@ static void feed_usage(void)
 		"                       [ slot-size N ] [ poll { irq | busy [ cpu N ] } ]\n"
 		"                       [ comp-vector N ] [ loopback { socket | deny } ]\n"
 		"                       [ owner USER[:GROUP] ] [ mode OCTAL ]\n"
+		"                       [ member { send-only | full } ]\n"
 		"       ibtick feed set NAME [ poll { irq | busy [ cpu N ] } ] [ loopback { socket | deny } ]\n"
 		"                       [ owner USER[:GROUP] ] [ mode OCTAL ]\n"
 		"       ibtick feed del NAME\n"
@@ -173,6 +175,16 @@ static int parse_settings(struct cli *c, struct nl_msg *msg, bool add)
 				return EXIT_USAGE;
 			}
 			nla_put_u16(msg, IBTICK_A_FEED_MODE, (uint16_t)m);
+		} else if (cli_matches(kw, "member")) {
+			if (!strcmp(val, "send-only"))
+				v = IBTICK_FEED_MEMBER_SEND_ONLY;
+			else if (!strcmp(val, "full"))
+				v = IBTICK_FEED_MEMBER_FULL;
+			else {
+				fprintf(stderr, "ibtick: member is \"send-only\" or \"full\", not \"%s\"\n", val);
+				return EXIT_USAGE;
+			}
+			nla_put_u8(msg, IBTICK_A_FEED_MEMBERSHIP, (uint8_t)v);
 		} else {
 			fprintf(stderr, "ibtick: unknown feed %s parameter \"%s\"\n",
 				add ? "add" : "set", kw);

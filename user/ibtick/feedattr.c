@@ -47,6 +47,7 @@ struct nla_policy feed_reply_policy[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_MGID]		= { .minlen = 16, .maxlen = 16 },
 	[IBTICK_A_FEED_RING_BYTES]	= { .type = NLA_U64 },
 	[IBTICK_A_FEED_STATS]		= { .type = NLA_NESTED },
+	[IBTICK_A_FEED_MEMBERSHIP]	= { .type = NLA_U8 },
 };
 
 struct nla_policy fstat_policy[IBTICK_A_FSTAT_MAX + 1];	/* all u64 */
@@ -74,6 +75,7 @@ const char *const feed_attr_names[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_OWNER]		= "owner",
 	[IBTICK_A_FEED_OWNER_GROUP]	= "owner (group)",
 	[IBTICK_A_FEED_MODE]		= "mode",
+	[IBTICK_A_FEED_MEMBERSHIP]	= "member",
 };
 
 /* the counters' keys, from the one list the kernel uses too */
@@ -100,6 +102,18 @@ static uint32_t get_u32(struct nlattr **tb, int a)
 static uint8_t get_u8(struct nlattr **tb, int a)
 {
 	return tb[a] ? nla_get_u8(tb[a]) : 0;
+}
+
+static const char *member_name(uint8_t m)
+{
+	switch (m) {
+	case IBTICK_FEED_MEMBER_SEND_ONLY:
+		return "send-only";
+	case IBTICK_FEED_MEMBER_FULL:
+		return "full";
+	default:
+		return "none";
+	}
 }
 
 static void print_stats(struct nlattr *nest)
@@ -189,6 +203,9 @@ int feed_print(struct nlattr **tb, bool stats)
 	}
 	if (tb[IBTICK_A_FEED_QPN]) {
 		out_text("\n   ");
+		if (tb[IBTICK_A_FEED_MEMBERSHIP])
+			out_str("member", " member %s",
+				member_name(get_u8(tb, IBTICK_A_FEED_MEMBERSHIP)));
 		out_u64("qpn", " qpn %" PRIu64, get_u32(tb, IBTICK_A_FEED_QPN));
 		snprintf(buf, sizeof(buf), "0x%08x", get_u32(tb, IBTICK_A_FEED_QKEY));
 		out_str("qkey", " qkey %s", buf);
@@ -237,5 +254,8 @@ void feed_print_batch(struct nlattr **tb, FILE *f)
 		fprintf(f, " owner %u:%u mode %04o", get_u32(tb, IBTICK_A_FEED_OWNER),
 			get_u32(tb, IBTICK_A_FEED_OWNER_GROUP),
 			nla_get_u16(tb[IBTICK_A_FEED_MODE]));
+	/* the membership it has now: readers may have made it full */
+	if (get_u8(tb, IBTICK_A_FEED_MEMBERSHIP) == IBTICK_FEED_MEMBER_FULL)
+		fprintf(f, " member full");
 	fputc('\n', f);
 }

@@ -40,6 +40,7 @@ static const struct {
 	[IBTICK_EV_READER_LAPPED]	= { "reader_lapped", CAT_SOCK },
 	[IBTICK_EV_SEQ_GAP]		= { "seq_gap", CAT_FEED },
 	[IBTICK_EV_RQ_EMPTY]		= { "rq_empty", CAT_FEED },
+	[IBTICK_EV_FEED_ERROR]		= { "feed_error", CAT_FEED },
 };
 
 static struct nla_policy ev_policy[IBTICK_A_EV_MAX + 1] = {
@@ -55,6 +56,7 @@ static struct nla_policy ev_policy[IBTICK_A_EV_MAX + 1] = {
 	[IBTICK_A_EV_ERRNO]	= { .type = NLA_U32 },
 	[IBTICK_A_EV_COUNT]	= { .type = NLA_U64 },
 	[IBTICK_A_EV_TOTAL]	= { .type = NLA_U64 },
+	[IBTICK_A_EV_IB_EVENT]	= { .type = NLA_U32 },
 };
 
 struct mon {
@@ -129,6 +131,9 @@ static int on_event(struct nl_msg *msg, void *arg)
 		out_u64("errno", " errno %" PRIu64, (uint64_t)e);
 		out_str("error", " (%s)", strerror(e));
 	}
+	if (tb[IBTICK_A_EV_IB_EVENT])
+		out_u64("ib_event", " ib_event %" PRIu64,
+			nla_get_u32(tb[IBTICK_A_EV_IB_EVENT]));
 	if (tb[IBTICK_A_EV_COUNT])
 		out_u64("count", " count %" PRIu64, nla_get_u64(tb[IBTICK_A_EV_COUNT]));
 	if (tb[IBTICK_A_EV_TOTAL])

@@ -81,7 +81,28 @@ struct sockaddr_ibtick {
  *	max(i + 1, producer - nslots)
  * counting every index it skips as lost.  So each index is either delivered
  * once, intact, or counted lost once: delivered + lost == produced.
- * The producer never waits for a reader.
+ * Early in the ring producer - nslots underflows: compare with signed
+ * differences, (__s64)(producer - nslots - (i + 1)) > 0, never with
+ * unsigned ones.  The producer never waits for a reader.
+ *
+ * For an implementer in C11: (C) and (D) are
+ * atomic_load_explicit(..., memory_order_acquire), (B) and (E)
+ * atomic_store_explicit(..., memory_order_release), (F) is
+ * atomic_thread_fence(memory_order_acquire) before the second load of seq
+ * (which may be relaxed).  The copy between (D) and (F) may read a slot
+ * the producer is rewriting: bound it by slot_size - sizeof(struct
+ * ibtick_slot), never by the len it read (garbage in a torn copy), and
+ * trust len only once the second load of seq said i.
+ *
+ * Counting a publisher's ticks (its pub_id): the feed flags, per tick, GAP
+ * (slot->gap ticks of that publisher were skipped before it) and OLD (a
+ * duplicate, or one that came after a later one); a publisher's first tick
+ * starts its count at its pub_seq, with no GAP.  Over the ring, for the
+ * sequence numbers 1..N a publisher sent,
+ *	ticks - OLD + sum(gap) + (first pub_seq - 1) + (N - last pub_seq) == N
+ * where ticks, OLD and gap are that publisher's in the ring: the first
+ * pub_seq above 1 counts what was sent before the feed (or the reader)
+ * started, N - last what has not arrived (yet).
  * ----------------------------------------------------------------------
  */
 

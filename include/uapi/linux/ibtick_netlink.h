@@ -156,6 +156,7 @@ enum {
 	IBTICK_A_FEED_MGID,		/* binary[16] */
 	IBTICK_A_FEED_RING_BYTES,	/* u64: header + slots */
 	IBTICK_A_FEED_STATS,		/* nest: IBTICK_A_FSTAT_* */
+	IBTICK_A_FEED_MEMBERSHIP,	/* u8: enum ibtick_feed_membership */
 
 	/* add new constants above here */
 	__IBTICK_A_FEED_CNT,
@@ -174,6 +175,19 @@ enum {
 enum ibtick_feed_loopback {
 	IBTICK_FEED_LOOPBACK_SOCKET,	/* each socket's IBTICK_LOOPBACK decides */
 	IBTICK_FEED_LOOPBACK_DENY,	/* own host's ticks are never delivered */
+};
+
+/*
+ * How the feed's device port belongs to the group.  A feed sends as a
+ * send-only member (InfiniBand: SendOnlyFullMember; RoCE: no IGMP
+ * membership of the netdev) and receives nothing - no QP attached, no
+ * receive buffers - until its first reader binds; from then on it is a
+ * full member until it is destroyed.
+ */
+enum ibtick_feed_membership {
+	IBTICK_FEED_MEMBER_NONE,	/* not joined: the feed is dead */
+	IBTICK_FEED_MEMBER_SEND_ONLY,
+	IBTICK_FEED_MEMBER_FULL,
 };
 
 /* Feed counters (monotonic, never reset), nested in IBTICK_A_FEED_STATS. */
@@ -206,6 +220,7 @@ enum {
 	IBTICK_A_FSTAT_RX_DRAIN_NS,
 	IBTICK_A_FSTAT_READERS_LOST,	/* lapped ticks counted by its sockets */
 	IBTICK_A_FSTAT_LAPS,		/* times a socket found itself lapped */
+	IBTICK_A_FSTAT_ASYNC_ERRORS,	/* fatal QP/CQ events from the device */
 
 	/* add new constants above here */
 	__IBTICK_A_FSTAT_CNT,
@@ -284,6 +299,10 @@ enum ibtick_event {
 	IBTICK_EV_READER_LAPPED,	/* COUNT: ticks just lost; TOTAL: the socket's */
 	IBTICK_EV_SEQ_GAP,		/* COUNT: ticks missing; TOTAL: the feed's */
 	IBTICK_EV_RQ_EMPTY,		/* TOTAL: the feed's rq_empty count */
+	IBTICK_EV_FEED_ERROR,		/* the device reported a fatal error on
+					 * the feed's QP or CQ (IB_EVENT: which;
+					 * ERRNO: EIO); the feed is torn down
+					 * and its readers see it dead */
 };
 
 enum {
@@ -301,6 +320,7 @@ enum {
 	IBTICK_A_EV_ERRNO,		/* s32: positive errno */
 	IBTICK_A_EV_COUNT,		/* u64 */
 	IBTICK_A_EV_TOTAL,		/* u64 */
+	IBTICK_A_EV_IB_EVENT,		/* u32: enum ib_event_type of ib_verbs.h */
 
 	/* add new constants above here */
 	__IBTICK_A_EV_CNT,
