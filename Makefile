@@ -8,16 +8,20 @@
 #   make tests        the test programs the VM suite and the fuzzer run
 #   make check        userspace unit tests, KUnit, the VM suite; ends with
 #                     "N passed, N failed, N skipped"
-#   make install      modules_install (updates/) + depmod, CLI, tools, man
-#                     pages, uapi headers, bash completion, the systemd unit
-#                     that restores admin feeds, modprobe.d/modules-load.d
-#                     files (an existing modprobe.d file is kept);
-#                     DESTDIR= stages it (no depmod)
+#   make install      the module (updates/) + depmod, and install-user:
+#                     CLI, tools, library, headers, libibtick.pc, man
+#                     pages, bash completion, the systemd unit that
+#                     restores admin feeds, the modules-load.d file and a
+#                     modprobe.d file (an existing one is kept); PREFIX=
+#                     and DESTDIR= apply to all of it (see Installation)
+#   make install-user the same without the module (DKMS hosts)
+#   make uninstall    removes it again
 #   make clean
 #
 # KDIR defaults to the running kernel's build dir; when it has none (a build
 # host, a container) to the newest installed linux-headers-*-amd64.
 
+# the one version (dkms.conf; scripts/version.sh)
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
 ifeq ($(origin KDIR),undefined)
@@ -29,18 +33,18 @@ ifeq ($(origin KDIR),undefined)
     endif
   endif
 endif
-KVER ?= $(patsubst linux-headers-%,%,$(notdir $(KDIR)))
 
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
-UNITDIR  ?= /lib/systemd/system
 DESTDIR  ?=
 
 CC       ?= cc
 WERROR   ?=
 CFLAGS   ?= -O2 -g
-UCFLAGS  := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 \
+CPPFLAGS ?=
+LDFLAGS  ?=
+UCFLAGS  := $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 \
 	    -Wmissing-prototypes -Wstrict-prototypes $(if $(WERROR),-Werror) \
 	    -D_GNU_SOURCE -DIBTICK_VERSION='"$(VERSION)"' \
 	    -Iinclude/uapi -Iinclude -Iuser/common
@@ -85,7 +89,7 @@ sparse:
 	@test -n "$(KDIR)" || { echo "ibtick: no kernel headers (set KDIR=)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules
 
-TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub user/tools/ibtick-lat \
+TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub \
 	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md
 
 user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES)
@@ -104,7 +108,7 @@ user/lib/libibtick.pic.o: user/lib/libibtick.c $(LIB_HDRS)
 	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
 $(LIB_SO): user/lib/libibtick.pic.o
-	$(CC) -shared -Wl,-soname,libibtick.so.$(LIB_SOVER) -o $@ $<
+	$(CC) -shared -Wl,-soname,libibtick.so.$(LIB_SOVER) $(LDFLAGS) -o $@ $<
 	ln -sf libibtick.so.$(LIB_SOVER) user/lib/libibtick.so
 
 $(LIB_A): user/lib/libibtick.o
@@ -116,7 +120,7 @@ PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	      -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|'
 
 user/examples/%: user/examples/%.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< $(LIB_A)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< $(LIB_A)
 
 # feed addresses from command-line words, through libibtick
 ADDRARG := user/common/addrarg.c user/common/addrarg.h $(LIB_A) $(LIB_HDRS)
@@ -126,22 +130,22 @@ SYSFUZZ_SRCS := tests/fuzz/sysfuzz.c tests/fuzz/sysfuzz_state.c \
 		tests/fuzz/sysfuzz_genl.c
 
 tests/fuzz/sysfuzz: $(SYSFUZZ_SRCS) tests/fuzz/sysfuzz.h $(LIB_A) $(LIB_HDRS) include/uapi/linux/ibtick_netlink.h
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $(SYSFUZZ_SRCS) $(LIB_A)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $(SYSFUZZ_SRCS) $(LIB_A)
 
 tests/vm/failnth: tests/vm/failnth.c $(ADDRARG)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A)
 
 tests/vm/nlstress: tests/vm/nlstress.c include/uapi/linux/ibtick.h include/uapi/linux/ibtick_netlink.h
-	$(CC) $(UCFLAGS) -o $@ $<
+	$(CC) $(UCFLAGS) $(LDFLAGS) -o $@ $<
 
 tests/vm/ringtest: tests/vm/ringtest.c $(ADDRARG)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lpthread
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lpthread
 
 tests/vm/uffdsend: tests/vm/uffdsend.c include/uapi/linux/ibtick.h
-	$(CC) $(UCFLAGS) -o $@ $< -lpthread
+	$(CC) $(UCFLAGS) $(LDFLAGS) -o $@ $< -lpthread
 
 tests/vm/sockapi: tests/vm/sockapi.c $(ADDRARG)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
 # the benchmark and market-data tools (user/bench): statistics, the
 # synthetic stream, one reader interface over the four ways of reading a
@@ -150,23 +154,23 @@ BENCH_CFLAGS := $(UCFLAGS) -Iuser/bench -Iuser/lib
 TICKRD := user/bench/tickrd.c user/bench/tickrd.h user/bench/args.c user/bench/args.h
 
 user/tools/ibtick-md: user/tools/ibtick-md.c user/bench/latstats.c user/bench/latstats.h user/bench/tickgen.c user/bench/tickgen.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickgen.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
+	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickgen.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
 user/tools/ibtick-perf: user/tools/ibtick-perf.c user/bench/latstats.c user/bench/latstats.h user/bench/kcount.c user/bench/kcount.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/latstats.c user/bench/kcount.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
+	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/latstats.c user/bench/kcount.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
 user/tools/ibtick-gen: user/tools/ibtick-gen.c user/bench/tickgen.c user/bench/tickgen.h user/common/out.c user/common/out.h
-	$(CC) $(BENCH_CFLAGS) -o $@ $< user/bench/tickgen.c user/common/out.c -lm
+	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/tickgen.c user/common/out.c -lm
 
 user/tools/%: user/tools/%.c $(ADDRARG)
-	$(CC) $(UCFLAGS) -Iuser/lib -o $@ $< user/common/addrarg.c $(LIB_A) -lm
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
 user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
-	$(CC) $(UCFLAGS) $(NL_CFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
+	$(CC) $(UCFLAGS) $(NL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
 tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) $(LIB_A) tests/unit/unit.h
-	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
+	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib $(LDFLAGS) -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
 
 unit: tests/unit/unit
 	tests/unit/unit
@@ -177,42 +181,117 @@ kunit:
 check:
 	WERROR=1 scripts/check.sh
 
-install: module user
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates \
-		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+# Installation.  Every path follows PREFIX (default /usr/local) and is
+# staged under DESTDIR; the module goes to /lib/modules/KVER/updates/, where
+# KVER is the release of the kernel tree in KDIR (its utsrelease.h, which is
+# what the module's vermagic names; Debian's headers packages answer
+# `make kernelrelease` with the upstream version instead).
+#
+#   make install          install-module + install-user
+#   make install-module   ibtick.ko + depmod (no depmod under DESTDIR)
+#   make install-user     everything else: for hosts that get the module
+#                         from DKMS (README, "On a real host")
+#   make uninstall        removes what install put there, except a
+#                         modprobe.d file the admin edited
+#
+# Headers go to INCDIR/ibtick (INCDIR = PREFIX/include): libibtick.h and the
+# uapi headers as linux/ibtick.h, linux/ibtick_netlink.h.  Programs include
+# <libibtick.h> and <linux/ibtick.h> and compile with
+# `pkg-config --cflags libibtick` (-I$(INCDIR)/ibtick).  Not
+# INCDIR/linux: that directory is the kernel's uapi namespace, owned by
+# linux-libc-dev, where an out-of-tree module's headers do not belong.
+KVER ?= $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+		$(KDIR)/include/generated/utsrelease.h 2>/dev/null),\
+	     $(shell $(MAKE) -s --no-print-directory -C $(KDIR) kernelrelease 2>/dev/null))
+MODDIR     ?= /lib/modules/$(KVER)/updates
+SYSCONFDIR ?= /etc
+DATADIR    ?= $(PREFIX)/share
+COMPDIR    ?= $(DATADIR)/bash-completion/completions
+# systemd and systemd-modules-load look in /usr/local/lib too; a
+# distribution package sets UNITDIR=/lib/systemd/system
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+MODLOADDIR ?= $(PREFIX)/lib/modules-load.d
+PKGCONFDIR ?= $(LIBDIR)/pkgconfig
+HDRDIR     := $(INCDIR)/ibtick
+
+INST_BIN  := user/ibtick/ibtick $(TOOLS)
+# the tools scripts/ibtick-completion.bash completes (links to it, named
+# for bash-completion's on-demand loading)
+COMP_TOOLS := ibtick-pub ibtick-sub ibtick-gen ibtick-md
+INST_MAN1 := $(wildcard user/man/*.1)
+INST_MAN3 := $(wildcard user/man/*.3)
+INST_MAN7 := $(wildcard user/man/*.7)
+INST_MAN8 := $(wildcard user/man/*.8)
+
+.PHONY: install-module install-user uninstall uninstall-module uninstall-user
+
+install: install-module install-user
+
+install-module: module
+	@test -n "$(KVER)" || { echo "ibtick: cannot tell the release of $(KDIR) (set KVER=)"; exit 1; }
+	@! test -e $(DESTDIR)/lib/modules/$(KVER)/updates/dkms/ibtick.ko || \
+		{ echo "ibtick: DKMS has installed ibtick for $(KVER): use make install-user, or dkms remove ibtick first"; exit 1; }
+	install -D -m 0644 kmod/ibtick.ko $(DESTDIR)$(MODDIR)/ibtick.ko
 	$(if $(DESTDIR),@echo "ibtick: staged in DESTDIR; run depmod -a $(KVER) on the target",depmod -a $(KVER))
-	install -D -m 0755 user/ibtick/ibtick $(DESTDIR)$(BINDIR)/ibtick
-	install -D -m 0755 user/tools/ibtick-pub $(DESTDIR)$(BINDIR)/ibtick-pub
-	install -D -m 0755 user/tools/ibtick-sub $(DESTDIR)$(BINDIR)/ibtick-sub
-	install -D -m 0755 user/tools/ibtick-lat $(DESTDIR)$(BINDIR)/ibtick-lat
-	install -D -m 0755 user/tools/ibtick-perf $(DESTDIR)$(BINDIR)/ibtick-perf
-	install -D -m 0755 user/tools/ibtick-gen $(DESTDIR)$(BINDIR)/ibtick-gen
-	install -D -m 0755 user/tools/ibtick-md $(DESTDIR)$(BINDIR)/ibtick-md
-	install -D -m 0644 user/man/ibtick.8 $(DESTDIR)$(MANDIR)/man8/ibtick.8
-	install -D -m 0644 user/man/ibtick-dev.8 $(DESTDIR)$(MANDIR)/man8/ibtick-dev.8
-	install -D -m 0644 user/man/ibtick-feed.8 $(DESTDIR)$(MANDIR)/man8/ibtick-feed.8
-	install -D -m 0644 user/man/ibtick-sock.8 $(DESTDIR)$(MANDIR)/man8/ibtick-sock.8
-	install -D -m 0644 user/man/ibtick-stats.8 $(DESTDIR)$(MANDIR)/man8/ibtick-stats.8
-	install -D -m 0644 user/man/ibtick-monitor.8 $(DESTDIR)$(MANDIR)/man8/ibtick-monitor.8
-	install -D -m 0644 user/man/ibtick-doctor.8 $(DESTDIR)$(MANDIR)/man8/ibtick-doctor.8
-	install -D -m 0644 user/man/ibtick.7 $(DESTDIR)$(MANDIR)/man7/ibtick.7
-	install -D -m 0644 user/man/ibtick-perf.1 $(DESTDIR)$(MANDIR)/man1/ibtick-perf.1
-	install -D -m 0644 include/uapi/linux/ibtick.h $(DESTDIR)$(PREFIX)/include/linux/ibtick.h
-	install -D -m 0644 include/uapi/linux/ibtick_netlink.h $(DESTDIR)$(PREFIX)/include/linux/ibtick_netlink.h
-	install -D -m 0644 user/lib/libibtick.h $(DESTDIR)$(INCDIR)/libibtick.h
-	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libibtick.so.$(LIB_SOVER)
+
+install-user: user
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(HDRDIR)/linux \
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFDIR) $(DESTDIR)$(COMPDIR) \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODLOADDIR)
+	install -m 0755 $(INST_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(INST_MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(INST_MAN3) $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 $(INST_MAN7) $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 $(INST_MAN8) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 user/lib/libibtick.h $(DESTDIR)$(HDRDIR)/libibtick.h
+	install -m 0644 include/uapi/linux/ibtick.h include/uapi/linux/ibtick_netlink.h \
+		$(DESTDIR)$(HDRDIR)/linux/
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libibtick.so.$(LIB_SOVER)
 	ln -sf libibtick.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libibtick.so
-	install -D -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libibtick.a
-	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
-	$(PC_SED) user/lib/libibtick.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libibtick.pc
-	for m in user/man/*.3; do install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done
-	install -D -m 0644 scripts/ibtick-completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ibtick
-	mkdir -p $(DESTDIR)$(UNITDIR)
-	sed 's|/usr/local/bin/ibtick|$(BINDIR)/ibtick|' scripts/ibtick-restore.service > $(DESTDIR)$(UNITDIR)/ibtick-restore.service
-	install -D -m 0644 scripts/ibtick.modules-load.conf $(DESTDIR)/usr/lib/modules-load.d/ibtick.conf
-	test -e $(DESTDIR)/etc/modprobe.d/ibtick.conf || \
-		install -D -m 0644 scripts/ibtick.modprobe.conf $(DESTDIR)/etc/modprobe.d/ibtick.conf
-	-test -n "$(DESTDIR)" || ldconfig
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libibtick.a
+	$(PC_SED) user/lib/libibtick.pc.in > $(DESTDIR)$(PKGCONFDIR)/libibtick.pc
+	install -m 0644 scripts/ibtick-completion.bash $(DESTDIR)$(COMPDIR)/ibtick
+	for t in $(COMP_TOOLS); do ln -sf ibtick $(DESTDIR)$(COMPDIR)/$$t; done
+	sed 's|/usr/local/bin/ibtick|$(BINDIR)/ibtick|' scripts/ibtick-restore.service \
+		> $(DESTDIR)$(UNITDIR)/ibtick-restore.service
+	install -m 0644 scripts/ibtick.modules-load.conf $(DESTDIR)$(MODLOADDIR)/ibtick.conf
+	@if test -e $(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; then \
+		echo "ibtick: keeping $(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf"; \
+	else \
+		echo "install -D -m 0644 scripts/ibtick.modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf"; \
+		install -D -m 0644 scripts/ibtick.modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; \
+	fi
+	$(if $(DESTDIR),,-ldconfig)
+
+uninstall: uninstall-module uninstall-user
+
+uninstall-module:
+	@test -n "$(KVER)" || { echo "ibtick: cannot tell the release of $(KDIR) (set KVER=)"; exit 1; }
+	rm -f $(DESTDIR)$(MODDIR)/ibtick.ko
+	$(if $(DESTDIR),,depmod -a $(KVER))
+
+uninstall-user:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(INST_BIN)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(INST_MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(INST_MAN3)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(INST_MAN7)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(INST_MAN8)))
+	rm -f $(DESTDIR)$(HDRDIR)/libibtick.h $(DESTDIR)$(HDRDIR)/linux/ibtick.h \
+		$(DESTDIR)$(HDRDIR)/linux/ibtick_netlink.h
+	-rmdir $(DESTDIR)$(HDRDIR)/linux $(DESTDIR)$(HDRDIR)
+	rm -f $(DESTDIR)$(LIBDIR)/libibtick.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libibtick.so \
+		$(DESTDIR)$(LIBDIR)/libibtick.a $(DESTDIR)$(PKGCONFDIR)/libibtick.pc
+	rm -f $(DESTDIR)$(COMPDIR)/ibtick $(addprefix $(DESTDIR)$(COMPDIR)/,$(COMP_TOOLS)) \
+		$(DESTDIR)$(UNITDIR)/ibtick-restore.service \
+		$(DESTDIR)$(MODLOADDIR)/ibtick.conf
+	@f=$(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; \
+	if test -e $$f && ! cmp -s $$f scripts/ibtick.modprobe.conf; then \
+		echo "ibtick: keeping $$f: it differs from the installed one"; \
+	else \
+		echo "rm -f $$f"; rm -f $$f; \
+	fi
+	$(if $(DESTDIR),,-ldconfig)
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -4,11 +4,18 @@
 #   build   the module (W=1, and sparse: make sparse) and userspace
 #           (-Wall -Wextra), warning-free
 #   unit    userspace unit tests and the CLI argument table
+#   package make install/uninstall staged in a DESTDIR, file by file,
+#           the version's copies, the man pages (tests/package/run.sh)
+#   deb     the Debian packages from a clean copy, their contents,
+#           lintian (tests/package/deb.sh)
 #   fuzz    libFuzzer on the ring reader, the CLI's arguments and its netlink
 #           replies (tests/fuzz/lib/run.sh; FUZZ_RUNS=, FUZZ_SECONDS=)
 #   model   the ring protocol's Promela model, every interleaving (spin)
 #   kunit   pure kernel logic on UML (scripts/kunit.sh)
 #   vm      the module in a QEMU guest with Soft-RoCE (scripts/vm-run.sh)
+#   vmdeb   the Debian packages in a guest: dpkg -i, DKMS build for its
+#           kernel, modprobe, purge (tests/vm/deb.sh); uses the packages
+#           the deb stage built in this run, or builds them
 #   vmdebug the VM suite again on the debug kernel (KASAN, lockdep,
 #           kmemleak, fault injection; scripts/vm-debug.sh), when that
 #           kernel is cached; without it the stage says so and is skipped,
@@ -27,7 +34,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 cd "$top" || exit 1
-stages=${STAGES:-build unit fuzz model kunit vm vmdebug}
+stages=${STAGES:-build unit package deb fuzz model kunit vm vmdeb vmdebug}
 logdir=${IBTICK_LOGDIR:-$top/.check}
 mkdir -p "$logdir"
 
@@ -98,10 +105,12 @@ unit() {
 	make -s WERROR=1 tests/unit/unit || return 1
 	tests/unit/unit || rc=1
 	tests/unit/cli_args.sh user/ibtick/ibtick || rc=1
+	bash --norc --noprofile tests/unit/completion.sh || rc=1
+	tests/unit/doctor_tree.sh user/ibtick/ibtick || rc=1
 	return $rc
 }
 
-# The unit stage runs two programs; sum both of their count lines.
+# The unit stage runs four programs; sum their count lines.
 account_unit() {
 	local log=$logdir/unit.log p=0 f=0 s=0 line
 	while read -r line; do
@@ -146,6 +155,22 @@ model() {
 	return $rc
 }
 
+# The packages come from this run's deb stage when it passed; otherwise
+# they are built here, and a failed build fails this stage.
+deb_ran=0
+vmdeb() {
+	local out=$logdir/vmdeb kver
+	rm -rf "$out"
+	mkdir -p "$out/debs"
+	kver=$(scripts/vm-kernel.sh) || return 1
+	if ((deb_ran)) && grep -q '^deb: [0-9]* passed, 0 failed' "$logdir/deb.log"; then
+		cp "$logdir"/deb/*.deb "$out/debs/" || return 1
+	else
+		KEEP=$out/debs tests/package/deb.sh || return 1
+	fi
+	scripts/vm-run.sh -t "${VM_TIMEOUT:-3600}" -k "$kver" -o "$out" -- env TOPICS=deb tests/vm/run.sh
+}
+
 vmdebug() {
 	local out=$logdir/vmdebug
 	rm -rf "$out"
@@ -168,10 +193,16 @@ for s in $stages; do
 		account_unit
 		account unit "$logdir/unit.log" "$rc"
 		;;
+	package) stage package tests/package/run.sh ;;
+	deb)
+		KEEP=$logdir/deb stage deb tests/package/deb.sh
+		deb_ran=1
+		;;
 	fuzz) stage fuzz fuzz ;;
 	model) stage model model ;;
 	kunit) stage kunit scripts/kunit.sh ;;
 	vm) stage vm vm ;;
+	vmdeb) stage vmdeb vmdeb ;;
 	vmdebug) stage vmdebug vmdebug ;;
 	*)
 		echo "check: unknown stage $s"

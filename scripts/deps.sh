@@ -12,8 +12,8 @@ pkgs=(
 	libnl-3-dev libnl-genl-3-dev
 	# the kernel's static checker over the module (make sparse)
 	sparse
-	# packaging
-	dkms
+	# packaging: DKMS, and the Debian packages (tests/package/deb.sh)
+	dkms dpkg-dev debhelper dh-dkms lintian
 	# KUnit on UML from Debian's kernel source
 	linux-source-6.1 flex bison bc python3 xz-utils
 	# the QEMU bench and the ground truth the tests compare with

@@ -1,8 +1,10 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bash completion for ibtick(8).  Installed by "make install" as
-# $(PREFIX)/share/bash-completion/completions/ibtick; to try it from the
+# bash completion for ibtick(8) and the tools ibtick-pub, -sub, -gen and
+# -md.  Installed by "make install" as
+# $(PREFIX)/share/bash-completion/completions/ibtick, with links to it
+# under the tools' names; to try it from the
 # source tree:  . scripts/ibtick-completion.bash
 #
 # Words may be abbreviated as ibtick itself accepts them ("ibtick f a"
@@ -298,3 +300,118 @@ _ibtick()
 }
 
 complete -F _ibtick ibtick
+
+# ---- the tools: ibtick-pub, ibtick-sub, ibtick-gen, ibtick-md.  Installed
+# as links to this file under their own names, so that bash-completion
+# finds it when one of them is first completed.
+
+# The words and the position of the one completed, with or without
+# bash-completion.
+_ibtick_tool_init()
+{
+	if declare -F _init_completion >/dev/null 2>&1; then
+		_init_completion || return 1
+	else
+		COMPREPLY=()
+		words=("${COMP_WORDS[@]}")
+		cword=$COMP_CWORD
+		cur=${COMP_WORDS[COMP_CWORD]}
+		prev=${COMP_WORDS[COMP_CWORD - 1]}
+	fi
+	return 0
+}
+
+_ibtick_files()
+{
+	if declare -F _filedir >/dev/null 2>&1; then
+		_filedir
+	else
+		compopt -o filenames 2>/dev/null
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+	fi
+}
+
+# _ibtick_tool_opts OPTS_WITH_ARG OPTS_WITHOUT: options of a getopt tool; after
+# -i an interface name; other option values are free text.  Positional
+# words (GROUP PORT) have no completion.
+_ibtick_tool_opts()
+{
+	local witharg=$1 noarg=$2 o
+
+	for o in $witharg; do
+		if [[ $prev == "$o" ]]; then
+			[[ $o == -i ]] && _ibtick_reply "$(_ibtick_netdevs)"
+			return 0
+		fi
+	done
+	[[ $cur == -* ]] && _ibtick_reply "$witharg $noarg"
+	return 0
+}
+
+_ibtick_pub()
+{
+	local cur prev words cword
+	_ibtick_tool_init || return
+	_ibtick_tool_opts "-i -n -s -r" ""
+}
+
+_ibtick_sub()
+{
+	local cur prev words cword
+	_ibtick_tool_init || return
+	_ibtick_tool_opts "-i -n -t -S -Z -d" "-l -v -j"
+}
+
+_ibtick_gen()
+{
+	local cur prev words cword
+	_ibtick_tool_init || return
+	case $prev in
+	-o|-d)
+		_ibtick_files
+		return 0 ;;
+	esac
+	_ibtick_tool_opts "-s -n -r -c -o -d" "-j -h"
+}
+
+_ibtick_md()
+{
+	local cur prev words cword
+	_ibtick_tool_init || return
+	if ((cword == 1)); then
+		_ibtick_reply "publish read"
+		return 0
+	fi
+	case ${words[1]} in
+	publish)
+		_ibtick_tool_opts "-i -x -l" ""
+		# the stream file is the first word that is not an option
+		if [[ $cur != -* && -z ${COMPREPLY[*]} ]] && ! [[ $prev == -[ixl] ]]; then
+			local i nonopt=0
+			for ((i = 2; i < cword; i++)); do
+				case ${words[i]} in
+				-[ixl])	((i++)) ;;
+				-*)	;;
+				*)	nonopt=$((nonopt + 1)) ;;
+				esac
+			done
+			((nonopt == 0)) && _ibtick_files
+		fi ;;
+	read)
+		case $prev in
+		-k)
+			_ibtick_reply "mapped epoll recvmsg busy"
+			return 0 ;;
+		-o)
+			_ibtick_files
+			return 0 ;;
+		esac
+		_ibtick_tool_opts "-i -k -o -t" "" ;;
+	esac
+	return 0
+}
+
+complete -F _ibtick_pub ibtick-pub
+complete -F _ibtick_sub ibtick-sub
+complete -F _ibtick_gen ibtick-gen
+complete -F _ibtick_md ibtick-md

@@ -49,6 +49,8 @@ static struct doc_port ib_port(void)
 			.mtu		= 4092,
 			.ifindex	= 5,
 			.mode		= "datagram",
+			.n_ipv4		= 1,
+			.ipv4		= "10.0.0.1/24",
 		},
 	};
 
@@ -148,6 +150,32 @@ static void doctor_module(void)
 	CHECK_STR(r.check, "module");
 	CHECK_STR(r.fix, "modprobe ibtick");
 	CHECK_HAS(r.seen, "not loaded");
+
+	/* not loaded: the fix follows from what is installed and the log */
+	snprintf(m.kernel, sizeof(m.kernel), "6.1.0-9-amd64");
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "no ibtick.ko for 6.1.0-9-amd64");
+	CHECK_HAS(r.fix, "dkms install ibtick/0.4 -k 6.1.0-9-amd64");
+	m.ko_found = true;
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_STR(r.fix, "modprobe ibtick");
+	snprintf(m.load_error, sizeof(m.load_error),
+		 "ibtick: disagrees about version of symbol ib_register_client");
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "the kernel log says: ibtick: disagrees about version of symbol ib_register_client");
+	CHECK_HAS(r.fix, "against the kernel's own");
+	CHECK_HAS(r.fix, "dkms remove ibtick/0.4 --all && dkms install ibtick/0.4 -k 6.1.0-9-amd64");
+	m.ofa_kernel = true;
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "MLNX_OFED's ib_core is installed for 6.1.0-9-amd64");
+	CHECK_HAS(r.fix, "/usr/src/ofa_kernel/6.1.0-9-amd64");
+	snprintf(m.load_error, sizeof(m.load_error), "ibtick: Unknown symbol rdma_join_multicast (err -2)");
+	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
+	CHECK_HAS(r.fix, "modprobe rdma_cm");
+	m.load_error[0] = '\0';
+	m.kernel[0] = '\0';
+	m.ko_found = false;
+	m.ofa_kernel = false;
 
 	m.loaded = true;
 	CHECK(doc_check_module(&m, &r) == DOC_FAIL);
@@ -299,21 +327,210 @@ static void doctor_roce_netdev(void)
 	CHECK_HAS(r.fix, "rdma link add");
 }
 
+static void doctor_ipv4(void)
+{
+	struct doc_port p = ib_port();
+	struct doc_result r;
+
+	CHECK(doc_check_ipv4(&p, 2, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "ib0: 10.0.0.1/24");
+	CHECK_STR(r.fix, "");
+	p.nd.n_ipv4 = 3;
+	CHECK(doc_check_ipv4(&p, 0, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "ib0: 10.0.0.1/24 and 2 more");
+	/* none: a feed on the port cannot join; without one, a warning */
+	p.nd.n_ipv4 = 0;
+	CHECK(doc_check_ipv4(&p, 1, &r) == DOC_FAIL);
+	CHECK_STR(r.seen, "ib0 has no IPv4 address, and 1 feed uses this port");
+	CHECK_HAS(r.fix, "ip addr add ADDRESS/PREFIX dev ib0,");
+	CHECK_HAS(r.fix, "rdma_cm");
+	CHECK(doc_check_ipv4(&p, 2, &r) == DOC_FAIL);
+	CHECK_HAS(r.seen, "2 feeds use this port");
+	CHECK(doc_check_ipv4(&p, 0, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "a feed on this port would need one");
+	CHECK_HAS(r.fix, "dev ib0");
+	p.nd.n_ipv4 = -1;
+	CHECK(doc_check_ipv4(&p, 1, &r) == DOC_WARN);
+	CHECK_STR(r.fix, "ip -4 addr show dev ib0");
+}
+
+static void doctor_pcie(void)
+{
+	struct doc_dev dd = {
+		.name = "mlx5_0", .busid = "0000:03:00.0",
+		.pci_width = 16, .pci_max_width = 16,
+		.pci_speed = "16.0 GT/s PCIe", .pci_max_speed = "16.0 GT/s PCIe",
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_pcie(&dd, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "0000:03:00.0: x16 at 16.0 GT/s PCIe, capable of x16 at 16.0 GT/s PCIe");
+	CHECK_STR(r.fix, "");
+	/* half the lanes: half the bandwidth */
+	dd.pci_width = 8;
+	CHECK(doc_check_pcie(&dd, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "x8 at 16.0 GT/s PCIe, capable of x16");
+	CHECK_HAS(r.seen, "about 50% of the link's bandwidth");
+	CHECK_HAS(r.fix, "x16 at 16.0 GT/s PCIe");
+	CHECK_HAS(r.fix, "lspci -vv -s 0000:03:00.0");
+	/* all lanes, one generation down */
+	dd.pci_width = 16;
+	snprintf(dd.pci_speed, sizeof(dd.pci_speed), "8.0 GT/s PCIe");
+	CHECK(doc_check_pcie(&dd, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "about 50%");
+	/* both */
+	dd.pci_width = 8;
+	CHECK(doc_check_pcie(&dd, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "about 25%");
+	/* a speed sysfs could not name is not judged on its own */
+	dd.pci_width = 16;
+	snprintf(dd.pci_speed, sizeof(dd.pci_speed), "Unknown");
+	CHECK(doc_check_pcie(&dd, &r) == DOC_PASS);
+}
+
+static void doctor_cpu_latency(void)
+{
+	struct doc_cpu c = {
+		.cpu = 5, .roles = DOC_CPU_APP, .present = true, .online = true,
+		.has_cpuidle = true, .isolated = true, .nohz_full = true,
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "no idle state deeper than 10 us; in isolcpus, nohz_full");
+	CHECK_STR(r.fix, "");
+	/* deep C-states enabled */
+	c.deep_states = 2;
+	c.deep_latency_us = 133;
+	snprintf(c.deep_names, sizeof(c.deep_names), "C6, C8");
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "2 idle states deeper than 10 us enabled (C6, C8; up to 133 us to wake)");
+	CHECK_HAS(r.fix, "cpupower -c 5 idle-set -D 10");
+	CHECK(!strstr(r.fix, "isolcpus"));
+	/* not isolated either: both fixes */
+	c.isolated = false;
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "not in isolcpus, nohz_full");
+	CHECK_HAS(r.fix, "idle-set -D 10");
+	CHECK_HAS(r.fix, "; boot with isolcpus=5 nohz_full=5 rcu_nocbs=5");
+	/* isolation alone */
+	c.deep_states = 0;
+	c.nohz_full = false;
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "not in isolcpus, not nohz_full");
+	CHECK(!strncmp(r.fix, "boot with isolcpus=5", 20));
+	/* no cpuidle at all (idle=poll, VMs) is not a problem by itself */
+	c.has_cpuidle = false;
+	c.isolated = c.nohz_full = true;
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "no cpuidle states");
+	/* offline: the governor check says it */
+	c.online = false;
+	CHECK(doc_check_cpu_latency(&c, &r) == DOC_PASS);
+}
+
+static void doctor_fw_consistency(void)
+{
+	struct doc_dev d[5] = {
+		{ .name = "mlx5_0", .model = "MT4123", .fw_ver = "20.35.2000" },
+		{ .name = "mlx5_1", .model = "MT4123", .fw_ver = "20.35.2000" },
+		{ .name = "mlx4_0", .model = "MT4099", .fw_ver = "2.42.5000" },
+		{ .name = "rxe0", .software = true },
+		{ .name = "rxe1", .software = true },
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_fw_consistency(d, 5, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "MT4123: mlx5_0 20.35.2000 mlx5_1 20.35.2000");
+	CHECK_STR(r.fix, "");
+	snprintf(d[1].fw_ver, sizeof(d[1].fw_ver), "20.31.1014");
+	CHECK(doc_check_fw_consistency(d, 5, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "MT4123: mlx5_0 20.35.2000 mlx5_1 20.31.1014");
+	CHECK_HAS(r.fix, "mlxfwmanager");
+	/* a third card of the model, and a second model that agrees */
+	d[2] = (struct doc_dev){ .name = "mlx5_2", .model = "MT4123", .fw_ver = "20.35.2000" };
+	d[3] = (struct doc_dev){ .name = "mlx4_0", .model = "MT4099", .fw_ver = "2.42.5000" };
+	d[4] = (struct doc_dev){ .name = "mlx4_1", .model = "MT4099", .fw_ver = "2.42.5000" };
+	CHECK(doc_check_fw_consistency(d, 5, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "MT4123: mlx5_0 20.35.2000 mlx5_1 20.31.1014 mlx5_2 20.35.2000; MT4099: mlx4_0 2.42.5000 mlx4_1 2.42.5000");
+	/* one of each: nothing to compare */
+	CHECK(doc_check_fw_consistency(d, 1, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "no two devices of the same model");
+	CHECK(doc_check_fw_consistency(d + 2, 2, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "no two devices of the same model");
+}
+
+static void doctor_cpu_irqs(void)
+{
+	struct doc_cpu c = {
+		.cpu = 4, .roles = DOC_CPU_POLL, .present = true, .online = true,
+		.irqs_read = true,
+	};
+	struct doc_result r;
+
+	CHECK(doc_check_cpu_irqs(&c, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "no other device's interrupt may run here");
+	c.n_other_irqs = 2;
+	snprintf(c.other_irqs, sizeof(c.other_irqs), "24 (nvme0q1), 31 (eth0-rx-1)");
+	snprintf(c.other_irq_nums, sizeof(c.other_irq_nums), "24 31");
+	CHECK(doc_check_cpu_irqs(&c, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "2 interrupts of other devices may run here: 24 (nvme0q1), 31 (eth0-rx-1)");
+	CHECK_HAS(r.fix, "/proc/irq/N/smp_affinity_list (N = 24 31, CPULIST without 4)");
+	CHECK_HAS(r.fix, "IRQBALANCE_BANNED_CPULIST=4");
+	CHECK_HAS(r.fix, "isolcpus=managed_irq,4");
+	c.irqs_read = false;
+	CHECK(doc_check_cpu_irqs(&c, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "not readable");
+}
+
+static void doctor_roce_qos(void)
+{
+	struct doc_port p = roce_port();
+	struct doc_result r;
+
+	p.nd.ecn_np = p.nd.ecn_rp = -1;
+	CHECK(doc_check_roce_qos(&p, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "eth0: PFC unknown (dcb not installed");
+	CHECK_HAS(r.seen, "trust unknown, ECN not shown by the driver");
+	p.nd.dcb_found = true;
+	snprintf(p.nd.dcb_error, sizeof(p.nd.dcb_error), "not supported by this interface");
+	CHECK(doc_check_roce_qos(&p, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "PFC not available (dcb: not supported by this interface)");
+	p.nd.pfc_known = true;
+	snprintf(p.nd.pfc_on, sizeof(p.nd.pfc_on), "3");
+	snprintf(p.nd.trust, sizeof(p.nd.trust), "dscp");
+	p.nd.ecn_np = 1 << 3;
+	p.nd.ecn_rp = (1 << 3) | (1 << 4);
+	CHECK(doc_check_roce_qos(&p, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "eth0: PFC on priorities 3, trust dscp, ECN notification point on priorities 3, reaction point on priorities 3,4");
+	CHECK_STR(r.fix, "");
+	p.nd.pfc_on[0] = '\0';
+	p.nd.ecn_np = 0;
+	CHECK(doc_check_roce_qos(&p, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "PFC off, trust dscp, ECN notification point off");
+}
+
 static void doctor_ipoib(void)
 {
 	struct doc_port p = ib_port();
 	struct doc_result r;
 
 	CHECK(doc_check_ipoib(&p, &r) == DOC_PASS);
-	CHECK_STR(r.seen, "ib0: mode datagram, operstate up, admin up, mtu 4092");
+	CHECK_HAS(r.seen, "ib0: mode datagram, operstate up, admin up, mtu 4092;");
+	CHECK_HAS(r.seen, "does not use IPoIB's data path");
+	CHECK_STR(r.fix, "");
+	/* either mode is information, not a problem for ibtick */
 	snprintf(p.nd.mode, sizeof(p.nd.mode), "connected");
 	p.nd.mtu = 65520;
-	CHECK(doc_check_ipoib(&p, &r) == DOC_WARN);
+	CHECK(doc_check_ipoib(&p, &r) == DOC_PASS);
 	CHECK_HAS(r.seen, "mode connected");
 	CHECK_HAS(r.seen, "mtu 65520");
-	CHECK_HAS(r.fix, "echo datagram > /sys/class/net/ib0/mode");
+	CHECK_HAS(r.seen, "connected mode helps TCP");
+	CHECK_HAS(r.seen, "datagram mode is what UDP multicast over IPoIB uses");
+	CHECK_STR(r.fix, "");
 	p.nd.mode[0] = '\0';
-	CHECK(doc_check_ipoib(&p, &r) == DOC_WARN);
+	CHECK(doc_check_ipoib(&p, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "(mode unreadable)");
 	p.nd.name[0] = '\0';
 	CHECK(doc_check_ipoib(&p, &r) == DOC_WARN);
 	CHECK_HAS(r.fix, "modprobe ib_ipoib");
@@ -746,7 +963,8 @@ static void doctor_run(void)
 		{ .name = "iw0", .node_type = IBTICK_NODE_RNIC,
 		  .first_port = 3, .n_ports = 1 },
 		{ .name = "mlx5_0", .node_type = IBTICK_NODE_CA,
-		  .first_port = 0, .n_ports = 2 },
+		  .first_port = 0, .n_ports = 2,
+		  .pci_width = 8, .pci_max_width = 16 },
 		{ .name = "rxe0", .node_type = IBTICK_NODE_CA, .software = true,
 		  .first_port = 2, .n_ports = 1 },
 	};
@@ -759,7 +977,8 @@ static void doctor_run(void)
 		  .poll_cpu = -1, .comp_vector = -1 },
 	};
 	struct doc_cpu cpus[1] = {
-		{ .cpu = 3, .present = true, .online = true },
+		{ .cpu = 3, .present = true, .online = true,
+		  .isolated = true, .nohz_full = true },
 	};
 	struct doc_host h = {
 		.mod = { .loaded = true, .family = true, .family_id = 30,
@@ -778,6 +997,10 @@ static void doctor_run(void)
 	ports[1].port = 2;
 	ports[1].phys_state = IBTICK_PHYS_DISABLED;
 	ports[1].state = IBTICK_PORT_DOWN;
+	/* no address: WARN on mlx5_0/2 (no feed), FAIL on rxe0/1 (feed b) */
+	ports[1].nd.n_ipv4 = 0;
+	feeds[0].dev_port = 1;
+	feeds[1].dev_port = 1;
 	snprintf(ports[3].dev, sizeof(ports[3].dev), "iw0");
 	ports[3].link_layer = IBTICK_LINK_LAYER_ETHERNET;
 	ports[3].port = 1;
@@ -792,15 +1015,16 @@ static void doctor_run(void)
 		  "node-type iw0/WARN, "
 		  "port-state mlx5_0/1/PASS, link-layer mlx5_0/1/PASS, "
 		  "subnet-manager mlx5_0/1/PASS, lid mlx5_0/1/PASS, "
-		  "ipoib mlx5_0/1/PASS, port-mtu mlx5_0/1/PASS, "
+		  "ipoib mlx5_0/1/PASS, ipv4 mlx5_0/1/PASS, port-mtu mlx5_0/1/PASS, "
 		  "port-state mlx5_0/2/FAIL, link-layer mlx5_0/2/PASS, "
-		  "ipoib mlx5_0/2/PASS, "
+		  "ipoib mlx5_0/2/PASS, ipv4 mlx5_0/2/WARN, "
 		  "port-state rxe0/1/PASS, link-layer rxe0/1/PASS, "
-		  "netdev rxe0/1/PASS, port-mtu rxe0/1/WARN, "
+		  "netdev rxe0/1/PASS, roce-qos rxe0/1/PASS, ipv4 rxe0/1/FAIL, port-mtu rxe0/1/WARN, "
 		  "active-ports host/WARN, "
 		  "firmware iw0/PASS, firmware mlx5_0/PASS, firmware rxe0/PASS, "
+		  "firmware-match host/PASS, pcie mlx5_0/WARN, "
 		  "irq-affinity mlx5_0/WARN, irq-affinity rxe0/PASS, "
-		  "cpu-governor cpu3/PASS, "
+		  "cpu-governor cpu3/PASS, cpu-latency cpu3/PASS, cpu-irqs cpu3/PASS, "
 		  "feed-live a/PASS, feed-mtu a/PASS, feed-lapped a/PASS, "
 		  "feed-rq-empty a/PASS, feed-gaps a/PASS, feed-live b/FAIL, "
 		  "port-counters mlx5_0/1/PASS, port-counters mlx5_0/2/PASS, "
@@ -816,6 +1040,12 @@ const struct unit_case doctor_cases[] = {
 	{ "doctor: link layer, SM LID, LID", doctor_link_sm_lid },
 	{ "doctor: RoCE netdev up", doctor_roce_netdev },
 	{ "doctor: IPoIB mode, GID match, sysfs enums", doctor_ipoib },
+	{ "doctor: IPv4 address on the port's netdev", doctor_ipv4 },
+	{ "doctor: PCIe link width and speed against capability", doctor_pcie },
+	{ "doctor: one firmware per device model", doctor_fw_consistency },
+	{ "doctor: other devices' interrupts on app CPUs", doctor_cpu_irqs },
+	{ "doctor: RoCE PFC, trust and ECN as information", doctor_roce_qos },
+	{ "doctor: deep C-states, isolcpus and nohz_full of the app CPUs", doctor_cpu_latency },
 	{ "doctor: port active MTU", doctor_port_mtu },
 	{ "doctor: active ports and sibt_ifindex 0", doctor_active_ports },
 	{ "doctor: firmware and node type", doctor_firmware },

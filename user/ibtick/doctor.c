@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -29,6 +30,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <netlink/genl/genl.h>
 
@@ -75,6 +78,8 @@ struct doctor {
 	double			interval;
 	bool			fast;
 	const char		*cpu_root;
+	struct doc_cpuset	isolated;	/* cpu/isolated */
+	struct doc_cpuset	nohz_full;	/* cpu/nohz_full */
 
 	struct doc_host		h;	/* what doc_run() decides on */
 	struct doc_tally	tally;
@@ -271,6 +276,74 @@ static void emit(void *ctx, const struct doc_result *r)
 
 /* ---- the module and its dumps ------------------------------------------ */
 
+/*
+ * The last kernel log record of a failed ibtick load ("ibtick: disagrees
+ * about version of symbol ...", "ibtick: Unknown symbol ..."), from
+ * /dev/kmsg (needs root where dmesg is restricted; "" otherwise).
+ */
+static void read_load_error(char *out, size_t len)
+{
+	char rec[1024];
+	ssize_t n;
+	int fd;
+
+	out[0] = '\0';
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (;;) {
+		char *msg, *nl;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten while reading: go on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		msg++;
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(msg, "ibtick: ", 8) &&
+		    (strstr(msg, "disagrees about version of symbol") ||
+		     strstr(msg, "Unknown symbol") ||
+		     strstr(msg, "module format")))
+			str_copy(out, len, msg);
+	}
+	close(fd);
+}
+
+/* Not loaded: the kernel, an installed module, MLNX_OFED, the log. */
+static void gather_load_state(struct doc_module *m)
+{
+	static const char *const where[] = {
+		"updates/dkms/ibtick.ko", "updates/dkms/ibtick.ko.xz",
+		"updates/dkms/ibtick.ko.zst", "updates/ibtick.ko",
+		"extra/ibtick.ko", "extra/ibtick.ko.xz", NULL,
+	};
+	char path[PATH_MAX];
+	struct utsname u;
+	size_t i;
+
+	if (uname(&u))
+		return;
+	str_copy(m->kernel, sizeof(m->kernel), u.release);
+	for (i = 0; where[i] && !m->ko_found; i++) {
+		snprintf(path, sizeof(path), "/lib/modules/%s/%s", u.release, where[i]);
+		m->ko_found = exists(path);
+	}
+	snprintf(path, sizeof(path), "/usr/src/ofa_kernel/%s", u.release);
+	m->ofa_kernel = exists(path);
+	if (!m->ofa_kernel) {
+		snprintf(path, sizeof(path), "/usr/src/ofa_kernel/%s/%s", u.machine, u.release);
+		m->ofa_kernel = exists(path);
+	}
+	read_load_error(m->load_error, sizeof(m->load_error));
+}
+
 static void gather_module(struct doctor *d)
 {
 	struct doc_module *m = &d->h.mod;
@@ -279,6 +352,8 @@ static void gather_module(struct doctor *d)
 	m->cli_version = IBTICK_VERSION;
 	m->loaded = exists("/sys/module/ibtick");
 	read_line("/sys/module/ibtick/version", m->version, sizeof(m->version));
+	if (!m->loaded)
+		gather_load_state(m);
 
 	err = ibt_nl_connect(&d->nl, m->error, sizeof(m->error));
 	if (err == -ENOENT)
@@ -421,6 +496,38 @@ static const struct kport *kport_find(const struct doctor *d, const char *dev,
 
 /* ---- sysfs: devices, ports, netdevs ------------------------------------ */
 
+/*
+ * The IPv4 addresses of netdev @nd (labels such as "ib0:1" count for ib0):
+ * how many, and the first as ADDRESS/PREFIX.
+ */
+static void gather_ipv4(struct doc_netdev *nd)
+{
+	struct ifaddrs *ifa, *i;
+	size_t len = strlen(nd->name);
+
+	nd->n_ipv4 = -1;
+	if (getifaddrs(&ifa))
+		return;
+	nd->n_ipv4 = 0;
+	for (i = ifa; i; i = i->ifa_next) {
+		const struct sockaddr_in *a = (const void *)i->ifa_addr;
+		const struct sockaddr_in *m = (const void *)i->ifa_netmask;
+		char addr[INET_ADDRSTRLEN];
+
+		if (!a || a->sin_family != AF_INET || !i->ifa_name ||
+		    strncmp(i->ifa_name, nd->name, len) ||
+		    (i->ifa_name[len] && i->ifa_name[len] != ':'))
+			continue;
+		if (!nd->n_ipv4++ &&
+		    inet_ntop(AF_INET, &a->sin_addr, addr, sizeof(addr)))
+			snprintf(nd->ipv4, sizeof(nd->ipv4), "%s/%d", addr,
+				 m ? __builtin_popcount(m->sin_addr.s_addr) : 32);
+	}
+	freeifaddrs(ifa);
+}
+
+static void gather_roce_qos(struct doc_netdev *nd);
+
 static void gather_netdev(struct doc_netdev *nd)
 {
 	char buf[64];
@@ -446,6 +553,7 @@ static void gather_netdev(struct doc_netdev *nd)
 		nd->ifindex = (unsigned int)v;
 	if (!read_linef(buf, sizeof(buf), NET_SYSFS "/%s/mode", nd->name))
 		str_copy(nd->mode, sizeof(nd->mode), buf);
+	gather_ipv4(nd);
 }
 
 /*
@@ -534,8 +642,25 @@ static void gather_port(struct doctor *d, const char *dev, unsigned int num,
 		find_ipoib(dev, num, p->nd.name, sizeof(p->nd.name));
 	if (p->nd.name[0])
 		gather_netdev(&p->nd);
+	if (p->nd.present && p->link_layer == IBTICK_LINK_LAYER_ETHERNET)
+		gather_roce_qos(&p->nd);
 	if (k && k->ifindex && !p->nd.ifindex)
 		p->nd.ifindex = k->ifindex;
+}
+
+/* The PCIe link of device @name, when its bus device reports one. */
+static void gather_pcie(const char *name, struct doc_dev *dd)
+{
+	char buf[32];
+
+	if (!read_linef(buf, sizeof(buf), IB_SYSFS "/%s/device/current_link_width", name))
+		dd->pci_width = (unsigned int)strtoul(buf, NULL, 10);
+	if (!read_linef(buf, sizeof(buf), IB_SYSFS "/%s/device/max_link_width", name))
+		dd->pci_max_width = (unsigned int)strtoul(buf, NULL, 10);
+	read_linef(dd->pci_speed, sizeof(dd->pci_speed),
+		   IB_SYSFS "/%s/device/current_link_speed", name);
+	read_linef(dd->pci_max_speed, sizeof(dd->pci_max_speed),
+		   IB_SYSFS "/%s/device/max_link_speed", name);
 }
 
 static void gather_dev(struct doctor *d, const char *name, struct doc_dev *dd)
@@ -549,6 +674,7 @@ static void gather_dev(struct doctor *d, const char *name, struct doc_dev *dd)
 	dd->node_type = read_linef(buf, sizeof(buf), IB_SYSFS "/%s/node_type",
 				   name) ? -1 : doc_sysfs_enum(buf);
 	read_linef(dd->fw_ver, sizeof(dd->fw_ver), IB_SYSFS "/%s/fw_ver", name);
+	read_linef(dd->model, sizeof(dd->model), IB_SYSFS "/%s/hca_type", name);
 
 	/*
 	 * Soft-RoCE names its Ethernet netdev in "parent"; whatever its
@@ -567,6 +693,7 @@ static void gather_dev(struct doctor *d, const char *name, struct doc_dev *dd)
 			 name);
 		if (link_base(path, dd->driver, sizeof(dd->driver)))
 			dd->driver[0] = '\0';
+		gather_pcie(name, dd);
 	}
 
 	snprintf(path, sizeof(path), IB_SYSFS "/%s/ports", name);
@@ -738,31 +865,30 @@ static long ms_since(const struct timespec *t0)
 }
 
 /*
- * "ofed_info -s" (MLNX_OFED), at most OFED_TIMEOUT_MS; never fails.  It
- * runs in a process group of its own, so that a stuck one is killed with
- * whatever it started.
+ * Run @exe with @argv, stdin and stderr on /dev/null, for at most
+ * @timeout_ms; the start of its standard output in @buf (NUL-terminated,
+ * the rest drained).  0 when it ran (*@timed_out says whether it had to be
+ * killed), -1 when it could not be started.  It runs in a process group
+ * of its own, so that a stuck one is killed with whatever it started.
  */
-static void run_ofed_info(struct doc_fw *fw)
+static int run_capture(const char *exe, char *const argv[], char *buf,
+		       size_t len, long timeout_ms, bool *timed_out)
 {
-	char *out = fw->ofed;
-	size_t len = sizeof(fw->ofed);
-	char exe[PATH_MAX], buf[512];
 	struct timespec t0;
 	size_t used = 0;
 	int fds[2], status;
 	pid_t pid;
-	char *p;
 
-	out[0] = '\0';
-	fw->ofed_found = find_exe("ofed_info", exe, sizeof(exe));
-	if (!fw->ofed_found || pipe2(fds, O_CLOEXEC))
-		return;
+	*timed_out = false;
+	buf[0] = '\0';
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
-		return;
+		return -1;
 	}
 	if (!pid) {
 		int null = open("/dev/null", O_RDWR);
@@ -773,7 +899,7 @@ static void run_ofed_info(struct doc_fw *fw)
 			dup2(null, STDERR_FILENO);
 		}
 		dup2(fds[1], STDOUT_FILENO);
-		execl(exe, "ofed_info", "-s", (char *)NULL);
+		execv(exe, argv);
 		_exit(127);
 	}
 	setpgid(pid, pid);	/* both sides: no race with the exec */
@@ -781,37 +907,110 @@ static void run_ofed_info(struct doc_fw *fw)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		long left = OFED_TIMEOUT_MS - ms_since(&t0);
+		long left = timeout_ms - ms_since(&t0);
 		char sink[256];
 		ssize_t n;
 
 		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) {
-			fw->ofed_timeout = true;
+			*timed_out = true;
 			break;
 		}
-		if (used + 1 < sizeof(buf))
-			n = read(fds[0], buf + used, sizeof(buf) - 1 - used);
+		if (used + 1 < len)
+			n = read(fds[0], buf + used, len - 1 - used);
 		else		/* keep only the start; drain the rest */
 			n = read(fds[0], sink, sizeof(sink));
 		if (n <= 0)
 			break;
-		if (used + 1 < sizeof(buf))
+		if (used + 1 < len)
 			used += (size_t)n;
 	}
 	buf[used] = '\0';
 	close(fds[0]);
 	/* EOF: it should be exiting; give it what is left of the time */
-	while (!fw->ofed_timeout && waitpid(pid, &status, WNOHANG) == 0) {
-		if (ms_since(&t0) >= OFED_TIMEOUT_MS)
-			fw->ofed_timeout = true;
+	while (!*timed_out && waitpid(pid, &status, WNOHANG) == 0) {
+		if (ms_since(&t0) >= timeout_ms)
+			*timed_out = true;
 		else
 			usleep(10000);
 	}
-	if (fw->ofed_timeout) {
+	if (*timed_out) {
 		/* stuck: the group of the child we started */
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
+	return 0;
+}
+
+/*
+ * RoCE port netdev @nd: PFC from "dcb pfc show dev NAME prio-pfc"
+ * ("prio-pfc 0:off 1:off 2:off 3:on ..."), the trust mode from "dcb app
+ * show dev NAME dscp-prio" (any DSCP mapping: dscp), ECN from the sysfs
+ * ecn/roce_np and ecn/roce_rp directories of drivers that have them.
+ */
+static void gather_roce_qos(struct doc_netdev *nd)
+{
+	char exe[PATH_MAX], buf[512], path[PATH_MAX];
+	char a0[] = "dcb", a1[] = "pfc", a2[] = "show", a3[] = "dev", a5[] = "prio-pfc";
+	char b1[] = "app", b5[] = "dscp-prio";
+	char *argv[] = { a0, a1, a2, a3, nd->name, a5, NULL };
+	bool late;
+	int prio, which;
+
+	nd->ecn_np = nd->ecn_rp = -1;
+	for (which = 0; which < 2; which++)
+		for (prio = 0; prio < 8; prio++) {
+			char v[8];
+			int *mask = which ? &nd->ecn_rp : &nd->ecn_np;
+
+			snprintf(path, sizeof(path), NET_SYSFS "/%s/ecn/%s/enable/%d",
+				 nd->name, which ? "roce_rp" : "roce_np", prio);
+			if (read_line(path, v, sizeof(v)))
+				continue;
+			if (*mask < 0)
+				*mask = 0;
+			if (!strcmp(v, "1"))
+				*mask |= 1 << prio;
+		}
+	nd->dcb_found = find_exe("dcb", exe, sizeof(exe));
+	if (!nd->dcb_found)
+		return;
+	if (run_capture(exe, argv, buf, sizeof(buf), 2000, &late) || late) {
+		snprintf(nd->dcb_error, sizeof(nd->dcb_error), "%s", late ? "timed out" : "cannot run");
+		return;
+	}
+	if (!strstr(buf, "prio-pfc")) {
+		snprintf(nd->dcb_error, sizeof(nd->dcb_error), "not supported by this interface");
+		return;
+	}
+	nd->pfc_known = true;
+	for (prio = 0; prio < 8; prio++) {
+		char on[8];
+
+		snprintf(on, sizeof(on), " %d:on", prio);
+		if (strstr(buf, on))
+			doc_appendf(nd->pfc_on, sizeof(nd->pfc_on), "%s%d",
+				    nd->pfc_on[0] ? "," : "", prio);
+	}
+	argv[1] = b1;
+	argv[5] = b5;
+	if (!run_capture(exe, argv, buf, sizeof(buf), 2000, &late) && !late)
+		snprintf(nd->trust, sizeof(nd->trust), "%s", strchr(buf, ':') ? "dscp" : "pcp");
+}
+
+/* "ofed_info -s" (MLNX_OFED), at most OFED_TIMEOUT_MS; never fails. */
+static void run_ofed_info(struct doc_fw *fw)
+{
+	char arg0[] = "ofed_info", arg1[] = "-s";
+	char *const argv[] = { arg0, arg1, NULL };
+	char exe[PATH_MAX], buf[512];
+	size_t used;
+	char *p;
+
+	fw->ofed[0] = '\0';
+	fw->ofed_found = find_exe("ofed_info", exe, sizeof(exe));
+	if (!fw->ofed_found ||
+	    run_capture(exe, argv, buf, sizeof(buf), OFED_TIMEOUT_MS, &fw->ofed_timeout))
+		return;
 	/* first line, without the trailing ':' it prints */
 	p = strchr(buf, '\n');
 	if (p)
@@ -820,7 +1019,7 @@ static void run_ofed_info(struct doc_fw *fw)
 	while (used && (buf[used - 1] == ':' ||
 			isspace((unsigned char)buf[used - 1])))
 		buf[--used] = '\0';
-	str_copy(out, len, buf);
+	str_copy(fw->ofed, sizeof(fw->ofed), buf);
 }
 
 /* The kernel and ofed_info, for the firmware lines of the devices. */
@@ -836,6 +1035,37 @@ static void gather_fw(struct doctor *d)
 }
 
 /* ---- CPUs and interrupts ------------------------------------------------ */
+
+/* The enabled idle states of CPU @c that take over DOC_DEEP_IDLE_US to leave. */
+static void gather_cpuidle(const struct doctor *d, struct doc_cpu *c)
+{
+	char buf[32], name[16];
+	unsigned int k;
+	uint64_t lat;
+
+	for (k = 0; k < 32; k++) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/cpu%u/cpuidle/state%u/latency",
+			 d->cpu_root, c->cpu, k);
+		if (read_u64(path, &lat))
+			break;
+		c->has_cpuidle = true;
+		if (lat <= DOC_DEEP_IDLE_US)
+			continue;
+		if (!read_linef(buf, sizeof(buf), "%s/cpu%u/cpuidle/state%u/disable",
+				d->cpu_root, c->cpu, k) && strcmp(buf, "0"))
+			continue;	/* disabled: cannot be entered */
+		if (read_linef(name, sizeof(name), "%s/cpu%u/cpuidle/state%u/name",
+			       d->cpu_root, c->cpu, k))
+			snprintf(name, sizeof(name), "state%u", k);
+		c->deep_states++;
+		if (lat > c->deep_latency_us)
+			c->deep_latency_us = (unsigned int)lat;
+		doc_appendf(c->deep_names, sizeof(c->deep_names), "%s%s",
+			    c->deep_names[0] ? ", " : "", name);
+	}
+}
 
 static void gather_cpu(const struct doctor *d, unsigned int cpu,
 		       struct doc_cpu *c)
@@ -854,9 +1084,62 @@ static void gather_cpu(const struct doctor *d, unsigned int cpu,
 	c->has_cpufreq = !read_linef(c->governor, sizeof(c->governor),
 				     "%s/cpu%u/cpufreq/scaling_governor",
 				     d->cpu_root, cpu);
+	gather_cpuidle(d, c);
+	c->isolated = doc_cpuset_has(&d->isolated, cpu);
+	c->nohz_full = doc_cpuset_has(&d->nohz_full, cpu);
 }
 
 /* The CPUs online, and those that matter: --app-cpus and busy-poll CPUs. */
+/*
+ * For each gathered CPU, the interrupts of devices other than the RDMA
+ * devices (those are irq-affinity's) whose affinity allows it.
+ */
+static void gather_other_irqs(struct doctor *d)
+{
+	char *line = NULL;
+	size_t cap = 0, i, k;
+	FILE *f;
+
+	f = fopen("/proc/interrupts", "re");
+	if (!f)
+		return;
+	for (i = 0; i < d->h.n_cpus; i++)
+		d->h.cpus[i].irqs_read = true;
+	while (getline(&line, &cap, f) > 0) {
+		char name[64], buf[1024];
+		struct doc_cpuset set;
+		unsigned int irq;
+		bool rdma = false;
+
+		if (doc_irq_parse_line(line, &irq, name, sizeof(name)))
+			continue;	/* the header, NMI:, LOC:, ... */
+		for (k = 0; k < d->h.n_devs && !rdma; k++)
+			rdma = doc_irq_line_names(line, d->h.devs[k].name,
+						  d->h.devs[k].busid);
+		if (rdma ||
+		    read_linef(buf, sizeof(buf), "/proc/irq/%u/smp_affinity_list", irq) ||
+		    doc_cpuset_parse(buf, &set))
+			continue;
+		for (i = 0; i < d->h.n_cpus; i++) {
+			struct doc_cpu *c = &d->h.cpus[i];
+
+			if (!doc_cpuset_has(&set, c->cpu))
+				continue;
+			if (c->n_other_irqs++ < 6) {
+				doc_appendf(c->other_irqs, sizeof(c->other_irqs), "%s%u (%s)",
+					    c->other_irqs[0] ? ", " : "", irq, name);
+				doc_appendf(c->other_irq_nums, sizeof(c->other_irq_nums),
+					    "%s%u", c->other_irq_nums[0] ? " " : "", irq);
+			} else if (c->n_other_irqs == 7) {
+				doc_appendf(c->other_irqs, sizeof(c->other_irqs), ", ...");
+				doc_appendf(c->other_irq_nums, sizeof(c->other_irq_nums), " ...");
+			}
+		}
+	}
+	fclose(f);
+	free(line);
+}
+
 static void gather_cpus(struct doctor *d)
 {
 	struct doc_cpuset poll, all;
@@ -866,6 +1149,13 @@ static void gather_cpus(struct doctor *d)
 	if (read_linef(buf, sizeof(buf), "%s/online", d->cpu_root) ||
 	    doc_cpuset_parse(buf, &d->h.online))
 		doc_cpuset_zero(&d->h.online);
+	/* "" or "(null)" when the kernel command line set none */
+	if (read_linef(buf, sizeof(buf), "%s/isolated", d->cpu_root) ||
+	    doc_cpuset_parse(buf, &d->isolated))
+		doc_cpuset_zero(&d->isolated);
+	if (read_linef(buf, sizeof(buf), "%s/nohz_full", d->cpu_root) ||
+	    doc_cpuset_parse(buf, &d->nohz_full))
+		doc_cpuset_zero(&d->nohz_full);
 	doc_poll_cpus(d->h.feeds, d->h.n_feeds, &poll);
 	doc_cpuset_or(&all, &d->h.app, &poll);
 	for (cpu = 0; cpu < DOC_MAX_CPUS; cpu++) {
@@ -874,6 +1164,7 @@ static void gather_cpus(struct doctor *d)
 		d->h.cpus = grow(d->h.cpus, d->h.n_cpus, sizeof(*d->h.cpus));
 		gather_cpu(d, cpu, &d->h.cpus[d->h.n_cpus++]);
 	}
+	gather_other_irqs(d);
 }
 
 /* The completion interrupts of @dd in /proc/interrupts, and their CPUs. */

@@ -202,6 +202,33 @@ char *doc_cpuset_format(const struct doc_cpuset *s, char *buf, size_t len)
 
 /* ---- the module --------------------------------------------------------- */
 
+/* Why an unloaded module may not load, from what doctor.c found. */
+static void fix_not_loaded(const struct doc_module *m, struct doc_result *r)
+{
+	const char *v = m->cli_version ? m->cli_version : "VERSION";
+	const char *k = m->kernel;
+
+	if (m->load_error[0])
+		SEEN(r, "; the kernel log says: %s", m->load_error);
+	if (strstr(m->load_error, "disagrees about version of symbol")) {
+		if (m->ofa_kernel)
+			FIX(r, "MLNX_OFED's ib_core is installed for %s, and the module was built against the kernel's own: dkms remove ibtick/%s --all && dkms install ibtick/%s -k %s (the build then uses /usr/src/ofa_kernel/%s), then modprobe ibtick",
+			    k, v, v, k, k);
+		else
+			FIX(r, "the module was built against another ib_core than the one loaded (MLNX_OFED's, since removed?): dkms remove ibtick/%s --all && dkms install ibtick/%s -k %s builds it against the kernel's own, then modprobe ibtick",
+			    v, v, k);
+	} else if (strstr(m->load_error, "Unknown symbol")) {
+		FIX(r, "the module needs symbols of ib_core/rdma_cm that are not there: modprobe rdma_cm; if that does not help, it was built for another kernel or ib_core: dkms install ibtick/%s -k %s --force, then modprobe ibtick",
+		    v, k);
+	} else if (k[0] && !m->ko_found) {
+		FIX(r, "no ibtick.ko is installed for %s: apt-get install linux-headers-%s ibtick-dkms, or from the source: dkms install ibtick/%s -k %s (make install for the kernel in KDIR)",
+		    k, k, v, k);
+		SEEN(r, "; no ibtick.ko for %s", k);
+	} else {
+		FIX(r, "modprobe ibtick");
+	}
+}
+
 enum doc_status doc_check_module(const struct doc_module *m,
 				 struct doc_result *r)
 {
@@ -216,7 +243,7 @@ enum doc_status doc_check_module(const struct doc_module *m,
 			FIX(r, "the module did not finish loading: dmesg | grep ibtick; rmmod ibtick && modprobe ibtick");
 		} else {
 			SEEN(r, "module not loaded (no /sys/module/ibtick, no generic netlink family \"ibtick\")");
-			FIX(r, "modprobe ibtick");
+			fix_not_loaded(m, r);
 		}
 		return r->status;
 	}
@@ -454,16 +481,88 @@ enum doc_status doc_check_ipoib(const struct doc_port *p, struct doc_result *r)
 		return r->status;
 	}
 	seen_netdev(r, nd);
-	if (!strcmp(nd->mode, "connected")) {
+	/*
+	 * Information only: ibtick's ticks go through its own UD QP, never
+	 * through IPoIB's data path, so the mode changes nothing for feeds.
+	 * It matters to the host's other IPoIB traffic, which is why it is
+	 * shown with what each mode is good for.
+	 */
+	if (!nd->mode[0])
+		SEEN(r, " (mode unreadable)");
+	SEEN(r, "; ibtick does not use IPoIB's data path, so the mode does not matter to feeds. For IPoIB traffic itself: connected mode helps TCP (large MTU, fewer packets), datagram mode is what UDP multicast over IPoIB uses");
+	return r->status;
+}
+
+enum doc_status doc_check_ipv4(const struct doc_port *p, unsigned int feeds,
+			       struct doc_result *r)
+{
+	const struct doc_netdev *nd = &p->nd;
+
+	res_init(r, "ipv4", "%s/%u", p->dev, p->port);
+	if (nd->n_ipv4 < 0) {
 		r->status = DOC_WARN;
-		FIX(r, "echo datagram > /sys/class/net/%s/mode (and in the distro's network config): multicast is sent as datagrams anyway, and connected mode's large MTU hides MTU trouble",
-		    nd->name);
-	} else if (strcmp(nd->mode, "datagram")) {
-		r->status = DOC_WARN;
-		if (!nd->mode[0])
-			SEEN(r, " (mode unreadable)");
-		FIX(r, "cat /sys/class/net/%s/mode should say datagram", nd->name);
+		SEEN(r, "%s: its addresses could not be read", nd->name);
+		FIX(r, "ip -4 addr show dev %s", nd->name);
+		return r->status;
 	}
+	if (nd->n_ipv4 > 0) {
+		SEEN(r, "%s: %s", nd->name, nd->ipv4);
+		if (nd->n_ipv4 > 1)
+			SEEN(r, " and %d more", nd->n_ipv4 - 1);
+		return r->status;
+	}
+	r->status = feeds ? DOC_FAIL : DOC_WARN;
+	SEEN(r, "%s has no IPv4 address", nd->name);
+	if (feeds)
+		SEEN(r, ", and %u feed%s use%s this port", feeds,
+		     feeds == 1 ? "" : "s", feeds == 1 ? "s" : "");
+	else
+		SEEN(r, "; a feed on this port would need one");
+	FIX(r, "ip addr add ADDRESS/PREFIX dev %s, with an address of the fabric's IPv4 subnet, and the same in the distro's network configuration so that it stays: feeds join their multicast group through rdma_cm, which finds the port by this address",
+	    nd->name);
+	return r->status;
+}
+
+static void seen_prio_mask(struct doc_result *r, int mask)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if (mask & (1 << i)) {
+			SEEN(r, "%s%d", any ? "," : " on priorities ", i);
+			any = true;
+		}
+	if (!any)
+		SEEN(r, " off");
+}
+
+enum doc_status doc_check_roce_qos(const struct doc_port *p,
+				   struct doc_result *r)
+{
+	const struct doc_netdev *nd = &p->nd;
+
+	res_init(r, "roce-qos", "%s/%u", p->dev, p->port);
+	SEEN(r, "%s: PFC ", nd->name);
+	if (!nd->dcb_found)
+		SEEN(r, "unknown (dcb not installed: apt-get install iproute2)");
+	else if (!nd->pfc_known)
+		SEEN(r, "not available (dcb: %s)",
+		     nd->dcb_error[0] ? nd->dcb_error : "no answer");
+	else if (nd->pfc_on[0])
+		SEEN(r, "on priorities %s", nd->pfc_on);
+	else
+		SEEN(r, "off");
+	SEEN(r, ", trust %s", nd->trust[0] ? nd->trust : "unknown");
+	if (nd->ecn_np < 0 && nd->ecn_rp < 0) {
+		SEEN(r, ", ECN not shown by the driver");
+	} else {
+		SEEN(r, ", ECN notification point");
+		seen_prio_mask(r, nd->ecn_np < 0 ? 0 : nd->ecn_np);
+		SEEN(r, ", reaction point");
+		seen_prio_mask(r, nd->ecn_rp < 0 ? 0 : nd->ecn_rp);
+	}
+	SEEN(r, " (information: RoCE traffic needs a lossless priority or ECN on the fabric's switches too)");
 	return r->status;
 }
 
@@ -634,6 +733,57 @@ enum doc_status doc_check_firmware(const struct doc_fw *f,
 		SEEN(r, ", %s (ofed_info -s)", f->ofed);
 	else
 		SEEN(r, ", ofed_info -s gave nothing");
+	return r->status;
+}
+
+/* Same model (hca_type), firmware both known. */
+static bool same_model(const struct doc_dev *a, const struct doc_dev *b)
+{
+	return a->model[0] && !a->software && !b->software &&
+	       !strcmp(a->model, b->model);
+}
+
+enum doc_status doc_check_fw_consistency(const struct doc_dev *devs, size_t n,
+					 struct doc_result *r)
+{
+	unsigned int groups = 0;
+	size_t i, j, k;
+
+	res_init(r, "firmware-match", "host");
+	for (i = 0; i < n; i++) {
+		bool first = true, differ = false;
+
+		if (!devs[i].model[0] || devs[i].software)
+			continue;
+		/* each model once: at its first device */
+		for (k = 0; k < i && first; k++)
+			if (same_model(&devs[k], &devs[i]))
+				first = false;
+		if (!first)
+			continue;
+		for (j = i + 1; j < n; j++)
+			if (same_model(&devs[i], &devs[j]) &&
+			    strcmp(devs[i].fw_ver, devs[j].fw_ver))
+				differ = true;
+		for (j = i + 1; j < n && !differ; j++)
+			if (same_model(&devs[i], &devs[j]))
+				break;
+		if (j == n && !differ)
+			continue;	/* the only one of its model */
+		groups++;
+		SEEN(r, "%s%s:", groups > 1 ? "; " : "", devs[i].model);
+		for (j = i; j < n; j++)
+			if (j == i || same_model(&devs[i], &devs[j]))
+				SEEN(r, " %s %s", devs[j].name,
+				     devs[j].fw_ver[0] ? devs[j].fw_ver : "(not reported)");
+		if (differ) {
+			r->status = DOC_WARN;
+			if (!r->fix[0])
+				FIX(r, "bring every card of a model to one firmware (mlxfwmanager --query lists them, mlxfwmanager -u updates from the MLNX_OFED or vendor bundle): ports that behave differently under the same feed are otherwise hard to explain");
+		}
+	}
+	if (!groups)
+		SEEN(r, "no two devices of the same model");
 	return r->status;
 }
 
@@ -850,6 +1000,62 @@ enum doc_status doc_check_governor(const struct doc_cpu *c,
 		FIX(r, "cpupower -c %u frequency-set -g performance (or echo performance > /sys/devices/system/cpu/cpu%u/cpufreq/scaling_governor): a clock that ramps up adds microseconds after every quiet spell",
 		    c->cpu, c->cpu);
 	}
+	return r->status;
+}
+
+enum doc_status doc_check_cpu_latency(const struct doc_cpu *c,
+				      struct doc_result *r)
+{
+	char fix[DOC_FIX_LEN] = "";
+
+	res_init(r, "cpu-latency", "cpu%u", c->cpu);
+	seen_roles(r, c);
+	if (!c->present || !c->online) {
+		SEEN(r, "not present or offline: cpu-governor says what to do");
+		return r->status;
+	}
+	if (!c->has_cpuidle) {
+		SEEN(r, "no cpuidle states (idle=poll, or a VM without them)");
+	} else if (c->deep_states) {
+		r->status = DOC_WARN;
+		SEEN(r, "%u idle state%s deeper than %u us enabled (%s; up to %u us to wake)",
+		     c->deep_states, c->deep_states == 1 ? "" : "s",
+		     DOC_DEEP_IDLE_US, c->deep_names, c->deep_latency_us);
+		doc_appendf(fix, sizeof(fix), "cpupower -c %u idle-set -D %u (disables the idle states that take longer to leave; the boot parameter intel_idle.max_cstate=1 does it for all CPUs): waking from them lands on the first tick after a quiet spell",
+			    c->cpu, DOC_DEEP_IDLE_US);
+	} else {
+		SEEN(r, "no idle state deeper than %u us", DOC_DEEP_IDLE_US);
+	}
+	SEEN(r, "; %s, %s", c->isolated ? "in isolcpus" : "not in isolcpus",
+	     c->nohz_full ? "nohz_full" : "not nohz_full");
+	if (!c->isolated || !c->nohz_full) {
+		r->status = DOC_WARN;
+		doc_appendf(fix, sizeof(fix), "%sboot with isolcpus=%u nohz_full=%u rcu_nocbs=%u (with the other app and busy-poll CPUs in the same lists) so that other tasks and the scheduler tick stay off it",
+			    fix[0] ? "; " : "", c->cpu, c->cpu, c->cpu);
+	}
+	if (fix[0])
+		FIX(r, "%s", fix);
+	return r->status;
+}
+
+enum doc_status doc_check_cpu_irqs(const struct doc_cpu *c,
+				   struct doc_result *r)
+{
+	res_init(r, "cpu-irqs", "cpu%u", c->cpu);
+	seen_roles(r, c);
+	if (!c->irqs_read) {
+		SEEN(r, "/proc/interrupts not readable");
+		return r->status;
+	}
+	if (!c->n_other_irqs) {
+		SEEN(r, "no other device's interrupt may run here");
+		return r->status;
+	}
+	r->status = DOC_WARN;
+	SEEN(r, "%u interrupt%s of other devices may run here: %s",
+	     c->n_other_irqs, c->n_other_irqs == 1 ? "" : "s", c->other_irqs);
+	FIX(r, "move them: echo CPULIST > /proc/irq/N/smp_affinity_list (N = %s, CPULIST without %u), and keep irqbalance off it (IRQBALANCE_BANNED_CPULIST=%u in /etc/default/irqbalance); managed interrupts (NVMe queues) cannot be moved: boot with isolcpus=managed_irq,%u",
+	    c->other_irq_nums, c->cpu, c->cpu, c->cpu);
 	return r->status;
 }
 
@@ -1283,6 +1489,20 @@ static void run_kernel_view(struct run *x)
 	put(x);
 }
 
+/* How many of the kernel's feeds are on port @p. */
+static unsigned int port_feeds(const struct doc_host *h,
+			       const struct doc_port *p)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < h->n_feeds; i++)
+		if (h->feeds[i].dev_port == p->port &&
+		    !strcmp(h->feeds[i].dev, p->dev))
+			n++;
+	return n;
+}
+
 static void run_ports(struct run *x, const struct doc_dev *dd)
 {
 	size_t k;
@@ -1315,6 +1535,15 @@ static void run_ports(struct run *x, const struct doc_dev *dd)
 			put(x);
 		} else if (p->link_layer == IBTICK_LINK_LAYER_ETHERNET) {
 			doc_check_roce_netdev(p, &x->r);
+			put(x);
+			if (p->nd.name[0] && p->nd.present) {
+				doc_check_roce_qos(p, &x->r);
+				put(x);
+			}
+		}
+		/* the netdev checks above said it if there is none */
+		if (p->nd.name[0] && p->nd.present) {
+			doc_check_ipv4(p, port_feeds(x->h, p), &x->r);
 			put(x);
 		}
 		/* from the kernel (module loaded); meaningless when down */
@@ -1360,6 +1589,44 @@ static void run_firmware(struct run *x)
 		snprintf(fw.fw_ver, sizeof(fw.fw_ver), "%s", dd->fw_ver);
 		snprintf(fw.driver, sizeof(fw.driver), "%s", dd->driver);
 		doc_check_firmware(&fw, &x->r);
+		put(x);
+	}
+}
+
+enum doc_status doc_check_pcie(const struct doc_dev *dd, struct doc_result *r)
+{
+	double speed = strtod(dd->pci_speed, NULL);
+	double max = strtod(dd->pci_max_speed, NULL);
+
+	res_init(r, "pcie", "%s", dd->name);
+	SEEN(r, "%s: x%u at %s", dd->busid[0] ? dd->busid : "link",
+	     dd->pci_width, dd->pci_speed[0] ? dd->pci_speed : "unknown speed");
+	SEEN(r, ", capable of x%u at %s", dd->pci_max_width,
+	     dd->pci_max_speed[0] ? dd->pci_max_speed : "unknown speed");
+	if (dd->pci_width < dd->pci_max_width || (speed > 0 && speed < max)) {
+		double part = (double)dd->pci_width / dd->pci_max_width;
+
+		if (speed > 0 && max > 0 && speed < max)
+			part *= speed / max;
+		r->status = DOC_WARN;
+		SEEN(r, ": about %.0f%% of the link's bandwidth", part * 100);
+		FIX(r, "the card trained below what it can do: move it to a slot wired for x%u at %s (the slot, a riser or the BIOS's PCIe settings limit it); lspci -vv -s %s shows LnkCap and LnkSta",
+		    dd->pci_max_width, dd->pci_max_speed,
+		    dd->busid[0] ? dd->busid : "BUS:DEV.FN");
+	}
+	return r->status;
+}
+
+static void run_pcie(struct run *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->h->n_devs; i++) {
+		const struct doc_dev *dd = &x->h->devs[i];
+
+		if (dd->software || !dd->pci_width || !dd->pci_max_width)
+			continue;	/* no PCIe link to judge */
+		doc_check_pcie(dd, &x->r);
 		put(x);
 	}
 }
@@ -1432,6 +1699,10 @@ static void run_cpus(struct run *x)
 		}
 		doc_check_governor(&c, &x->r);
 		put(x);
+		doc_check_cpu_latency(&c, &x->r);
+		put(x);
+		doc_check_cpu_irqs(&c, &x->r);
+		put(x);
 	}
 }
 
@@ -1482,6 +1753,9 @@ void doc_run(const struct doc_host *h,
 		run_ports(&x, &h->devs[i]);
 	run_active_ports(&x);
 	run_firmware(&x);
+	doc_check_fw_consistency(h->devs, h->n_devs, &x.r);
+	put(&x);
+	run_pcie(&x);
 	doc_poll_cpus(h->feeds, h->n_feeds, &poll);
 	for (i = 0; i < h->n_devs; i++)
 		if (!doc_dev_is_iwarp(&h->devs[i]))

@@ -84,8 +84,19 @@ struct doc_module {
 	char		version[32];	/* /sys/module/ibtick/version, "" */
 	const char	*cli_version;	/* this program's version */
 	char		error[128];	/* the netlink socket failed: why */
+	/* when not loaded, why it may not load: */
+	char		kernel[64];	/* uname -r, "" not looked at */
+	bool		ko_found;	/* an ibtick.ko in /lib/modules/KERNEL */
+	bool		ofa_kernel;	/* /usr/src/ofa_kernel/KERNEL: MLNX_OFED */
+	char		load_error[192]; /* last kernel log line of a failed load */
 };
 
+/*
+ * Loaded and the family registered: PASS (WARN when its version is not
+ * this program's).  Not loaded: FAIL, the fix chosen from the kernel log
+ * (symbol version mismatch: built against the other ib_core, inbox or
+ * MLNX_OFED; unknown symbols) and from whether a module is installed.
+ */
 enum doc_status doc_check_module(const struct doc_module *m,
 				 struct doc_result *r);
 
@@ -115,6 +126,16 @@ struct doc_netdev {
 	unsigned int	mtu;			/* 0 unknown */
 	unsigned int	ifindex;		/* 0 unknown */
 	char		mode[16];		/* IPoIB: datagram/connected */
+	int		n_ipv4;			/* IPv4 addresses, -1 unread */
+	char		ipv4[24];		/* the first: "10.0.0.1/24" */
+	/* RoCE: what DCB shows (dcb pfc/app, sysfs ecn/), information */
+	bool		dcb_found;		/* dcb(8) is installed */
+	bool		pfc_known;		/* dcb pfc show answered */
+	char		pfc_on[24];		/* priorities with PFC: "3,4" */
+	char		dcb_error[64];		/* its complaint, "" */
+	char		trust[8];		/* "dscp", "pcp", "" unknown */
+	int		ecn_np;			/* priority mask, -1 no sysfs */
+	int		ecn_rp;
 };
 
 struct doc_port {
@@ -144,9 +165,26 @@ enum doc_status doc_check_lid(const struct doc_port *p, struct doc_result *r);
 /* RoCE: the Ethernet netdev behind GID 0 exists and is up. */
 enum doc_status doc_check_roce_netdev(const struct doc_port *p,
 				      struct doc_result *r);
-/* InfiniBand: the IPoIB netdev exists, its mode (datagram) and MTU. */
+/*
+ * InfiniBand: the IPoIB netdev exists (WARN without one); its mode and MTU
+ * are information (PASS), with what each mode is good for.
+ */
 enum doc_status doc_check_ipoib(const struct doc_port *p,
 				struct doc_result *r);
+/*
+ * The port's netdev has an IPv4 address: feeds join their group through
+ * rdma_cm, which finds the port by it.  None: FAIL when @feeds feeds use
+ * the port, else WARN; the fix is the ip command.
+ */
+enum doc_status doc_check_ipv4(const struct doc_port *p, unsigned int feeds,
+			       struct doc_result *r);
+/*
+ * RoCE, information only (PASS): PFC per priority and the trust mode as
+ * dcb(8) shows them, ECN (notification and reaction points) as the
+ * driver's sysfs ecn/ directory shows it.
+ */
+enum doc_status doc_check_roce_qos(const struct doc_port *p,
+				   struct doc_result *r);
 /* Active MTU against the port's maximum (known from netlink only). */
 enum doc_status doc_check_port_mtu(const struct doc_port *p,
 				   struct doc_result *r);
@@ -228,9 +266,39 @@ struct doc_cpu {
 	bool		online;
 	bool		has_cpufreq;	/* cpufreq/scaling_governor readable */
 	char		governor[32];
+	/* cpuidle: states enabled whose exit latency is over the bound */
+	bool		has_cpuidle;	/* cpuN/cpuidle/state* readable */
+	unsigned int	deep_states;
+	unsigned int	deep_latency_us; /* the largest of them */
+	char		deep_names[64];	/* "C6, C8" */
+	/* the kernel command line's isolation, from cpu/isolated, nohz_full */
+	bool		isolated;
+	bool		nohz_full;
+	/* other devices' interrupts allowed on it (not the RDMA devices') */
+	bool		irqs_read;	/* /proc/interrupts was read */
+	unsigned int	n_other_irqs;
+	char		other_irqs[160]; /* "24 (nvme0q1), 31 (eth0-rx-1)" */
+	char		other_irq_nums[64]; /* "24 31" for the fix */
 };
 
+/* Idle states with a longer exit latency than this are "deep" (us). */
+#define DOC_DEEP_IDLE_US	10
+
 /* WARN unless "performance"; no cpufreq at all is PASS. */
+/*
+ * For t_max: on an app or busy-poll CPU, deep idle states enabled (the
+ * exit latency lands on the next tick) and a CPU neither in isolcpus nor
+ * in nohz_full (the scheduler tick and other tasks interrupt it) are
+ * WARNs, with the kernel command line or cpupower fix.
+ */
+enum doc_status doc_check_cpu_latency(const struct doc_cpu *c,
+				      struct doc_result *r);
+/*
+ * On an app or busy-poll CPU, interrupts of other devices whose affinity
+ * allows that CPU: WARN, naming them, with how to move them off it.
+ */
+enum doc_status doc_check_cpu_irqs(const struct doc_cpu *c,
+				   struct doc_result *r);
 enum doc_status doc_check_governor(const struct doc_cpu *c,
 				   struct doc_result *r);
 /* Nothing to check: no --app-cpus and no busy-poll feed pinned. */
@@ -349,6 +417,12 @@ struct doc_dev {
 	bool		software;	/* rxe: no device, no interrupts */
 	char		driver[64];
 	char		fw_ver[64];
+	char		model[64];	/* sysfs hca_type ("MT4123"), "" */
+	/* PCIe link of the device, sysfs current_link_* and max_link_* */
+	unsigned int	pci_width;	/* lanes, 0 unknown */
+	unsigned int	pci_max_width;
+	char		pci_speed[32];	/* "8.0 GT/s PCIe", "" unknown */
+	char		pci_max_speed[32];
 	size_t		first_port;	/* into doc_host.ports */
 	size_t		n_ports;
 	unsigned int	n_named;	/* /proc/interrupts lines naming it */
@@ -358,6 +432,21 @@ struct doc_dev {
 
 /* iWARP (node type RNIC): no feeds on it, only a node-type line. */
 bool doc_dev_is_iwarp(const struct doc_dev *dd);
+
+/*
+ * Devices of one model (hca_type) all run the same firmware: a model whose
+ * devices report different versions is a WARN naming them.  PASS when
+ * no model has two devices, or they agree.
+ */
+enum doc_status doc_check_fw_consistency(const struct doc_dev *devs, size_t n,
+					 struct doc_result *r);
+
+/*
+ * The device's PCIe link trained at its capability (width and speed);
+ * below it is a WARN, the usual cause of half the expected bandwidth.
+ * Only for devices whose link sysfs reports.
+ */
+enum doc_status doc_check_pcie(const struct doc_dev *dd, struct doc_result *r);
 
 /* Everything doctor.c gathered. */
 struct doc_host {

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The bash completion (scripts/ibtick-completion.bash) called on prepared
+# command lines, as bash calls it: COMP_WORDS/COMP_CWORD set, the
+# function that "complete -p" names for the command run, COMPREPLY compared
+# (sorted) with what the table expects.  Runs without bash-completion's
+# helpers, the fallback path; nothing here needs the kernel module (feed
+# names, which come from it, are not tested).
+#
+#   completion.sh [COMPLETION_FILE]
+set -u
+file=${1:-$(dirname "$0")/../../scripts/ibtick-completion.bash}
+# shellcheck source=scripts/ibtick-completion.bash
+. "$file"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/stream.ticks"
+: >"$tmp/status.json"
+
+# expected replies (blank separated, any order) | the command line; the
+# last word is the one completed (empty after a trailing blank)
+cases=(
+	"dev feed sock stats monitor doctor help|ibtick "
+	"-j -p -s -b -f -V -h --json --pretty --statistics --batch --force --version --help|ibtick -"
+	"show add set del save help|ibtick feed "
+	"add|ibtick f a"
+	"irq busy|ibtick feed add f1 poll "
+	"socket deny|ibtick feed set f1 loopback "
+	"--app-cpus --interval --fast|ibtick doctor "
+	"all dev feed sock|ibtick monitor "
+	"-i -n -s -r|ibtick-pub -"
+	"|ibtick-pub -n "
+	"lo|ibtick-pub -i l"
+	"-i -n -t -S -Z -d -l -v -j|ibtick-sub -"
+	"lo|ibtick-sub -n 5 -i l"
+	"-s -n -r -c -o -d -j -h|ibtick-gen -"
+	"$tmp/stream.ticks|ibtick-gen -d $tmp/str"
+	"publish read|ibtick-md "
+	"-i -x -l|ibtick-md publish -"
+	"$tmp/stream.ticks|ibtick-md publish -x 2 $tmp/str"
+	"|ibtick-md publish $tmp/stream.ticks $tmp/str"
+	"mapped epoll recvmsg busy|ibtick-md read -k "
+	"busy|ibtick-md read -k b"
+	"-i -k -o -t|ibtick-md read -"
+	"$tmp/status.json|ibtick-md read -o $tmp/sta"
+)
+
+n=0 pass=0 fail=0
+for c in "${cases[@]}"; do
+	want=${c%%|*}
+	line=${c#*|}
+	read -r -a COMP_WORDS <<<"$line"
+	[[ $line == *" " ]] && COMP_WORDS+=("")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE=$line
+	COMP_POINT=${#line}
+	COMPREPLY=()
+	fn=$(complete -p "${COMP_WORDS[0]}" 2>/dev/null | sed -n 's/.*-F \([^ ]*\) .*/\1/p')
+	n=$((n + 1))
+	if [[ -z $fn ]]; then
+		fail=$((fail + 1))
+		echo "not ok $n - $line # no completion registered for ${COMP_WORDS[0]}"
+		continue
+	fi
+	"$fn" "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	got=$(printf '%s\n' "${COMPREPLY[@]}" | grep . | sort | xargs)
+	exp=$(printf '%s\n' $want | sort | xargs)
+	if [[ $got == "$exp" ]]; then
+		pass=$((pass + 1))
+		echo "ok $n - '$line'"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - '$line' # got '$got', want '$exp'"
+	fi
+done
+echo "completion: $pass passed, $fail failed, 0 skipped"
+((fail == 0))
