@@ -76,7 +76,7 @@ LIB_CFLAGS := $(UCFLAGS) -Iuser/lib -fvisibility=default
 EXAMPLES  := user/examples/spin-reader user/examples/epoll-reader \
 	     user/examples/publisher
 
-.PHONY: all module sparse user lib tests check unit kunit install clean
+.PHONY: all module sparse user lib tests check unit kunit install install-module install-user uninstall uninstall-module uninstall-user clean
 
 all: module user tests
 
