@@ -25,6 +25,7 @@
 #include <getopt.h>
 #include <ifaddrs.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <sched.h>
@@ -700,7 +701,8 @@ static void floor_run(uint64_t **lat, size_t *nlat, char *extra, size_t elen)
 static void sockperf_run(bool spin, double seconds, uint64_t **lat, size_t *nlat,
 			 char *extra, size_t elen)
 {
-	char port[16], size[16], secs[16], log[] = "/tmp/ibtick-perf-sp.XXXXXX";
+	const char *tmp = getenv("TMPDIR");
+	char port[16], size[16], secs[16], log[PATH_MAX];
 	char *out, *p, line[256];
 	char *srv[] = { "sockperf", "server", "-i", o.group_udp, "-p", port,
 			"--mc-rx-if", ip_b, "--mc-tx-if", ip_b,
@@ -718,6 +720,9 @@ static void sockperf_run(bool spin, double seconds, uint64_t **lat, size_t *nlat
 	*lat = NULL;
 	*nlat = 0;
 	extra[0] = 0;
+	/* sockperf's full log, where the caller keeps its temporary files */
+	snprintf(log, sizeof(log), "%s/ibtick-perf-sp.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
 	fd = mkstemp(log);
 	if (fd < 0)
 		die("mkstemp");
