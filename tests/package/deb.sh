@@ -20,11 +20,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd -P)
 cd "$top" || exit 1
 
-n=0 pass=0 fail=0 skip=0
-ok() { n=$((n + 1)) pass=$((pass + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)) fail=$((fail + 1)); echo "not ok $n - $1${2:+ # $2}"; }
-skipped() { n=$((n + 1)) skip=$((skip + 1)); echo "ok $n - $1 # SKIP $2"; }
-result() { if (($2 == 0)); then ok "$1"; else notok "$1" "${3:-}"; fi; }
+# shellcheck source=tests/package/lib.sh
+. tests/package/lib.sh
 finish() {
 	echo "deb: $pass passed, $fail failed, $skip skipped"
 	((fail == 0))
