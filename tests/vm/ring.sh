@@ -128,6 +128,35 @@ so_busy_poll_caller() {
 	log_test "SO_BUSY_POLL recvmsg drains the CQ from the caller's context" $rc
 }
 
+# busy_read OUT N GROUP PORT READER_ARGS...: one ringtest reader on veth0
+# (pinned to CPU 1) with READER_ARGS, N ticks at 2000/s from rxe1 (CPU 0);
+# its JSON in OUT, whose counts must add up.
+busy_read() {
+	local out=$1 n=$2 g=$3 port=$4
+	shift 4
+	$RT read -c 1 "$@" -n "$n" -t $(tmo 20) -i veth0 "$g" "$port" >"$out" 2>"$out.err" &
+	wait_bound "$out.err" || return 1
+	taskset -c 0 $PUB -i veth1 -n "$n" -r 2000 "$g" "$port" >/dev/null || return 1
+	wait
+	echo "  $(basename "$out" .json): $(cat "$out")"
+	jtrue "$out" "j['delivered'] + j['lost'] == j['feed_rx'] and j['feed_rx'] >= 0.95 * $n and j['torn'] == 0" ||
+		{ echo "  counts disagree"; return 1; }
+}
+
+# fewer_cq_events A B WHAT_A WHAT_B: the reader of B (JSON) drained at
+# least half its ticks itself, with at most 0.85 times the CQ events per
+# tick of A's.
+fewer_cq_events() {
+	python3 - "$@" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+ev = lambda j: (j['cq_events'] - j['cq_events0']) / j['feed_rx']
+print(f"  CQ events per tick: {ev(a):.3f} {sys.argv[3]}, {ev(b):.3f} {sys.argv[4]}; "
+      f"caller drained {b['cqe_caller']} of {b['feed_rx']}")
+sys.exit(0 if b["cqe_caller"] >= 0.5 * b["feed_rx"] and ev(b) <= 0.85 * ev(a) else 1)
+PY
+}
+
 # With busy_poll_defer_us, a busy caller leaves the CQ disarmed between its
 # calls: the ticks it drains cost no CQ event.  Without it, each tick fires
 # one (the CQ is re-armed as every call ends).  Counts, not times.
@@ -135,17 +164,11 @@ so_busy_poll_deferred_rearm() {
 	local rc=0 r=$RESULTS/sodefer n=$(cnt 3000) p=/sys/module/ibtick/parameters/busy_poll_defer_us d
 	mkdir -p "$r"
 	[[ -w $p ]] || { echo "  no $p"; log_test "SO_BUSY_POLL with a deferred re-arm" 1; return; }
-	# the same busy reader (pinned to CPU 1, the publisher to CPU 0) with
-	# the re-arm at once, then deferred 20 ms; ticks come 0.5 ms apart
+	# the same busy reader with the re-arm at once, then deferred 20 ms;
+	# ticks come 0.5 ms apart
 	for d in 0 20000; do
 		echo "$d" >"$p"
-		$RT read -c 1 -R -P 100000 -n $n -t $(tmo 20) -i veth0 239.3.0.8 7308 >"$r/read-$d.json" 2>"$r/read-$d.err" &
-		wait_bound "$r/read-$d.err" || rc=1
-		taskset -c 0 $PUB -i veth1 -n $n -r 2000 239.3.0.8 7308 >/dev/null || rc=1
-		wait
-		echo "  defer $d us: $(cat "$r/read-$d.json")"
-		jtrue "$r/read-$d.json" "j['delivered'] + j['lost'] == j['feed_rx'] and j['feed_rx'] >= 0.95 * $n" ||
-			{ echo "  counts disagree"; rc=1; }
+		busy_read "$r/defer-$d.json" "$n" 239.3.0.8 7308 -R -P 100000 || rc=1
 	done
 	echo 0 >"$p"
 	# at once: about one CQ event per tick; deferred: the caller still
@@ -155,16 +178,9 @@ so_busy_poll_deferred_rearm() {
 	# 0.15 a tick alone, 0.74 once in a busy guest; counts, not speed.
 	# Re-armed at once, how many ticks still raise an event depends on
 	# how often they land outside the caller's spin: 0.38 to 1.0 seen.
-	jtrue "$r/read-0.json" "j['cq_events'] - j['cq_events0'] >= 0.1 * j['feed_rx']" ||
+	jtrue "$r/defer-0.json" "j['cq_events'] - j['cq_events0'] >= 0.1 * j['feed_rx']" ||
 		{ echo "  without the defer, CQ events were already rare: nothing to compare"; rc=1; }
-	python3 - "$r/read-0.json" "$r/read-20000.json" <<'PY' || rc=1
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:])
-ev = lambda j: (j['cq_events'] - j['cq_events0']) / j['feed_rx']
-print(f"  CQ events per tick: {ev(a):.3f} re-armed at once, {ev(b):.3f} deferred; "
-      f"caller drained {b['cqe_caller']} of {b['feed_rx']}")
-sys.exit(0 if b["cqe_caller"] >= 0.5 * b["feed_rx"] and ev(b) <= 0.85 * ev(a) else 1)
-PY
+	fewer_cq_events "$r/defer-0.json" "$r/defer-20000.json" "re-armed at once" deferred || rc=1
 	log_test "SO_BUSY_POLL with busy_poll_defer_us: the caller drains, CQ events per tick fall" $rc
 }
 
@@ -177,25 +193,13 @@ mapped_poll_busy() {
 	mkdir -p "$r"
 	echo 20000 >"$p"
 	for b in 0 100000; do
-		$RT read -W -P $b -c 1 -n $n -t $(tmo 20) -i veth0 239.3.0.9 7309 >"$r/read-$b.json" 2>"$r/read-$b.err" &
-		wait_bound "$r/read-$b.err" || rc=1
-		taskset -c 0 $PUB -i veth1 -n $n -r 2000 239.3.0.9 7309 >/dev/null || rc=1
-		wait
-		echo "  SO_BUSY_POLL $b us: $(cat "$r/read-$b.json")"
-		jtrue "$r/read-$b.json" "j['delivered'] + j['lost'] == j['feed_rx'] and j['feed_rx'] >= 0.95 * $n and j['torn'] == 0" ||
-			{ echo "  counts disagree"; rc=1; }
+		busy_read "$r/busy-poll-$b.json" "$n" 239.3.0.9 7309 -W -P $b || rc=1
 	done
 	echo 0 >"$p"
-	jtrue "$r/read-0.json" "j['cqe_caller'] == 0 and j['cq_events'] - j['cq_events0'] >= 0.5 * j['feed_rx']" ||
+	jtrue "$r/busy-poll-0.json" "j['cqe_caller'] == 0 and j['cq_events'] - j['cq_events0'] >= 0.5 * j['feed_rx']" ||
 		{ echo "  without SO_BUSY_POLL the caller drained, or CQ events were already rare"; rc=1; }
-	python3 - "$r/read-0.json" "$r/read-100000.json" <<'PY' || rc=1
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:])
-ev = lambda j: (j['cq_events'] - j['cq_events0']) / j['feed_rx']
-print(f"  CQ events per tick: {ev(a):.3f} sleeping in poll, {ev(b):.3f} busy-polling in poll; "
-      f"caller drained {b['cqe_caller']} of {b['feed_rx']}")
-sys.exit(0 if b["cqe_caller"] >= 0.5 * b["feed_rx"] and ev(b) <= 0.85 * ev(a) else 1)
-PY
+	fewer_cq_events "$r/busy-poll-0.json" "$r/busy-poll-100000.json" \
+		"sleeping in poll" "busy-polling in poll" || rc=1
 	log_test "a mapped reader in poll() with SO_BUSY_POLL drains the CQ itself; CQ events per tick fall" $rc
 }
 
