@@ -250,6 +250,74 @@ enum {
 	 * CPU, in interrupt mode).  EINVAL at bind when the device has fewer.
 	 */
 	IBTICK_COMP_VECTOR,
+	/*
+	 * Multi-feed sockets (see "More feeds on one socket" below).
+	 * set struct sockaddr_ibtick: read one more feed, as bind() does.
+	 */
+	IBTICK_ADD_FEED,
+	/* set struct sockaddr_ibtick: stop reading a feed IBTICK_ADD_FEED added */
+	IBTICK_DROP_FEED,
+	/* get struct ibtick_member[]: the feeds the socket reads */
+	IBTICK_FEEDS,
+	/* set struct ibtick_member_cursor: a member feed's cursor */
+	IBTICK_MEMBER_CURSOR,
+	/* set/get int: IBTICK_CMSG_SOURCE on recvmsg (default 0) */
+	IBTICK_SOURCE_CMSG,
+};
+
+/*
+ * More feeds on one socket, as a UDP socket joins several groups.
+ *
+ * IBTICK_ADD_FEED subscribes the socket to the feed its struct
+ * sockaddr_ibtick names (exactly sizeof, the rules and errors of bind(),
+ * the feed created with the socket's geometry if it does not exist), on a
+ * bound socket or an unbound one.  recvmsg() then returns the ticks of
+ * every feed the socket reads, bind()'s included: one tick per call, taken
+ * from the member feeds in turn (round robin; no order across feeds), with
+ * msg_name naming the feed it came from.  Each member feed has its own
+ * cursor, starting at its producer index when added, and its own loss
+ * count: IBTICK_CMSG_LOST comes with a tick of the feed whose ticks were
+ * lost, so losses are exact per feed (msg_name names it).  poll()/epoll
+ * report EPOLLIN while any member feed has a tick past its cursor, and
+ * EPOLLERR | EPOLLHUP only when every feed the socket reads is dead.
+ *
+ * Errors: EADDRINUSE the feed is read by the socket already; ENOBUFS the
+ * socket reads IBTICK_FEEDS_PER_SOCKET feeds; IBTICK_DROP_FEED of a feed
+ * not added by IBTICK_ADD_FEED is EADDRNOTAVAIL (bind()'s feed stays until
+ * close()).  A sibt_ifindex of 0 in IBTICK_DROP_FEED matches the member
+ * feed of that group and port, if there is exactly one.
+ *
+ * A mapped reader maps each member feed's ring at its own offset,
+ * IBTICK_MMAP_FEED(feed_id) (bind()'s is also at IBTICK_MMAP_RING), and
+ * finds both, with the length, in IBTICK_FEEDS; before sleeping in poll it
+ * gives each feed's position with IBTICK_MEMBER_CURSOR.
+ */
+#define IBTICK_FEEDS_PER_SOCKET	64	/* bind()'s feed included */
+#define IBTICK_MMAP_FEED(feed_id)	((__u64)(feed_id) << 32)
+
+/* ibtick_member.flags */
+#define IBTICK_MEMBER_BOUND	(1U << 0)	/* the feed of bind() */
+
+/*
+ * struct ibtick_member - one feed a socket reads (IBTICK_FEEDS).  The
+ * getsockopt fills as many as fit in optlen (a multiple of the size) and
+ * returns their bytes; ERANGE, with the bytes needed in optlen, when they
+ * do not all fit.
+ */
+struct ibtick_member {
+	struct sockaddr_ibtick addr;	/* sibt_ifindex resolved */
+	__u32	feed_id;	/* as in "ibtick feed show" */
+	__u32	flags;		/* IBTICK_MEMBER_* */
+	__u64	cursor;		/* the socket's next index in the feed */
+	__u64	lost;		/* ticks of the feed the socket was lapped by */
+	__u64	mmap_offset;	/* IBTICK_MMAP_FEED(feed_id) */
+	__u64	mmap_size;	/* the ring rounded up to the page size */
+};
+
+struct ibtick_member_cursor {
+	__u32	feed_id;
+	__u32	reserved;	/* 0 */
+	__u64	cursor;		/* as IBTICK_RING_CURSOR */
 };
 
 /*
@@ -345,6 +413,28 @@ enum {
 	IBTICK_CMSG_LOST = 1,
 	/* struct ibtick_tick_info, with every tick */
 	IBTICK_CMSG_TICK,
+	/*
+	 * struct ibtick_source: who sent the tick, when IBTICK_SOURCE_CMSG is
+	 * on.  The feed records sources from the moment the first of its
+	 * sockets turns the option on; a tick that arrived before has none.
+	 */
+	IBTICK_CMSG_SOURCE,
+};
+
+/* ibtick_source.flags */
+#define IBTICK_SOURCE_IPV4	(1U << 0)	/* gid is ::ffff:a.b.c.d (RoCEv2 over IPv4) */
+
+/*
+ * struct ibtick_source - the sender of a tick, from its network header.
+ * @gid:	the source GID (IB: the sender's port GID; RoCE: its IP
+ *		address as a GID, IPv4-mapped for IPv4)
+ * @qpn:	the sender's QP number
+ * @flags:	IBTICK_SOURCE_*
+ */
+struct ibtick_source {
+	__u8	gid[16];
+	__u32	qpn;
+	__u32	flags;
 };
 
 struct ibtick_tick_info {
