@@ -94,7 +94,7 @@ TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub \
 
 user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES)
 
-TEST_PROGS := tests/vm/sockapi tests/vm/ringtest tests/vm/failnth \
+TEST_PROGS := tests/vm/sockapi tests/vm/multifeed tests/vm/ringtest tests/vm/failnth \
 	      tests/vm/nlstress tests/vm/uffdsend tests/fuzz/sysfuzz
 
 tests: $(TEST_PROGS)
@@ -146,6 +146,9 @@ tests/vm/uffdsend: tests/vm/uffdsend.c include/uapi/linux/ibtick.h
 
 tests/vm/sockapi: tests/vm/sockapi.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
+
+tests/vm/multifeed: tests/vm/multifeed.c $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A)
 
 # the benchmark and market-data tools (user/bench): statistics, the
 # synthetic stream, one reader interface over the four ways of reading a

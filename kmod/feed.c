@@ -136,6 +136,7 @@ static void ibt_feed_release(struct kref *ref)
 		ibt_feed_kill(f, true);
 	ibt_dev_put(f->dev);
 	ibt_memlock_uncharge(f);
+	vfree(f->src);
 	vfree(f->ring_mem);
 	kfree(f);
 }

@@ -43,6 +43,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sockptr.h>
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -289,6 +290,54 @@ struct ibt_feed {
 	u64			tx_head;	/* sends posted */
 	u64			tx_tail;	/* sends known complete */
 	struct list_head	old_ahs;	/* rejoin: AHs sends may use (join.c) */
+	/*
+	 * Who sent each tick (IBTICK_CMSG_SOURCE): nslots entries beside the
+	 * ring, allocated when a socket first asks (member.c) and freed with
+	 * the ring; written by the producer between ibt_ring_begin() and
+	 * ibt_ring_commit(), so the ring's protocol covers them too.
+	 */
+	struct ibt_src		*src;		/* set once, release/acquire */
+	atomic_t		src_readers;	/* sockets that want sources */
+};
+
+/* One tick's sender, kept beside its slot (rx.c writes, sock.c reads). */
+struct ibt_src {
+	u64	idx;		/* the tick's ring index: stale entries differ */
+	u8	gid[16];
+	u32	qpn;
+	u32	flags;		/* IBTICK_SOURCE_* */
+};
+
+/*
+ * One feed a socket reads (member.c).  bind()'s is embedded in the socket
+ * (ibt_sock.sub); IBTICK_ADD_FEED's are allocated, listed in
+ * ibt_sock.more and freed after an RCU grace period, because poll() and
+ * the sleeping recvmsg() look at them without the socket lock.
+ */
+struct ibt_member {
+	struct ibt_feed		*feed;	/* referenced; constant */
+	struct ibt_sock		*is;
+	struct ibt_addr		addr;	/* ifindex resolved; constant */
+	u64			cursor;	/* socket lock; READ_ONCE outside */
+	u64			lost;	/* lapped, in total */
+	u64			lost_pending;	/* for IBTICK_CMSG_LOST */
+	u32			sub_acl_gen;	/* the ACL generation reading was allowed by */
+	bool			revoked;	/* EACCES told; skipped until allowed */
+	bool			forwarding;	/* @wqe is on the feed's wait queue */
+	unsigned long		ev_lap_at;	/* lapped event rate limit */
+	atomic_t		mappings;	/* live mmaps of its ring */
+	/* on the feed's wait queue: a multi-feed socket's sleepers wake */
+	struct wait_queue_entry	wqe;
+	struct list_head	parked;	/* dropped while mapped: until release */
+};
+
+/* The feeds IBTICK_ADD_FEED added; allocated at the first, set once. */
+struct ibt_members {
+	u32			n;	/* store-release after m[n - 1] */
+	u32			rr;	/* recvmsg's next look: socket lock */
+	u32			nparked;
+	struct list_head	parked;	/* socket lock */
+	struct ibt_member	*m[IBTICK_FEEDS_PER_SOCKET];
 };
 
 /*
@@ -305,20 +354,21 @@ struct ibt_sock {
 	bool			publisher;	/* connect() / sendto() */
 	bool			loopback;
 	bool			lost_cmsg;
+	bool			source_cmsg;
+	/* bind()'s subscription to @feed: valid while @subscribed */
+	struct ibt_member	sub;
+	/* IBTICK_ADD_FEED's (member.c); set once, release/acquire */
+	struct ibt_members	*more;
 	u32			nslots;		/* geometry for a new feed */
 	u32			slot_size;
 	u32			comp_vector;	/* for a new feed */
 	u32			pub_acl_gen;	/* ACL generation publishing was allowed by */
-	u32			sub_acl_gen;	/* and subscribing */
 	atomic_t		mappings;	/* live mmaps of the ring */
 	/* the socket list (nl_sock.c): ibt_socks_lock; constant after create */
 	struct list_head	node;
 	u64			id;
 	struct pid		*tgid;		/* creator's thread group; referenced */
-	unsigned long		ev_lap_at;	/* lapped event rate limit */
 	u64			laps;		/* times it found itself lapped */
-	u64			cursor;
-	u64			lost_pending;	/* for IBTICK_CMSG_LOST */
 	u32			pub_id;
 	u64			pub_seq;
 	void			*tx_stage;	/* publisher: a payload, wire_max */
@@ -445,6 +495,22 @@ int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu);
 void ibt_poll_stop(struct ibt_feed *f);
 void ibt_poll_seize(struct ibt_feed *f);
 void ibt_poll_reader_added(struct ibt_feed *f);
+
+/* member.c: the feeds of a multi-feed socket; the socket lock held */
+int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen);
+int ibt_member_drop(struct ibt_sock *is, sockptr_t optval,
+		    unsigned int optlen);
+int ibt_member_set_cursor(struct ibt_sock *is, sockptr_t optval,
+			  unsigned int optlen);
+int ibt_member_list(struct ibt_sock *is, char __user *optval,
+		    int __user *optlen, int len);
+int ibt_member_want_sources(struct ibt_sock *is, bool on);
+void ibt_member_forward(struct ibt_member *m);
+void ibt_member_release(struct ibt_sock *is);
+/* the number of feeds the socket reads (bind()'s included); any context */
+u32 ibt_member_count(struct ibt_sock *is);
+/* under rcu_read_lock(): the member reading feed @id, or NULL */
+struct ibt_member *ibt_member_find_rcu(struct ibt_sock *is, u32 id);
 
 /* mmap.c */
 int ibt_mmap(struct file *file, struct socket *sock,

@@ -75,25 +75,78 @@ u64 ibt_mmap_size(const struct ibt_ring *r)
 	return PAGE_ALIGN(r->size);
 }
 
+/* A member feed's ring (IBTICK_MMAP_FEED): the member counts its maps. */
+static void ibt_member_vm_open(struct vm_area_struct *vma)
+{
+	struct ibt_member *m = vma->vm_private_data;
+
+	atomic_inc(&m->mappings);
+	atomic_inc(&m->is->mappings);
+}
+
+static void ibt_member_vm_close(struct vm_area_struct *vma)
+{
+	struct ibt_member *m = vma->vm_private_data;
+
+	atomic_dec(&m->mappings);
+	atomic_dec(&m->is->mappings);
+}
+
+static const struct vm_operations_struct ibt_member_vm_ops = {
+	.open		= ibt_member_vm_open,
+	.close		= ibt_member_vm_close,
+	.may_split	= ibt_vm_may_split,
+};
+
+/*
+ * The member of IBTICK_MMAP_FEED(id) at @pgoff, counted as mapped before
+ * the RCU section ends: IBTICK_DROP_FEED waits for a grace period and then
+ * parks, rather than frees, a member with mappings (member.c).
+ */
+static struct ibt_member *ibt_mmap_member(struct ibt_sock *is,
+					  unsigned long pgoff)
+{
+	u64 off = (u64)pgoff << PAGE_SHIFT;
+	struct ibt_member *m;
+
+	if (off & ((1ULL << 32) - 1) || off >> 32 > U32_MAX)
+		return NULL;
+	rcu_read_lock();
+	m = ibt_member_find_rcu(is, off >> 32);
+	if (m) {
+		atomic_inc(&m->mappings);
+		atomic_inc(&is->mappings);
+	}
+	rcu_read_unlock();
+	return m;
+}
+
 int ibt_mmap(struct file *file, struct socket *sock,
 	     struct vm_area_struct *vma)
 {
 	struct ibt_sock *is = ibt_sk(sock->sk);
+	struct ibt_member *m = NULL;
 	struct ibt_feed *f;
 	int err;
 
-	/* pair with the release stores in bind: a bound socket's feed is set */
-	if (!smp_load_acquire(&is->subscribed))
-		return -EINVAL;
-	f = smp_load_acquire(&is->feed);	/* pairs with ibt_attach() */
-	if (vma->vm_pgoff != (IBTICK_MMAP_RING >> PAGE_SHIFT))
-		return -EINVAL;
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;		/* MAP_PRIVATE: copy-on-write of a ring */
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EACCES;
+	if (vma->vm_pgoff == (IBTICK_MMAP_RING >> PAGE_SHIFT)) {
+		/* pair with the release stores in bind: its feed is set */
+		if (!smp_load_acquire(&is->subscribed))
+			return -EINVAL;
+		f = smp_load_acquire(&is->feed);  /* pairs with ibt_attach() */
+	} else {
+		m = ibt_mmap_member(is, vma->vm_pgoff);
+		if (!m)
+			return -EINVAL;
+		f = m->feed;
+	}
+	err = -EINVAL;
 	if ((u64)(vma->vm_end - vma->vm_start) != ibt_mmap_size(&f->ring))
-		return -EINVAL;
+		goto out;
 
 	/* no mprotect(PROT_WRITE) later, no copy into a child, no growing */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
@@ -105,11 +158,22 @@ int ibt_mmap(struct file *file, struct socket *sock,
 #endif
 	err = ibt_map_pages(vma, f->ring_mem);
 	if (err)
-		return err;
+		goto out;
+	if (m) {
+		vma->vm_ops = &ibt_member_vm_ops;
+		vma->vm_private_data = m;
+		return 0;
+	}
 	vma->vm_ops = &ibt_vm_ops;
 	vma->vm_private_data = is;
 	atomic_inc(&is->mappings);
 	return 0;
+out:
+	if (m) {
+		atomic_dec(&m->mappings);
+		atomic_dec(&is->mappings);
+	}
+	return err;
 }
 
 /* For IBTICK_RING_INFO. */

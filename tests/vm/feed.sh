@@ -17,12 +17,24 @@ ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
 	publish_needs_cap_net_raw port_flap_rejoin device_removal_blocked_reader
 	unload_refused_with_sockets stalled_send_blocks_nobody
 	send_only_until_reader slow_join_blocks_nobody async_error_ends_feed
-	auto_feed_limits"
+	auto_feed_limits multi_feed_table multi_feed_io"
 N=${N:-$(cnt 100000)}
 
 socket_api_table() {
 	tests/vm/sockapi table veth0 veth1
 	log_test "socket API: bad input table with errnos, MSG_TRUNC, poll/epoll, timestamps" $?
+}
+
+multi_feed_table() {
+	tests/vm/multifeed table veth0 veth1
+	log_test "multi-feed sockets: ADD_FEED/DROP_FEED/FEEDS/MEMBER_CURSOR errno table, the cap" $?
+}
+
+multi_feed_io() {
+	local ip
+	ip=$(ip -4 -o addr show dev veth1 | awk '{ sub("/.*", "", $4); print $4; exit }')
+	tests/vm/multifeed io veth0 veth1 "$ip"
+	log_test "multi-feed sockets: 3 feeds on one socket, per-feed conservation, wake-ups, sources, lapped member, mapped member, drop" $?
 }
 
 pubsub_conservation() {
