@@ -13,6 +13,9 @@
  *         ibt_feed.new_ah_lock (spinlock: a rejoin's attributes)
  *       ibt_feed.poll_lock (poll mode changes, the busy-poll thread's life)
  * ibt_feed.acl_lock (spinlock, a leaf) guards a feed's ACL and generation.
+ * ibt_feed.wq's lock is taken before the socket's wait queue lock: a
+ * multi-feed socket's entry on each feed's queue wakes the socket's
+ * (member.c), from any context.
  * ibt_socks_lock (nl_sock.c: the socket list) is taken alone, never with
  * another ibtick lock; a dump holding it reads the listed sockets without
  * their locks (counters are single words, read with READ_ONCE).
@@ -42,6 +45,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/sockptr.h>
 #include <net/sock.h>
@@ -300,9 +304,15 @@ struct ibt_feed {
 	atomic_t		src_readers;	/* sockets that want sources */
 };
 
-/* One tick's sender, kept beside its slot (rx.c writes, sock.c reads). */
+/*
+ * One tick's sender, kept in the source table at index & (size - 1) (rx.c
+ * writes, sock.c reads).  The table may be smaller than the ring, so an
+ * entry has its own sequence: @idx is 0 while it is written, else the
+ * tick's index + 1; a reader's copy is good if @idx read the same, its
+ * tick's, before and after it.
+ */
 struct ibt_src {
-	u64	idx;		/* the tick's ring index: stale entries differ */
+	u64	idx;
 	u8	gid[16];
 	u32	qpn;
 	u32	flags;		/* IBTICK_SOURCE_* */
@@ -328,22 +338,30 @@ struct ibt_member {
 	atomic_t		mappings;	/* live mmaps of its ring */
 	/* on the feed's wait queue: a multi-feed socket's sleepers wake */
 	struct wait_queue_entry	wqe;
-	struct list_head	parked;	/* dropped while mapped: until release */
+	/* added members: the array's reference and one per mapping */
+	refcount_t		ref;
+	struct rcu_work		free_work;
 };
 
-/* The feeds IBTICK_ADD_FEED added; allocated at the first, set once. */
+/*
+ * The feeds IBTICK_ADD_FEED added: never changed in place; an add or a
+ * drop publishes a new array and frees the old after a grace period.
+ */
 struct ibt_members {
-	u32			n;	/* store-release after m[n - 1] */
-	u32			rr;	/* recvmsg's next look: socket lock */
-	u32			nparked;
-	struct list_head	parked;	/* socket lock */
-	struct ibt_member	*m[IBTICK_FEEDS_PER_SOCKET];
+	struct rcu_head		rcu;
+	u32			n;
+	struct ibt_member	*m[];
 };
+
+/* Sources kept per feed (IBTICK_CMSG_SOURCE): the last this many ticks. */
+#define IBT_SRC_SLOTS	4096
 
 /*
  * An AF_IBTICK socket.  ibt_sock.lock serialises bind/connect/sockopts and
  * the cursor and counters of recvmsg/sendmsg; @feed is set once (release
  * store, for poll and mmap which take no lock) and kept until release.
+ * The feeds it reads besides bind()'s (@more) are read under RCU by poll,
+ * the sleeping recvmsg and mmap (member.c).
  */
 struct ibt_sock {
 	struct sock		sk;	/* first */
@@ -357,8 +375,12 @@ struct ibt_sock {
 	bool			source_cmsg;
 	/* bind()'s subscription to @feed: valid while @subscribed */
 	struct ibt_member	sub;
-	/* IBTICK_ADD_FEED's (member.c); set once, release/acquire */
-	struct ibt_members	*more;
+	/*
+	 * IBTICK_ADD_FEED's (member.c): RCU; non-NULL once the socket
+	 * added a feed, which makes it a multi-feed socket for good
+	 */
+	struct ibt_members __rcu *more;
+	u32			rr;	/* recvmsg's next member: lock */
 	u32			nslots;		/* geometry for a new feed */
 	u32			slot_size;
 	u32			comp_vector;	/* for a new feed */
@@ -505,7 +527,9 @@ int ibt_member_set_cursor(struct ibt_sock *is, sockptr_t optval,
 int ibt_member_list(struct ibt_sock *is, char __user *optval,
 		    int __user *optlen, int len);
 int ibt_member_want_sources(struct ibt_sock *is, bool on);
+int ibt_member_sources(struct ibt_feed *f, bool on);
 void ibt_member_forward(struct ibt_member *m);
+void ibt_member_put(struct ibt_member *m);
 void ibt_member_release(struct ibt_sock *is);
 /* the number of feeds the socket reads (bind()'s included); any context */
 u32 ibt_member_count(struct ibt_sock *is);

@@ -9,16 +9,18 @@
  * embedded ibt_sock.sub): the feed is shared, nothing is queued per socket.
  * A socket that reads more than one feed sleeps on its own wait queue
  * (sk_sleep), and each member's entry on its feed's wait queue forwards the
- * feed's wake-ups there (ibt_member_wake), so one sleeper hears every feed.
+ * feed's data and end wake-ups there (ibt_member_wake), so one sleeper
+ * hears every feed.
  *
  * Locking and lifetime: the socket's lock (taken by the sockopt callers)
- * serialises adds, drops and recvmsg.  poll(), the sleeping recvmsg and
- * mmap() look at the members without it, under rcu_read_lock(): the array
- * ibt_sock.more is set once and lives as long as the socket; a dropped
- * member leaves it (the last one moved into its place, then the count
- * lowered with a release store) and is freed only after a grace period.
- * A dropped member whose ring is still mapped is parked on the socket
- * until release, so the mapping's pages stay its feed's (mmap.c).
+ * serialises adds, drops and recvmsg.  The members are listed in an array
+ * that is never changed in place: an add or a drop publishes a new one
+ * (rcu_assign_pointer) and frees the old after a grace period, so poll(),
+ * the sleeping recvmsg and mmap() read a consistent snapshot under
+ * rcu_read_lock().  A member is reference counted: the array holds one
+ * reference, each mapping of its ring one (mmap.c).  The last put frees it,
+ * and drops its feed, from a work item after a grace period - never in
+ * vm_close, which holds the mmap_lock (feed teardown must not nest in it).
  */
 #include <linux/capability.h>
 #include <linux/net.h>
@@ -29,22 +31,38 @@
 
 #include "ibt.h"
 
-u32 ibt_member_count(struct ibt_sock *is)
+/* The socket's member array; the socket lock held. */
+static struct ibt_members *ibt_members_locked(struct ibt_sock *is)
 {
-	/* acquires pair with the releases of ibt_member_add() and bind */
-	struct ibt_members *mm = smp_load_acquire(&is->more);
-	u32 n = mm ? smp_load_acquire(&mm->n) : 0;	/* see above */
-
-	return n + smp_load_acquire(&is->subscribed);	/* see above */
+	return rcu_dereference_protected(is->more, lockdep_is_held(&is->lock));
 }
 
-/* A wake-up of the member's feed: wake the socket's sleepers. */
+u32 ibt_member_count(struct ibt_sock *is)
+{
+	struct ibt_members *mm;
+	u32 n;
+
+	rcu_read_lock();
+	mm = rcu_dereference(is->more);
+	n = mm ? mm->n : 0;
+	rcu_read_unlock();
+	/* pairs with bind's release: a subscribed socket's sub is set */
+	return n + smp_load_acquire(&is->subscribed);
+}
+
+/*
+ * A wake-up of the member's feed: wake the socket's sleepers for data, the
+ * feed's end or an ACL change (no key), not for a publisher's EPOLLOUT.
+ * Context: the feed's wait queue lock held, any context.
+ */
 static int ibt_member_wake(struct wait_queue_entry *wqe, unsigned int mode,
 			   int sync, void *key)
 {
 	struct ibt_member *m = container_of(wqe, struct ibt_member, wqe);
 	struct sock *sk = &m->is->sk;
 
+	if (key && !(key_to_poll(key) & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		return 0;
 	sk->sk_data_ready(sk);
 	return 0;
 }
@@ -60,11 +78,14 @@ void ibt_member_forward(struct ibt_member *m)
 }
 
 /*
- * Sources for @f: allocate its table on first use (no lock: the first
- * store wins) and count one more socket that wants them, or one fewer.
+ * Sources for @f (IBTICK_SOURCE_CMSG): allocate its table on first use
+ * (no lock: the first store wins) and count one more socket that wants
+ * them, or one fewer.  The table has at most IBT_SRC_SLOTS entries, so a
+ * feed's costs IBT_SRC_SLOTS * 32 bytes at most, whatever its ring.
  */
-static int ibt_member_sources(struct ibt_feed *f, bool on)
+int ibt_member_sources(struct ibt_feed *f, bool on)
 {
+	u32 n = min_t(u32, f->ring.nslots, IBT_SRC_SLOTS);
 	struct ibt_src *src;
 
 	if (!on) {
@@ -73,13 +94,12 @@ static int ibt_member_sources(struct ibt_feed *f, bool on)
 	}
 	/* pairs with the cmpxchg_release below: an allocated table */
 	if (!smp_load_acquire(&f->src)) {
-		src = __vmalloc(array_size(f->ring.nslots, sizeof(*src)),
-				IBT_GFP_CHARGED | __GFP_ZERO);
+		src = kvcalloc(n, sizeof(*src), IBT_GFP_CHARGED);
 		if (!src)
 			return -ENOMEM;
-		/* pairs with the producer's acquire: it sees zeroed entries */
+		/* the producer's acquire of f->src sees the zeroed entries */
 		if (cmpxchg_release(&f->src, NULL, src))
-			vfree(src);
+			kvfree(src);
 	}
 	atomic_inc(&f->src_readers);
 	return 0;
@@ -88,7 +108,7 @@ static int ibt_member_sources(struct ibt_feed *f, bool on)
 /* Apply IBTICK_SOURCE_CMSG to every feed the socket reads. */
 int ibt_member_want_sources(struct ibt_sock *is, bool on)
 {
-	struct ibt_members *mm = is->more;
+	struct ibt_members *mm = ibt_members_locked(is);
 	u32 i, done = 0;
 	int err = 0;
 
@@ -133,6 +153,27 @@ static void ibt_member_reader(struct ibt_sock *is, struct ibt_feed *f, bool on)
 	atomic_dec(&f->nsocks);
 }
 
+static void ibt_member_free_work(struct work_struct *w)
+{
+	struct ibt_member *m = container_of(to_rcu_work(w), struct ibt_member,
+					    free_work);
+
+	ibt_feed_put(m->feed);
+	kfree(m);
+}
+
+/*
+ * Drop a reference to an added member.  The last one frees it after a
+ * grace period, in process context (ibt_wq): any context may put.
+ */
+void ibt_member_put(struct ibt_member *m)
+{
+	if (!refcount_dec_and_test(&m->ref))
+		return;
+	INIT_RCU_WORK(&m->free_work, ibt_member_free_work);
+	queue_rcu_work(ibt_wq, &m->free_work);
+}
+
 static int ibt_member_sa(struct sockaddr_ibtick *sa, sockptr_t optval,
 			 unsigned int optlen, struct ibt_addr *a)
 {
@@ -143,9 +184,9 @@ static int ibt_member_sa(struct sockaddr_ibtick *sa, sockptr_t optval,
 	return ibt_addr_parse(sa, sizeof(*sa), ibt_family, a);
 }
 
-static bool ibt_member_reads(struct ibt_sock *is, struct ibt_feed *f)
+static bool ibt_member_reads(struct ibt_sock *is, struct ibt_members *mm,
+			     struct ibt_feed *f)
 {
-	struct ibt_members *mm = is->more;
 	u32 i;
 
 	if (is->subscribed && is->sub.feed == f)
@@ -156,6 +197,25 @@ static bool ibt_member_reads(struct ibt_sock *is, struct ibt_feed *f)
 	return false;
 }
 
+/* A new array: @mm's members without index @skip, and @add if set. */
+static struct ibt_members *ibt_members_copy(struct ibt_members *mm, u32 skip,
+					    struct ibt_member *add)
+{
+	u32 n = mm ? mm->n : 0, i, k = 0;
+	struct ibt_members *nm;
+
+	nm = kzalloc(struct_size(nm, m, n + !!add), GFP_KERNEL_ACCOUNT);
+	if (!nm)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (i != skip)
+			nm->m[k++] = mm->m[i];
+	if (add)
+		nm->m[k++] = add;
+	nm->n = k;
+	return nm;
+}
+
 int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen)
 {
 	struct ibt_feed_params p = {
@@ -164,7 +224,7 @@ int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen)
 		.comp_vector = is->comp_vector,
 		.receive = true,
 	};
-	struct ibt_members *mm = is->more;
+	struct ibt_members *mm = ibt_members_locked(is), *nm;
 	struct sockaddr_ibtick sa;
 	struct ibt_member *m;
 	struct ibt_feed *f;
@@ -174,17 +234,13 @@ int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen)
 	err = ibt_member_sa(&sa, optval, optlen, &a);
 	if (err)
 		return err;
-	if (ibt_member_count(is) >= IBTICK_FEEDS_PER_SOCKET)
+	if ((mm ? mm->n : 0) + is->subscribed >= IBTICK_FEEDS_PER_SOCKET)
 		return -ENOBUFS;
-	/* the array is the socket's only once a feed is in it */
-	if (!mm) {
-		mm = kzalloc(sizeof(*mm), GFP_KERNEL_ACCOUNT);
-		if (!mm)
-			return -ENOMEM;
-		INIT_LIST_HEAD(&mm->parked);
-	}
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
-	if (!m) {
+	if (!m)
+		return -ENOMEM;
+	nm = ibt_members_copy(mm, U32_MAX, m);
+	if (!nm) {
 		err = -ENOMEM;
 		goto free;
 	}
@@ -193,7 +249,7 @@ int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen)
 		err = PTR_ERR(f);
 		goto free;
 	}
-	if (ibt_member_reads(is, f)) {
+	if (ibt_member_reads(is, mm, f)) {
 		err = -EADDRINUSE;
 		goto put;
 	}
@@ -209,46 +265,38 @@ int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen)
 		if (err)
 			goto put;
 	}
-	if (!is->more)
-		smp_store_release(&is->more, mm);	/* for poll and mmap */
 	m->feed = f;
 	m->is = is;
 	m->addr = a;
 	m->addr.ifindex = f->ifindex;
 	m->cursor = ibt_ring_producer(&f->ring);
+	refcount_set(&m->ref, 1);	/* the array's */
 	atomic_set(&m->mappings, 0);
-	INIT_LIST_HEAD(&m->parked);
 	ibt_member_forward(m);
 	/* bind()'s feed now wakes the socket's own sleepers too */
 	if (is->subscribed)
 		ibt_member_forward(&is->sub);
 	ibt_member_reader(is, f, true);
-	WRITE_ONCE(mm->m[mm->n], m);
-	smp_store_release(&mm->n, mm->n + 1);	/* m first, for poll */
-	/* a reader asleep on bind()'s feed alone looks again, at both */
-	if (is->subscribed)
+	rcu_assign_pointer(is->more, nm);
+	if (mm) {
+		kfree_rcu(mm, rcu);
+	} else if (is->subscribed) {
+		/* a reader asleep on bind()'s feed alone looks again, at all */
 		wake_up_interruptible_all(&is->sub.feed->wq);
+	}
 	return 0;
 put:
 	ibt_feed_put(f);
 free:
+	kfree(nm);
 	kfree(m);
-	if (mm != is->more)
-		kfree(mm);
 	return err;
-}
-
-/* After a grace period: nobody looks at @m without the socket lock. */
-static void ibt_member_free(struct ibt_sock *is, struct ibt_member *m)
-{
-	ibt_feed_put(m->feed);
-	kfree(m);
 }
 
 int ibt_member_drop(struct ibt_sock *is, sockptr_t optval,
 		    unsigned int optlen)
 {
-	struct ibt_members *mm = is->more;
+	struct ibt_members *mm = ibt_members_locked(is), *nm;
 	struct sockaddr_ibtick sa;
 	struct ibt_member *m = NULL;
 	struct ibt_addr a;
@@ -270,46 +318,34 @@ int ibt_member_drop(struct ibt_sock *is, sockptr_t optval,
 	}
 	if (hits != 1)
 		return -EADDRNOTAVAIL;	/* none, or ifindex 0 and several */
-	if (mm->nparked >= IBTICK_FEEDS_PER_SOCKET && atomic_read(&m->mappings))
-		return -EBUSY;	/* too many dropped rings still mapped */
-	/* the last one takes its place, then the count goes down */
-	WRITE_ONCE(mm->m[at], mm->m[mm->n - 1]);
-	/* after the move: a reader of the new count sees the moved member */
-	smp_store_release(&mm->n, mm->n - 1);
+	nm = ibt_members_copy(mm, at, NULL);
+	if (!nm)
+		return -ENOMEM;
+	rcu_assign_pointer(is->more, nm);
+	kfree_rcu(mm, rcu);
 	remove_wait_queue(&m->feed->wq, &m->wqe);
 	ibt_member_reader(is, m->feed, false);
-	/* poll, a sleeping recvmsg, mmap may still be looking at it */
-	synchronize_rcu();
-	/* an mmap that found it counted itself before the grace period ended */
-	if (atomic_read(&m->mappings)) {
-		list_add(&m->parked, &mm->parked);
-		mm->nparked++;
-		return 0;
-	}
-	ibt_member_free(is, m);
+	/* freed after a grace period, or at the last munmap of its ring */
+	ibt_member_put(m);
 	return 0;
 }
 
 /*
- * Find the member reading feed @id, bind()'s included.  Context:
- * rcu_read_lock() or the socket lock.
+ * The member reading feed @id, bind()'s included, or NULL.  Context:
+ * rcu_read_lock() (the member stays while it lasts) or the socket lock.
  */
 struct ibt_member *ibt_member_find_rcu(struct ibt_sock *is, u32 id)
 {
-	/* acquires pair with the releases of ibt_member_add() and bind */
-	struct ibt_members *mm = smp_load_acquire(&is->more);
-	struct ibt_member *m;
-	u32 i, n;
+	struct ibt_members *mm = rcu_dereference_check(is->more,
+						       lockdep_is_held(&is->lock));
+	u32 i;
 
-	/* see above: a subscribed socket's sub is set */
+	/* pairs with bind's release: a subscribed socket's sub is set */
 	if (smp_load_acquire(&is->subscribed) && is->sub.feed->id == id)
 		return &is->sub;
-	n = mm ? smp_load_acquire(&mm->n) : 0;	/* see above */
-	for (i = 0; i < n; i++) {
-		m = READ_ONCE(mm->m[i]);
-		if (m->feed->id == id)
-			return m;
-	}
+	for (i = 0; mm && i < mm->n; i++)
+		if (mm->m[i]->feed->id == id)
+			return mm->m[i];
 	return NULL;
 }
 
@@ -355,14 +391,14 @@ static void ibt_member_info(const struct ibt_member *m, u32 flags,
 /*
  * IBTICK_FEEDS: as many entries as @len holds (a multiple of the size,
  * else EINVAL), their bytes in *@optlen; ERANGE with the bytes needed
- * when they do not all fit (as SO_PEERGROUPS).
+ * when they do not all fit (as SO_PEERGROUPS).  The socket lock held.
  */
 int ibt_member_list(struct ibt_sock *is, char __user *optval,
 		    int __user *optlen, int len)
 {
-	struct ibt_members *mm = is->more;
+	struct ibt_members *mm = ibt_members_locked(is);
 	struct ibtick_member e;
-	u32 n = ibt_member_count(is), i, k = 0;
+	u32 n = (mm ? mm->n : 0) + is->subscribed, i, k = 0;
 	size_t need = (size_t)n * sizeof(e);
 
 	if (len % sizeof(e))
@@ -388,11 +424,13 @@ int ibt_member_list(struct ibt_sock *is, char __user *optval,
 	return 0;
 }
 
-/* The socket is going: nothing else looks at its members any more. */
+/*
+ * The socket is going (its last mapping is gone: mappings hold its file):
+ * nothing else looks at its members any more.
+ */
 void ibt_member_release(struct ibt_sock *is)
 {
-	struct ibt_members *mm = is->more;
-	struct ibt_member *m, *tmp;
+	struct ibt_members *mm = rcu_dereference_protected(is->more, true);
 	u32 i;
 
 	if (is->subscribed && is->sub.forwarding)
@@ -402,13 +440,10 @@ void ibt_member_release(struct ibt_sock *is)
 	if (!mm)
 		return;
 	for (i = 0; i < mm->n; i++) {
-		m = mm->m[i];
-		remove_wait_queue(&m->feed->wq, &m->wqe);
-		ibt_member_reader(is, m->feed, false);
-		ibt_member_free(is, m);
+		remove_wait_queue(&mm->m[i]->feed->wq, &mm->m[i]->wqe);
+		ibt_member_reader(is, mm->m[i]->feed, false);
+		ibt_member_put(mm->m[i]);
 	}
-	list_for_each_entry_safe(m, tmp, &mm->parked, parked)
-		ibt_member_free(is, m);
+	RCU_INIT_POINTER(is->more, NULL);
 	kfree(mm);
-	is->more = NULL;
 }

@@ -7,7 +7,8 @@
  * its creator's memory cgroup) allocated with its feed, sized and laid out
  * once and never reshaped.  A mapping
  * holds the socket's file (vma->vm_file), so the socket is not released
- * before the last munmap(); the socket holds its feed, and the feed frees
+ * before the last munmap(); the socket holds its feeds, a mapping of a
+ * member feed's ring also the member (dropped or not), and the feed frees
  * its ring only when its last reference goes.  Teardown of the feed's verbs
  * side (device removal) leaves the ring in place with IBTICK_RING_DEAD set.
  * The pages are inserted up front (vm_insert_page(), which also takes a
@@ -75,11 +76,17 @@ u64 ibt_mmap_size(const struct ibt_ring *r)
 	return PAGE_ALIGN(r->size);
 }
 
-/* A member feed's ring (IBTICK_MMAP_FEED): the member counts its maps. */
+/*
+ * A member feed's ring (IBTICK_MMAP_FEED): each mapping holds a reference
+ * to the member, so a member dropped while mapped (and its feed and ring)
+ * lives until the last munmap(); the last put frees it from a work item
+ * (member.c), never here under the mmap_lock.
+ */
 static void ibt_member_vm_open(struct vm_area_struct *vma)
 {
 	struct ibt_member *m = vma->vm_private_data;
 
+	refcount_inc(&m->ref);
 	atomic_inc(&m->mappings);
 	atomic_inc(&m->is->mappings);
 }
@@ -89,7 +96,8 @@ static void ibt_member_vm_close(struct vm_area_struct *vma)
 	struct ibt_member *m = vma->vm_private_data;
 
 	atomic_dec(&m->mappings);
-	atomic_dec(&m->is->mappings);
+	atomic_dec(&m->is->mappings);	/* the mapping holds the socket's file */
+	ibt_member_put(m);
 }
 
 static const struct vm_operations_struct ibt_member_vm_ops = {
@@ -99,23 +107,27 @@ static const struct vm_operations_struct ibt_member_vm_ops = {
 };
 
 /*
- * The member of IBTICK_MMAP_FEED(id) at @pgoff, counted as mapped before
- * the RCU section ends: IBTICK_DROP_FEED waits for a grace period and then
- * parks, rather than frees, a member with mappings (member.c).
+ * The added member whose ring maps at @pgoff (IBTICK_MMAP_FEED), with a
+ * reference taken for the mapping; NULL if none.  *@bound: the offset
+ * names bind()'s feed, mapped as at IBTICK_MMAP_RING.
  */
 static struct ibt_member *ibt_mmap_member(struct ibt_sock *is,
-					  unsigned long pgoff)
+					  unsigned long pgoff, bool *bound)
 {
 	u64 off = (u64)pgoff << PAGE_SHIFT;
 	struct ibt_member *m;
+	u64 id = off >> IBTICK_MMAP_FEED_SHIFT;
 
-	if (off & ((1ULL << 32) - 1) || off >> 32 > U32_MAX)
+	*bound = false;
+	if (off & ((1ULL << IBTICK_MMAP_FEED_SHIFT) - 1) || !id || id > U32_MAX)
 		return NULL;
 	rcu_read_lock();
-	m = ibt_member_find_rcu(is, off >> 32);
-	if (m) {
-		atomic_inc(&m->mappings);
-		atomic_inc(&is->mappings);
+	m = ibt_member_find_rcu(is, id);
+	if (m == &is->sub) {
+		*bound = true;
+		m = NULL;
+	} else if (m && !refcount_inc_not_zero(&m->ref)) {
+		m = NULL;	/* dropped, on its way out */
 	}
 	rcu_read_unlock();
 	return m;
@@ -126,6 +138,7 @@ int ibt_mmap(struct file *file, struct socket *sock,
 {
 	struct ibt_sock *is = ibt_sk(sock->sk);
 	struct ibt_member *m = NULL;
+	bool bound = vma->vm_pgoff == (IBTICK_MMAP_RING >> PAGE_SHIFT);
 	struct ibt_feed *f;
 	int err;
 
@@ -133,15 +146,17 @@ int ibt_mmap(struct file *file, struct socket *sock,
 		return -EINVAL;		/* MAP_PRIVATE: copy-on-write of a ring */
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EACCES;
-	if (vma->vm_pgoff == (IBTICK_MMAP_RING >> PAGE_SHIFT)) {
+	if (!bound) {
+		m = ibt_mmap_member(is, vma->vm_pgoff, &bound);
+		if (!m && !bound)
+			return -EINVAL;
+	}
+	if (bound) {
 		/* pair with the release stores in bind: its feed is set */
 		if (!smp_load_acquire(&is->subscribed))
 			return -EINVAL;
 		f = smp_load_acquire(&is->feed);  /* pairs with ibt_attach() */
 	} else {
-		m = ibt_mmap_member(is, vma->vm_pgoff);
-		if (!m)
-			return -EINVAL;
 		f = m->feed;
 	}
 	err = -EINVAL;
@@ -161,7 +176,9 @@ int ibt_mmap(struct file *file, struct socket *sock,
 		goto out;
 	if (m) {
 		vma->vm_ops = &ibt_member_vm_ops;
-		vma->vm_private_data = m;
+		vma->vm_private_data = m;	/* with the reference taken */
+		atomic_inc(&m->mappings);
+		atomic_inc(&is->mappings);
 		return 0;
 	}
 	vma->vm_ops = &ibt_vm_ops;
@@ -169,10 +186,8 @@ int ibt_mmap(struct file *file, struct socket *sock,
 	atomic_inc(&is->mappings);
 	return 0;
 out:
-	if (m) {
-		atomic_dec(&m->mappings);
-		atomic_dec(&is->mappings);
-	}
+	if (m)
+		ibt_member_put(m);
 	return err;
 }
 

@@ -99,16 +99,20 @@ static bool ibt_rx_from_self(struct ibt_feed *f, const struct ib_wc *wc,
 }
 
 /*
- * Record who sent tick @idx beside its slot (IBTICK_CMSG_SOURCE), between
- * ibt_ring_begin() and ibt_ring_commit() so readers check it as the slot.
+ * Record who sent tick @idx in the feed's source table (IBTICK_CMSG_SOURCE),
+ * an entry with its own sequence: the table may be smaller than the ring.
  */
 static void ibt_rx_source(struct ibt_feed *f, struct ibt_src *src,
 			  const struct ib_wc *wc, const void *nethdr, u64 idx)
 {
-	struct ibt_src *e = &src[idx & f->ring.mask];
+	struct ibt_src *e = &src[idx & (min_t(u32, f->ring.nslots,
+					       IBT_SRC_SLOTS) - 1)];
 	enum rdma_network_type nt = RDMA_NETWORK_IB;
 	union ib_gid sgid, dgid;
 
+	/* the entry's own sequence: 0 while written (see struct ibt_src) */
+	WRITE_ONCE(e->idx, 0);
+	smp_wmb();	/* pairs with the reader's smp_rmb() (sock.c) */
 	e->qpn = wc->src_qp;
 	e->flags = 0;
 	memset(e->gid, 0, sizeof(e->gid));
@@ -123,7 +127,8 @@ static void ibt_rx_source(struct ibt_feed *f, struct ibt_src *src,
 				e->flags = IBTICK_SOURCE_IPV4;
 		}
 	}
-	e->idx = idx;
+	/* pairs with the reader's first smp_load_acquire() */
+	smp_store_release(&e->idx, idx + 1);
 }
 
 /* Check one datagram and write it into the ring. */

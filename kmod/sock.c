@@ -123,7 +123,8 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
 static int ibt_bind_check(struct ibt_sock *is, struct sockaddr *uaddr,
 			  int len)
 {
-	struct ibt_members *mm = is->more;
+	struct ibt_members *mm = rcu_dereference_protected(is->more,
+						lockdep_is_held(&is->lock));
 	struct ibt_addr a;
 	u32 i;
 	int err;
@@ -164,8 +165,7 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	if (err)
 		goto out;
 	if (is->source_cmsg) {
-		is->source_cmsg = false;	/* now for this feed too */
-		err = ibt_member_want_sources(is, true);
+		err = ibt_member_sources(is->feed, true);	/* this one too */
 		if (err)
 			goto out;
 	}
@@ -175,7 +175,7 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	is->sub.cursor = ibt_ring_producer(&is->feed->ring);
 	atomic_set(&is->sub.mappings, 0);
 	/* a multi-feed socket sleeps on its own queue (member.c) */
-	if (is->more)
+	if (rcu_access_pointer(is->more))
 		ibt_member_forward(&is->sub);
 	smp_store_release(&is->subscribed, true);	/* cursor first, for poll */
 	if (is->loopback)
@@ -429,7 +429,7 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 						ibt_feed_dead(f) ||
 						READ_ONCE(f->acl_gen) !=
 						READ_ONCE(m->sub_acl_gen) ||
-						READ_ONCE(is->more),
+						rcu_access_pointer(is->more),
 						*timeo);
 	if (left < 0)
 		return sock_intr_errno(*timeo);
@@ -463,6 +463,24 @@ static void ibt_sock_lapped(struct ibt_sock *is, struct ibt_member *m,
 }
 
 /*
+ * The sender of tick @idx, if the table still has it: its entry's own
+ * sequence (struct ibt_src) read the tick's before and after the copy.
+ */
+static bool ibt_src_read(struct ibt_feed *f, const struct ibt_src *src,
+			 u64 idx, struct ibt_src *out)
+{
+	const struct ibt_src *e = &src[idx & (min_t(u32, f->ring.nslots,
+						     IBT_SRC_SLOTS) - 1)];
+
+	/* pairs with the producer's smp_store_release() of e->idx */
+	if (smp_load_acquire(&e->idx) != idx + 1)
+		return false;
+	memcpy(out, e, sizeof(*out));
+	smp_rmb();	/* the copy before the second look (rx.c's smp_wmb) */
+	return READ_ONCE(e->idx) == idx + 1;
+}
+
+/*
  * Take member @m's next tick into @msg: 1 when taken (@t says what), 0 when
  * the socket has read all there is, or the error of a copy that failed
  * (that tick is consumed, and counted lost).  Ticks overwritten on the way
@@ -489,12 +507,7 @@ static int ibt_take(struct ibt_sock *is, struct ibt_member *m,
 		t->copy = min_t(size_t, t->d.len, len);
 		copied = copy_to_iter(s + 1, t->copy, &msg->msg_iter);
 		err = copied == t->copy ? 0 : -EFAULT;
-		/* the source beside the slot: (D)..(F) cover it too */
-		t->have_src = false;
-		if (src) {
-			t->src = src[m->cursor & f->ring.mask];
-			t->have_src = t->src.idx == m->cursor;
-		}
+		t->have_src = src && ibt_src_read(f, src, m->cursor, &t->src);
 		if (!ibt_ring_still_valid(&f->ring, s, m->cursor)) {
 			/* overwritten while we copied: counted, never shown */
 			ibt_ring_skip_lapped(&f->ring, &m->cursor, lost);
@@ -555,11 +568,11 @@ static int ibt_deliver(struct ibt_sock *is, struct ibt_member *m,
 
 /*
  * recvmsg of a socket that reads bind()'s feed alone: it sleeps on the
- * feed's wait queue.  Returns 1 when the socket became a multi-feed one
- * while it slept (the caller goes on with ibt_recv_multi()).  Lock held.
+ * feed's wait queue.  *@multi: the socket became a multi-feed one while
+ * it slept (the caller goes on with ibt_recv_multi()).  Lock held.
  */
 static int ibt_recv_one(struct ibt_sock *is, struct msghdr *msg, size_t len,
-			int flags, long *timeo)
+			int flags, long *timeo, bool *multi)
 {
 	struct ibt_member *m = &is->sub;
 	struct ibt_feed *f = m->feed;
@@ -600,8 +613,8 @@ static int ibt_recv_one(struct ibt_sock *is, struct msghdr *msg, size_t len,
 		mutex_lock(&is->lock);
 		if (err)
 			goto out;
-		if (is->more) {
-			err = 1;
+		if (rcu_access_pointer(is->more)) {
+			*multi = true;
 			goto out;
 		}
 	}
@@ -614,61 +627,76 @@ out:
 	return err;
 }
 
-/* The socket's @i-th feed: IBTICK_ADD_FEED's, then bind()'s.  Lock held. */
-static struct ibt_member *ibt_nth(struct ibt_sock *is, u32 i)
+/* The socket's @i-th feed: @mm's, then bind()'s. */
+static struct ibt_member *ibt_nth(struct ibt_sock *is, struct ibt_members *mm,
+				  u32 i)
 {
-	return i < is->more->n ? is->more->m[i] : &is->sub;
+	return i < mm->n ? mm->m[i] : &is->sub;
 }
 
 /*
- * A member with something for the reader, or whose ACL moved; *@dead
- * counts those that are over.  Context: RCU or the socket lock.
+ * A member that will give the reader nothing more: its feed is dead and
+ * its ring read (or the reader may not read it).  Context: RCU or the lock.
  */
-static bool ibt_member_ready(struct ibt_member *m, u32 *dead)
+static bool ibt_member_over(struct ibt_member *m)
+{
+	return ibt_feed_dead(m->feed) &&
+	       (READ_ONCE(m->revoked) ||
+		!ibt_ring_backlog(&m->feed->ring, READ_ONCE(m->cursor)));
+}
+
+/*
+ * A member with a tick for the reader or, with @acl, whose ACL moved
+ * (recvmsg asks again; poll leaves that to recvmsg).  *@over counts those
+ * that are over.  Context: RCU or the socket lock.
+ */
+static bool ibt_member_ready(struct ibt_member *m, bool acl, u32 *over)
 {
 	struct ibt_feed *f = m->feed;
 
-	if (READ_ONCE(f->acl_gen) != READ_ONCE(m->sub_acl_gen))
+	if (ibt_member_over(m)) {
+		(*over)++;
+		return false;
+	}
+	if (acl && READ_ONCE(f->acl_gen) != READ_ONCE(m->sub_acl_gen))
 		return true;
-	if (ibt_ring_backlog(&f->ring, READ_ONCE(m->cursor)))
-		return !READ_ONCE(m->revoked);
-	*dead += ibt_feed_dead(f);
-	return false;
+	return !READ_ONCE(m->revoked) &&
+	       ibt_ring_backlog(&f->ring, READ_ONCE(m->cursor));
 }
 
 /*
  * Anything for a multi-feed socket's reader: a tick, an ACL change, or the
- * end of every feed it reads.  @busy: drain the CQs from here first (one
- * look each).  Context: any, without the socket lock.
+ * end of every feed it reads.  @acl: count ACL changes (recvmsg), or not
+ * (poll).  *@all_over: every feed is over.  Context: any, without the lock.
  */
-static bool ibt_multi_ready(struct ibt_sock *is, bool busy)
+static bool ibt_multi_ready(struct ibt_sock *is, bool acl, bool *all_over)
 {
-	/* the releases in member.c: the array, then the members in it */
-	struct ibt_members *mm = smp_load_acquire(&is->more);
-	u32 i, n, dead = 0, total;
-	struct ibt_member *m;
+	struct ibt_members *mm;
+	u32 i, over = 0, total;
 	bool ready = false;
 
 	rcu_read_lock();
-	n = smp_load_acquire(&mm->n);	/* see above */
-	total = n + smp_load_acquire(&is->subscribed);	/* bind's release */
-	for (i = 0; i < total && !ready; i++) {
-		m = i < n ? READ_ONCE(mm->m[i]) : &is->sub;
-		if (busy && !ibt_feed_dead(m->feed))
-			ibt_poll_caller(m->feed, READ_ONCE(m->cursor), 0);
-		ready = ibt_member_ready(m, &dead);
-	}
+	mm = rcu_dereference(is->more);
+	/* pairs with bind's release: a subscribed socket's sub is set */
+	total = mm->n + smp_load_acquire(&is->subscribed);
+	for (i = 0; i < total; i++)
+		ready |= ibt_member_ready(ibt_nth(is, mm, i), acl, &over);
 	rcu_read_unlock();
-	return ready || (total && dead == total);
+	*all_over = total && over == total;
+	return ready || *all_over;
 }
 
 /*
  * A multi-feed socket's wait: on its own queue, which every member feed
- * wakes (member.c).  SO_BUSY_POLL spins over the members' CQs first.
+ * wakes (member.c).  SO_BUSY_POLL spins over the members' rings first;
+ * their completion queues are drained by their own polling, not from here
+ * (one caller taking and re-arming up to 64 CQs per look would cost more
+ * than it saves).
  */
 static int ibt_wait_multi(struct ibt_sock *is, long *timeo)
 {
 	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
+	bool over;
 	long left;
 	u64 end;
 
@@ -678,7 +706,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo)
 		end = local_clock() + min_t(u64, (u64)usec * NSEC_PER_USEC,
 					    (u64)jiffies_to_nsecs(*timeo));
 		do {
-			if (ibt_multi_ready(is, true))
+			if (ibt_multi_ready(is, true, &over))
 				return 0;
 			if (need_resched() || signal_pending(current))
 				break;
@@ -686,7 +714,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo)
 		} while (local_clock() < end);
 	}
 	left = wait_event_interruptible_timeout(*sk_sleep(&is->sk),
-						ibt_multi_ready(is, false),
+						ibt_multi_ready(is, true, &over),
 						*timeo);
 	if (left < 0)
 		return sock_intr_errno(*timeo);
@@ -697,40 +725,64 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo)
 }
 
 /*
+ * A multi-feed socket's member @m whose feed's ACL changed: ask again.
+ * A refusal is told once (EACCES) and the member skipped until the ACL
+ * changes again; a re-grant resumes at the producer (what came meanwhile
+ * was not for this reader, and counts nowhere for it).
+ */
+static int ibt_member_recheck(struct ibt_member *m)
+{
+	struct ibt_feed *f = m->feed;
+	u32 gen = READ_ONCE(f->acl_gen);	/* at or before the answer's */
+	int err;
+
+	err = ibt_feed_permission(f, IBT_ACL_READ, &m->sub_acl_gen);
+	if (err) {
+		WRITE_ONCE(m->sub_acl_gen, gen);
+		if (READ_ONCE(m->revoked))
+			return 0;	/* told already */
+		WRITE_ONCE(m->revoked, true);
+		return err;
+	}
+	if (READ_ONCE(m->revoked)) {
+		WRITE_ONCE(m->cursor, ibt_ring_producer(&f->ring));
+		WRITE_ONCE(m->revoked, false);
+	}
+	return 0;
+}
+
+/*
  * recvmsg of a multi-feed socket: one tick from the first member, in turn
- * after the last one served, that has one.  A member whose ACL stopped
- * allowing the caller gets EACCES once, then is skipped until the ACL
- * changes again.  ENODEV once every feed it reads is over.  Lock held.
+ * after the last one served, that has one.  ENODEV once every feed it
+ * reads is over.  Lock held.
  */
 static int ibt_recv_multi(struct ibt_sock *is, struct msghdr *msg,
 			  size_t len, int flags, long *timeo)
 {
-	struct ibt_members *mm = is->more;
+	struct ibt_members *mm;
 	struct ibt_member *m;
-	struct ibt_feed *f;
 	struct ibt_tick t;
-	u32 k, i, total, dead;
+	u32 k, i, total, over;
 	u64 lost;
 	int err;
 
 	for (;;) {
+		mm = rcu_dereference_protected(is->more,
+					       lockdep_is_held(&is->lock));
 		total = mm->n + is->subscribed;
-		dead = 0;
+		over = 0;
 		for (k = 0; k < total; k++) {
-			i = (mm->rr + k) % total;
-			m = ibt_nth(is, i);
-			f = m->feed;
-			if (unlikely(READ_ONCE(f->acl_gen) != m->sub_acl_gen)) {
-				err = ibt_feed_permission(f, IBT_ACL_READ,
-							  &m->sub_acl_gen);
-				if (err) {
-					/* told once, per change of the ACL */
-					WRITE_ONCE(m->sub_acl_gen,
-						   READ_ONCE(f->acl_gen));
-					WRITE_ONCE(m->revoked, true);
+			i = (is->rr + k) % total;
+			m = ibt_nth(is, mm, i);
+			if (unlikely(READ_ONCE(m->feed->acl_gen) !=
+				     m->sub_acl_gen)) {
+				err = ibt_member_recheck(m);
+				if (err)
 					return err;
-				}
-				WRITE_ONCE(m->revoked, false);
+			}
+			if (ibt_member_over(m)) {
+				over++;
+				continue;
 			}
 			if (m->revoked)
 				continue;
@@ -741,12 +793,11 @@ static int ibt_recv_multi(struct ibt_sock *is, struct msghdr *msg,
 			if (err < 0)
 				return err;
 			if (err > 0) {
-				mm->rr = (i + 1) % total;
+				is->rr = (i + 1) % total;
 				return ibt_deliver(is, m, msg, flags, &t);
 			}
-			dead += ibt_feed_dead(f);
 		}
-		if (total && dead == total)
+		if (total && over == total)
 			return -ENODEV;
 		mutex_unlock(&is->lock);
 		err = ibt_wait_multi(is, timeo);
@@ -760,6 +811,7 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		       int flags)
 {
 	struct ibt_sock *is = ibt_sk(sock->sk);
+	bool multi;
 	long timeo;
 	int err;
 
@@ -769,11 +821,13 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	timeo = sock_rcvtimeo(&is->sk, flags & MSG_DONTWAIT);
 	if (mutex_lock_interruptible(&is->lock))
 		return sock_intr_errno(timeo);
-	if (!is->more && !is->subscribed) {
+	multi = rcu_access_pointer(is->more);
+	if (!multi && !is->subscribed) {
 		err = -ENOTCONN;
 	} else {
-		err = is->more ? 1 : ibt_recv_one(is, msg, len, flags, &timeo);
-		if (err == 1)	/* a multi-feed socket, or one now */
+		if (!multi)
+			err = ibt_recv_one(is, msg, len, flags, &timeo, &multi);
+		if (multi)	/* a multi-feed socket, or one now */
 			err = ibt_recv_multi(is, msg, len, flags, &timeo);
 	}
 	mutex_unlock(&is->lock);
@@ -809,24 +863,12 @@ static __poll_t ibt_poll_multi(struct file *file, struct socket *sock,
 			       poll_table *wait)
 {
 	struct ibt_sock *is = ibt_sk(sock->sk);
-	/* pairs with ibt_member_add()'s release: the array is set up */
-	struct ibt_members *mm = smp_load_acquire(&is->more);
-	u32 i, n, dead = 0, total;
-	struct ibt_member *m;
 	__poll_t mask = 0;
+	bool over;
 
 	sock_poll_wait(file, sock, wait);
-	rcu_read_lock();
-	n = smp_load_acquire(&mm->n);	/* release in member.c: m[] first */
-	total = n + smp_load_acquire(&is->subscribed);	/* bind's release */
-	for (i = 0; i < total; i++) {
-		m = i < n ? READ_ONCE(mm->m[i]) : &is->sub;
-		if (ibt_member_ready(m, &dead))
-			mask |= EPOLLIN | EPOLLRDNORM;
-	}
-	rcu_read_unlock();
-	if (total && dead == total)
-		mask |= EPOLLERR | EPOLLHUP;
+	if (ibt_multi_ready(is, false, &over))
+		mask |= over ? EPOLLERR | EPOLLHUP : EPOLLIN | EPOLLRDNORM;
 	return mask;
 }
 
@@ -839,15 +881,17 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	__poll_t mask = 0;
 	u64 cursor;
 
-	/* pairs with ibt_member_add()'s release: a multi-feed socket */
-	if (smp_load_acquire(&is->more)) {
-		/* what it publishes on, if anything, wakes its own queue */
+	if (rcu_access_pointer(is->more)) {
 		mask = ibt_poll_multi(file, sock, wait);
-		if (f) {
+		/* what it publishes on, if anything, wakes its own queue */
+		if (f && READ_ONCE(is->publisher)) {
 			poll_wait(file, &f->wq, wait);
-			if (READ_ONCE(is->publisher) && !ibt_feed_dead(f) &&
-			    ibt_tx_writable(f))
+			if (ibt_feed_dead(f)) {
+				if (!ibt_member_count(is))
+					mask |= EPOLLERR | EPOLLHUP;
+			} else if (ibt_tx_writable(f)) {
 				mask |= EPOLLOUT | EPOLLWRNORM;
+			}
 		}
 		return mask;
 	}

@@ -49,7 +49,8 @@ static int ibt_opt_get(void *dst, size_t size, sockptr_t optval,
 /* IBTICK_LOOPBACK changed: count the socket in every feed it reads. */
 static void ibt_sock_loopback(struct ibt_sock *is, bool on)
 {
-	struct ibt_members *mm = is->more;
+	struct ibt_members *mm = rcu_dereference_protected(is->more,
+						lockdep_is_held(&is->lock));
 	u32 i, n = (mm ? mm->n : 0) + is->subscribed;
 
 	for (i = 0; i < n; i++) {

@@ -11,6 +11,11 @@
  *
  *   multifeed table SUB_IF PUB_IF
  *   multifeed io SUB_IF PUB_IF PUB_IPV4
+ *   multifeed dead IF_A IF_B      a feed on each; the script removes
+ *                                 IF_A's device (SIGUSR1), then IF_B's
+ *                                 under a blocked recv: the socket lives
+ *                                 on while one feed does, then ENODEV and
+ *                                 POLLERR|POLLHUP
  *
  * Prints "ok"/"not ok" per check and "N passed, N failed".
  */
@@ -18,6 +23,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,11 +333,12 @@ static void io(const char *sub_if, const char *pub_if, const char *pub_ip)
 
 	for (k = 0; k < NFEEDS; k++)
 		fa[k] = addr(GROUP, sub_if, PORT0 + k);
+	/* sources asked before bind: bind()'s feed records them too */
+	EXPECT_OK(setsockopt(s, SOL_IBTICK, IBTICK_SOURCE_CMSG, &one, sizeof(one)),
+		  "IBTICK_SOURCE_CMSG on, before bind");
 	EXPECT_OK(bind(s, (void *)&fa[0], sizeof(fa[0])), "bind feed 0");
 	EXPECT_OK(add(s, &fa[1]), "ADD_FEED feed 1");
 	EXPECT_OK(add(s, &fa[2]), "ADD_FEED feed 2");
-	EXPECT_OK(setsockopt(s, SOL_IBTICK, IBTICK_SOURCE_CMSG, &one, sizeof(one)),
-		  "IBTICK_SOURCE_CMSG on");
 	for (k = 0; k < NFEEDS; k++)
 		pub[k] = publisher(pub_if, PORT0 + k);
 	usleep(300000);		/* the publishers' joins */
@@ -415,14 +422,59 @@ static void io(const char *sub_if, const char *pub_if, const char *pub_ip)
 	}
 	check(ok, "a member feed's ring mapped at IBTICK_MMAP_FEED(id): its producer is the socket's cursor", errno);
 
+	/* a feed dropped while its ring is mapped: the mapping stays good */
+	{
+		struct ibtick_member one_m[NFEEDS];
+		const struct ibtick_ring_hdr *h = MAP_FAILED;
+		uint64_t before = 0;
+		socklen_t l = sizeof(one_m);
+
+		if (!getsockopt(s, SOL_IBTICK, IBTICK_FEEDS, one_m, &l))
+			for (k = 0; k < (int)(l / sizeof(one_m[0])); k++)
+				if (one_m[k].addr.sibt_port == PORT0 + 1) {
+					h = mmap(NULL, one_m[k].mmap_size, PROT_READ, MAP_SHARED, s,
+						 one_m[k].mmap_offset);
+					before = one_m[k].cursor;
+					len = one_m[k].mmap_size;
+				}
+		check(h != MAP_FAILED, "map feed 1's ring", errno);
+		EXPECT_OK(drop(s, &fa[1]), "DROP_FEED feed 1 while mapped");
+		if (h != MAP_FAILED) {
+			check(h->magic == IBTICK_RING_MAGIC &&
+			      __atomic_load_n(&h->producer, __ATOMIC_ACQUIRE) >= before,
+			      "the dropped feed's mapping still reads its ring", 0);
+			check(munmap((void *)h, len) == 0, "munmap it after the drop", errno);
+		}
+	}
+
 	/* a dropped feed stops arriving; the others go on */
-	EXPECT_OK(drop(s, &fa[1]), "DROP_FEED feed 1");
 	memset(fc, 0, sizeof(fc));
 	for (k = 0; k < NFEEDS; k++)
 		send_n(pub[k], k, 10);
 	drain(s, fc, NFEEDS, 1000, NULL, NULL);
 	check(fc[1].delivered == 0 && fc[0].delivered + fc[2].delivered > 0,
 	      "after DROP_FEED: nothing from it, the others still arrive", 0);
+
+	/* a 1-byte tick to a socket that only bind()s (recvmsg returns 1) */
+	{
+		struct sockaddr_ibtick sa = addr(GROUP, sub_if, PORT0 + 30);
+		int b = sock(), pb;
+		char c = 'z', got[8];
+		struct pollfd bp = { .fd = b, .events = POLLIN };
+
+		EXPECT_OK(bind(b, (void *)&sa, sizeof(sa)), "bind a single-feed socket");
+		pb = publisher(pub_if, PORT0 + 30);
+		usleep(300000);
+		EXPECT_OK(send(pb, &c, 1, 0), "send a 1-byte tick");
+		poll(&bp, 1, 3000);
+		check(recv(b, got, sizeof(got), 0) == 1 && got[0] == 'z',
+		      "single-feed socket: a 1-byte tick is 1 byte, nothing more", errno);
+		EXPECT_OK(send(pb, &c, 1, 0), "send another");
+		poll(&bp, 1, 3000);
+		check(recv(b, got, 1, 0) == 1, "... read into a 1-byte buffer", errno);
+		close(pb);
+		close(b);
+	}
 
 	/* the socket's statistics sum its feeds */
 	len = sizeof(st);
@@ -505,6 +557,45 @@ static void lapped(const char *sub_if, const char *pub_if)
 	close(p1);
 }
 
+static volatile sig_atomic_t usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1++;
+}
+
+static void dead(const char *if_a, const char *if_b)
+{
+	struct sockaddr_ibtick a = addr(GROUP, if_a, 7380), b = addr(GROUP, if_b, 7381);
+	struct pollfd p;
+	char buf[64];
+	int s = sock();
+	ssize_t n;
+
+	signal(SIGUSR1, on_usr1);
+	EXPECT_OK(add(s, &a), "ADD_FEED on the first device");
+	EXPECT_OK(add(s, &b), "ADD_FEED on the second device");
+	printf("bound\n");
+	fflush(stdout);
+	while (!usr1)
+		pause();
+	/* the first device is gone: its feed is dead, the other is not */
+	p = (struct pollfd){ .fd = s, .events = POLLIN };
+	check(poll(&p, 1, 0) == 0, "one member's device gone: no POLLERR/POLLHUP, no POLLIN", errno);
+	EXPECT_ERR(recv(s, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN,
+		   "one member's device gone: recv -> EAGAIN, not ENODEV");
+	printf("half\n");
+	fflush(stdout);
+	/* blocks until the second device goes too */
+	n = recv(s, buf, sizeof(buf), 0);
+	check(n < 0 && errno == ENODEV, "blocked recv returns ENODEV when the last member's device goes", errno);
+	p = (struct pollfd){ .fd = s, .events = POLLIN };
+	check(poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) == (POLLERR | POLLHUP),
+	      "every member dead: POLLERR|POLLHUP", errno);
+	close(s);
+}
+
 int main(int argc, char **argv)
 {
 	fam = ibtick_family();
@@ -514,6 +605,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "table") && argc == 4) {
 		table(argv[2]);
+	} else if (!strcmp(argv[1], "dead") && argc == 4) {
+		dead(argv[2], argv[3]);
 	} else if (!strcmp(argv[1], "io") && argc == 5) {
 		io(argv[2], argv[3], argv[4]);
 		lapped(argv[2], argv[3]);
