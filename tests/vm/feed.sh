@@ -71,6 +71,14 @@ multi_feed_device_removal() {
 	tests/vm/multifeed dead veth1 veth0 >"$r/out" 2>&1 &
 	pid=$!
 	wait_for "$r/out" bound || rc=1
+	# sock show: the socket reads 2 feeds, and each feed's filter finds it
+	[[ $($IBTICK -j sock show pid $pid | jin "[s['feeds'] for s in j]") == "[2]" ]] ||
+		{ echo "  sock show: $($IBTICK -j sock show pid $pid)"; rc=1; }
+	for name in $($IBTICK -j feed show |
+		      jin "' '.join(f['name'] for f in j if f['port'] in (7380, 7381))"); do
+		[[ $($IBTICK -j sock show feed "$name" pid $pid | jin "len(j)") == 1 ]] ||
+			{ echo "  sock show feed $name misses the socket"; rc=1; }
+	done
 	rdma link delete rxe1 || rc=1
 	kill -USR1 "$pid"
 	wait_for "$r/out" half && wait_blocked "$pid" || rc=1
