@@ -62,7 +62,8 @@ UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     tests/unit/latstats_test.c tests/unit/tickgen_test.c \
 	     user/common/out.c user/common/names.c user/bench/latstats.c \
 	     user/bench/tickgen.c \
-	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c
+	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c \
+	     tests/unit/relayarg_test.c user/common/relayarg.c
 
 # libibtick: shared (soname libibtick.so.0) and static, the fast path inline
 # in its header.
@@ -90,7 +91,8 @@ sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules
 
 TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub \
-	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md
+	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md \
+	 user/tools/ibtick-relay
 
 user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES)
 
@@ -161,6 +163,11 @@ user/tools/ibtick-perf: user/tools/ibtick-perf.c user/bench/latstats.c user/benc
 
 user/tools/ibtick-gen: user/tools/ibtick-gen.c user/bench/tickgen.c user/bench/tickgen.h user/common/out.c user/common/out.h
 	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/tickgen.c user/common/out.c -lm
+
+# the UDP <-> feed relay: its command line apart (unit-tested), the counters
+# through the common printer
+user/tools/ibtick-relay: user/tools/ibtick-relay.c user/common/relayarg.c user/common/relayarg.h user/common/out.c user/common/out.h $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/relayarg.c user/common/out.c user/common/addrarg.c $(LIB_A)
 
 user/tools/%: user/tools/%.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
