@@ -11,7 +11,8 @@
 #   make install      the module (updates/) + depmod, and install-user:
 #                     CLI, tools, library, headers, libibtick.pc, man
 #                     pages, bash completion, the systemd unit that
-#                     restores admin feeds, the modules-load.d file and a
+#                     restores admin feeds, the relay's unit template
+#                     (ibtick-relay@.service), the modules-load.d file and a
 #                     modprobe.d file (an existing one is kept); PREFIX=
 #                     and DESTDIR= apply to all of it (see Installation)
 #   make install-user the same without the module (DKMS hosts)
@@ -262,6 +263,8 @@ install-user: user
 	for t in $(COMP_TOOLS); do ln -sf ibtick $(DESTDIR)$(COMPDIR)/$$t; done
 	sed 's|/usr/local/bin/ibtick|$(BINDIR)/ibtick|' scripts/ibtick-restore.service \
 		> $(DESTDIR)$(UNITDIR)/ibtick-restore.service
+	sed 's|/usr/local/bin/ibtick-relay|$(BINDIR)/ibtick-relay|' scripts/ibtick-relay@.service \
+		> $(DESTDIR)$(UNITDIR)/ibtick-relay@.service
 	install -m 0644 scripts/ibtick.modules-load.conf $(DESTDIR)$(MODLOADDIR)/ibtick.conf
 	@if test -e $(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; then \
 		echo "ibtick: keeping $(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf"; \
@@ -291,6 +294,7 @@ uninstall-user:
 		$(DESTDIR)$(LIBDIR)/libibtick.a $(DESTDIR)$(PKGCONFDIR)/libibtick.pc
 	rm -f $(DESTDIR)$(COMPDIR)/ibtick $(addprefix $(DESTDIR)$(COMPDIR)/,$(COMP_TOOLS)) \
 		$(DESTDIR)$(UNITDIR)/ibtick-restore.service \
+		$(DESTDIR)$(UNITDIR)/ibtick-relay@.service \
 		$(DESTDIR)$(MODLOADDIR)/ibtick.conf
 	@f=$(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; \
 	if test -e $$f && ! cmp -s $$f scripts/ibtick.modprobe.conf; then \
