@@ -188,6 +188,21 @@ relay_bad_args() {
 		bad_arg 2 '--rcvbuf is for udp-to-feed' feed-to-udp --from $G_FEED:$P_FEED@veth1 \
 			--to $G_OUT:$P_OUT@veth1 --rcvbuf 4096 || rc=1
 		bad_arg 2 'unknown option "--bogus"' udp-to-feed --bogus || rc=1
+		# and a good one, in text: bound, counters on SIGUSR1 and at exit
+		local d=$RESULTS/relay/text
+		mkdir -p "$d"
+		$RELAY feed-to-udp --from $G_FEED:$P_FEED@veth1 --to $G_OUT:$P_OUT@veth1 \
+			>"$d/out" 2>"$d/err" &
+		wait_bound "$d/err" || rc=1
+		kill -USR1 $!
+		sleep 0.5
+		kill -TERM $!
+		wait $! || { echo "  text relay exited $?"; rc=1; }
+		sed 's/^/  | /' "$d/out"
+		local want="ibtick-relay %s feed-to-udp $G_FEED:$P_FEED@veth1 -> $G_OUT:$P_OUT@veth1: received 0 forwarded 0 lost 0 "
+		# shellcheck disable=SC2059
+		{ grep -qF "$(printf "$want" signal)" "$d/out" && grep -qF "$(printf "$want" exit)" "$d/out"; } ||
+			{ echo "  text relay: no signal and exit lines"; rc=1; }
 		rmmod ibtick || { echo "  rmmod failed"; rc=1; }
 		bad_arg 1 'ibtick module not loaded' udp-to-feed $f --to $G_FEED:$P_FEED@veth0 || rc=1
 		bad_arg 1 'ibtick module not loaded' feed-to-udp --from $G_FEED:$P_FEED@veth1 \

@@ -119,13 +119,13 @@ static void feed_stats_now(struct relay *r)
 	r->k_feed_tx_errors = st.feed_tx_errors;
 }
 
-static void print_ep(const char *key, const struct relay_ep *ep)
+static void print_ep(const char *key, const char *fmt, const struct relay_ep *ep)
 {
 	char s[64];
 
 	snprintf(s, sizeof(s), "%s:%u%s%s", ep->group_s, ep->port,
 		 *ep->ifname ? "@" : "", ep->ifname);
-	out_str(key, " %s", s);
+	out_str(key, fmt, s);
 }
 
 static void print_counters(struct relay *r, const char *event)
@@ -140,8 +140,8 @@ static void print_counters(struct relay *r, const char *event)
 	out_text(PROG);
 	out_str("event", " %s", event);
 	out_str("mode", " %s", relay_mode_name(r->o.mode));
-	print_ep("from", &r->o.from);
-	print_ep("to", &r->o.to);
+	print_ep("from", " %s", &r->o.from);
+	print_ep("to", " -> %s", &r->o.to);
 	out_text(":");
 	out_counter("received", c->received);
 	out_counter("forwarded", c->forwarded);
@@ -409,6 +409,14 @@ static int recv_one(struct relay *r, bool *empty)
 			memcpy(&ti, CMSG_DATA(cm), sizeof(ti));
 			have_ti = true;
 		}
+	}
+	if (m.msg_flags & MSG_CTRUNC) {
+		/* a loss report may have been cut: say so, never silently */
+		static bool told;
+
+		if (!told)
+			fprintf(stderr, PROG ": control messages truncated: counts may be low\n");
+		told = true;
 	}
 	r->c.received++;
 	r->c.bytes_in += (uint64_t)n;
