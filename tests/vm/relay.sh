@@ -31,7 +31,7 @@ G_OUT=239.5.0.2 P_OUT=9002
 chain() {
 	local d=$1
 	mkdir -p "$d"
-	python3 $UDPMC recv $G_OUT $P_OUT veth0 "$N" $(tmo 3) >"$d/r.json" 2>"$d/r.err" &
+	python3 $UDPMC recv $G_OUT $P_OUT veth0 "$N" "$(tmo 3)" >"$d/r.json" 2>"$d/r.err" &
 	RPID=$!
 	# shellcheck disable=SC2086
 	$RELAY feed-to-udp -j --from $G_FEED:$P_FEED@veth1 --to $G_OUT:$P_OUT@veth1 \
