@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.." || exit 1
 RELAY=user/tools/ibtick-relay
 UDPMC=tests/vm/udpmc.py
 ALL_TESTS="relay_udp_feed_udp relay_loss_udp_rcvbuf relay_loss_feed_lapped relay_bad_args"
-N=${N:-$(cnt 2000)}
+N=${N:-$(cnt 2000)}	# the clean run; the loss runs send half as many
 
 # Groups: UDP in, the feed, UDP out.
 G_IN=239.5.0.1 P_IN=9001
@@ -31,7 +31,7 @@ G_OUT=239.5.0.2 P_OUT=9002
 chain() {
 	local d=$1
 	mkdir -p "$d"
-	python3 $UDPMC recv $G_OUT $P_OUT veth0 "$N" "$(tmo 3)" >"$d/r.json" 2>"$d/r.err" &
+	python3 $UDPMC recv $G_OUT $P_OUT veth0 "$N" "$(tmo 2)" >"$d/r.json" 2>"$d/r.err" &
 	RPID=$!
 	# shellcheck disable=SC2086
 	$RELAY feed-to-udp -j --from $G_FEED:$P_FEED@veth1 --to $G_OUT:$P_OUT@veth1 \
@@ -120,7 +120,8 @@ relay_udp_feed_udp() {
 # socket overflows, and A must count the drops it never saw (SO_RXQ_OVFL
 # on the datagrams after them, SO_MEMINFO at exit).
 relay_loss_udp_rcvbuf() {
-	local rc=0 d=$RESULTS/relay/rcvbuf
+	local rc=0 d=$RESULTS/relay/rcvbuf N
+	N=$(cnt 1000)
 	chain "$d" "--rcvbuf 4096" || rc=1
 	kill -STOP $APID
 	python3 $UDPMC send $G_IN $P_IN veth1 "$N" 100 2000 >"$d/s.json" || rc=1
@@ -136,7 +137,8 @@ relay_loss_udp_rcvbuf() {
 # Relay B stopped on a 64-slot ring while A publishes: B is lapped and must
 # count it from IBTICK_CMSG_LOST.
 relay_loss_feed_lapped() {
-	local rc=0 d=$RESULTS/relay/lapped
+	local rc=0 d=$RESULTS/relay/lapped N
+	N=$(cnt 1000)
 	chain "$d" "" "--slots 64" || rc=1
 	kill -STOP $BPID
 	python3 $UDPMC send $G_IN $P_IN veth1 "$N" 100 1000 >"$d/s.json" || rc=1
