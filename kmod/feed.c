@@ -57,41 +57,54 @@ module_param(max_user_feeds, uint, 0644);
 MODULE_PARM_DESC(max_user_feeds, "most auto feeds one user without CAP_NET_ADMIN may have created (ENOBUFS beyond)");
 
 /*
- * Charge the ring to the creating user's locked memory, as AF_XDP charges
- * its umem: RLIMIT_MEMLOCK bounds what an unprivileged subscriber can pin;
- * CAP_IPC_LOCK is exempt.  Sockets that join an existing feed share it and
- * pay nothing.  Context: process (bind/connect).
+ * Charge @bytes of @f's pinned memory to the calling user's locked memory,
+ * as AF_XDP charges its umem: RLIMIT_MEMLOCK bounds what an unprivileged
+ * user can pin; CAP_IPC_LOCK is exempt.  All of a feed's memory is
+ * charged: the ring and the send buffers to its creator (IBT_ML_CREATE,
+ * possibly in two steps), the receive buffers to whoever starts the
+ * receive side (IBT_ML_RECEIVE, once).  Sockets that join a feed that
+ * exists share it and pay nothing.  Returns 0 or -ENOBUFS.  Context:
+ * process, the paying user's (creation; a first reader under the feed's
+ * member_lock).
  */
-static int ibt_memlock_charge(struct ibt_feed *f, u64 bytes)
+int ibt_memlock_charge(struct ibt_feed *f, enum ibt_ml who, u64 bytes)
 {
 	unsigned long pages = PAGE_ALIGN(bytes) >> PAGE_SHIFT;
+	struct ibt_memlock *ml = &f->memlock[who];
 	unsigned long limit, old, new;
 	struct user_struct *user;
 
 	if (capable(CAP_IPC_LOCK))
 		return 0;
 	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	user = get_uid(current_user());
+	/* one user per charge: a second step of the creator's adds to it */
+	user = ml->user ? ml->user : get_uid(current_user());
 	do {
 		old = atomic_long_read(&user->locked_vm);
 		new = old + pages;
 		if (new > limit) {
-			free_uid(user);
+			if (!ml->user)
+				free_uid(user);
 			return -ENOBUFS;
 		}
 	} while (atomic_long_cmpxchg(&user->locked_vm, old, new) != old);
-	f->memlock_user = user;
-	f->memlock_pages = pages;
+	ml->user = user;
+	ml->pages += pages;
 	return 0;
 }
 
 static void ibt_memlock_uncharge(struct ibt_feed *f)
 {
-	if (!f->memlock_user)
-		return;
-	atomic_long_sub(f->memlock_pages, &f->memlock_user->locked_vm);
-	free_uid(f->memlock_user);
-	f->memlock_user = NULL;
+	struct ibt_memlock *ml;
+
+	for (ml = f->memlock; ml < f->memlock + IBT_ML_N; ml++) {
+		if (!ml->user)
+			continue;
+		atomic_long_sub(ml->pages, &ml->user->locked_vm);
+		free_uid(ml->user);
+		ml->user = NULL;
+		ml->pages = 0;
+	}
 }
 
 static void ibt_feed_unlist(struct ibt_feed *f)
@@ -229,7 +242,7 @@ static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
 	f->acl = p->acl;
 	f->loopback_policy = p->loopback_policy;
 	ibt_pubtrack_init(&f->pubs);
-	err = ibt_memlock_charge(f, ring_bytes);
+	err = ibt_memlock_charge(f, IBT_ML_CREATE, ring_bytes);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "ring exceeds RLIMIT_MEMLOCK");
 		goto out_free;

@@ -210,6 +210,15 @@ static int ibt_feed_rx_start(struct ibt_feed *f)
 	struct ib_device *ibdev = f->dev->ibdev;
 	int err = 0;
 
+	/* the receive side's pinned memory, paid by who starts it, once */
+	if (!f->memlock[IBT_ML_RECEIVE].charged) {
+		err = ibt_memlock_charge(f, IBT_ML_RECEIVE,
+					 (u64)f->rq_size * (f->rx_buf_size +
+							    sizeof(*f->rx_grh)));
+		if (err)
+			return err;
+		f->memlock[IBT_ML_RECEIVE].charged = true;
+	}
 	if (!f->rx_grh) {
 		f->rx_grh = kcalloc_node(f->rq_size, sizeof(*f->rx_grh),
 					 IBT_GFP_CHARGED, ibdev_to_node(ibdev));
@@ -276,6 +285,13 @@ int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
 	f->tx_buf_size = f->wire_max;	/* the group's MTU may lower wire_max */
 	f->rx_buf_size = f->wire_max;
 
+	/* the send buffers are pinned too: the creator's, as the ring */
+	err = ibt_memlock_charge(f, IBT_ML_CREATE,
+				 (u64)f->sq_size * f->tx_buf_size);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "the feed's buffers exceed RLIMIT_MEMLOCK");
+		goto out_id;
+	}
 	err = -ENOMEM;
 	f->tx = ibt_bufs_alloc(ibdev, f->sq_size, f->tx_buf_size, DMA_TO_DEVICE);
 	if (!f->tx)

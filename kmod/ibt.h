@@ -131,6 +131,19 @@ struct ibt_dev {
  */
 #define IBT_GFP_CHARGED	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
+/* Who pays a feed's pinned memory (RLIMIT_MEMLOCK), and how much. */
+enum ibt_ml {
+	IBT_ML_CREATE,		/* the ring and the send buffers: the creator */
+	IBT_ML_RECEIVE,		/* the receive buffers: the first reader */
+	IBT_ML_N
+};
+
+struct ibt_memlock {
+	struct user_struct	*user;	/* NULL: none taken (or CAP_IPC_LOCK) */
+	unsigned long		pages;
+	bool			charged;
+};
+
 /* A DMA-mapped buffer, mapped once when its feed is created. */
 struct ibt_buf {
 	void	*va;
@@ -273,8 +286,12 @@ struct ibt_feed {
 	 */
 	struct ibt_ring		ring ____cacheline_aligned_in_smp;
 	void			*ring_mem;	/* vmalloc, memcg-charged */
-	struct user_struct	*memlock_user ____cacheline_aligned_in_smp;
-	unsigned long		memlock_pages;
+	/*
+	 * RLIMIT_MEMLOCK charges (feed.c): the creator's for the ring and
+	 * the send buffers, whoever started the receive side's for the
+	 * receive buffers; each taken once, returned at the last put.
+	 */
+	struct ibt_memlock	memlock[IBT_ML_N] ____cacheline_aligned_in_smp;
 	struct ibt_pubtrack	pubs;
 	struct ibt_feed_stats	st;
 	wait_queue_head_t	wq;	/* readers, publishers waiting for room */
@@ -469,6 +486,7 @@ int ibt_feeds_init(void);
 void ibt_feeds_exit(void);
 void ibt_feeds_unregister(void);
 int ibt_feed_permission(struct ibt_feed *f, unsigned int want, u32 *gen);
+int ibt_memlock_charge(struct ibt_feed *f, enum ibt_ml who, u64 bytes);
 void ibt_feed_put(struct ibt_feed *f);
 void ibt_feed_fail_locked(struct ibt_feed *f);
 extern struct workqueue_struct *ibt_wq;	/* main.c */

@@ -145,15 +145,20 @@ publish_needs_cap_net_raw() {
 	out=$(prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7206 2>&1) && rc=1
 	[[ $out == *"No buffer space available"* ]] || { echo "  64 KiB memlock, 1 MiB ring: $out"; rc=1; }
+	# and so are its send and receive buffers (on the rig: 256 + 1024 of
+	# 1 KiB, the port's MTU): 1.5 MiB holds the ring, not the rest
+	out=$(prlimit --memlock=$((3 << 19)) setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7209 2>&1) && rc=1
+	[[ $out == *"No buffer space available"* ]] || { echo "  1.5 MiB memlock, 1 MiB ring + buffers: $out"; rc=1; }
 	out=$(prlimit --memlock=$((4 << 20)) setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7207 2>&1)
-	[[ $out == *"bound"* ]] || { echo "  4 MiB memlock, 1 MiB ring: $out"; rc=1; }
+	[[ $out == *"bound"* ]] || { echo "  4 MiB memlock, 1 MiB ring + 1.3 MiB of buffers: $out"; rc=1; }
 	# a ring smaller than the default would lap everyone after: not a
 	# user's to impose on a new auto feed
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all $SUB -i veth0 -S 64 -Z 256 -n 1 -t $(tmo 1) 239.2.0.6 7208 2>&1) && rc=1
 	[[ $out == *"Operation not permitted"* ]] || { echo "  unprivileged 64-slot ring: $out"; rc=1; }
-	log_test "publishing needs CAP_NET_RAW; a created ring is charged to RLIMIT_MEMLOCK, no smaller than the default" $rc
+	log_test "publishing needs CAP_NET_RAW; a created feed's ring and buffers are charged to RLIMIT_MEMLOCK; no ring smaller than the default" $rc
 }
 
 # Auto feeds are capped per user (max_user_feeds, not for CAP_NET_ADMIN)
@@ -366,7 +371,8 @@ slow_join_blocks_nobody() {
 	[[ -w $d/slow_join_ms ]] || { log_test "a slow join holds up nobody else" $ksft_skip "no $d"; return; }
 	python3 -c 'import socket, struct, sys; print(struct.unpack("=I", socket.inet_aton(sys.argv[1]))[0])' \
 		$g >"$d/slow_join_group"
-	echo $((4000 * SLOW)) >"$d/slow_join_ms"
+	# long enough that the checks below all run while it waits, under load
+	echo $((8000 * SLOW)) >"$d/slow_join_ms"
 	$SUB -i veth0 -n 1 -t $(tmo 30) -j $g $p >"$r/a.json" 2>"$r/a.err" &
 	nap 0.5
 	$SUB -i veth0 -n 1 -t $(tmo 30) -j $g $p >"$r/b.json" 2>"$r/b.err" &
