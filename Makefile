@@ -62,7 +62,8 @@ UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     tests/unit/latstats_test.c tests/unit/tickgen_test.c \
 	     user/common/out.c user/common/names.c user/bench/latstats.c \
 	     user/bench/tickgen.c \
-	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c
+	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c \
+	     tests/unit/runconf_test.c user/preload/runconf.c
 
 # libibtick: shared (soname libibtick.so.0) and static, the fast path inline
 # in its header.
@@ -169,8 +170,8 @@ user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
 	$(CC) $(UCFLAGS) $(NL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
-tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) $(LIB_A) tests/unit/unit.h
-	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib $(LDFLAGS) -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
+tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) user/preload/runconf.h $(LIB_A) tests/unit/unit.h
+	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib -Iuser/preload $(LDFLAGS) -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
 
 unit: tests/unit/unit
 	tests/unit/unit

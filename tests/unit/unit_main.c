@@ -14,6 +14,7 @@ static const struct unit_case *const suites[] = {
 	latstats_cases,
 	tickgen_cases,
 	doctor_cases,
+	runconf_cases,
 };
 
 int main(void)
