@@ -103,39 +103,69 @@ static uint64_t drain_shadow(struct psock *ps)
 	return n;
 }
 
-static void finish(struct psock *ps)
+/* Log what the socket did; @when is "closed" or "at exit". */
+static void report(struct psock *ps, const char *when)
 {
+	uint64_t left;
 	char ip[16];
 	int i;
 
-	if (ps->ibtick) {
-		uint64_t left = ps->shadow >= 0 ? drain_shadow(ps) : 0;
+	if (!ps->ibtick)
+		return;
+	left = ps->shadow >= 0 ? drain_shadow(ps) : 0;
+	for (i = 0; i < ps->nfeed; i++) {
+		struct pfeed *f = &ps->feed[i];
 
-		for (i = 0; i < ps->nfeed; i++) {
-			struct pfeed *f = &ps->feed[i];
-
-			pl_log("fd %d: closed: feed %s:%u ifindex %u: delivered %llu, lost %llu, filtered %llu",
-			       ps->fds[0], pl_ip(f->group, ip), f->port, f->ifindex,
-			       (unsigned long long)f->delivered, (unsigned long long)f->lost,
-			       (unsigned long long)f->filtered);
-		}
-		for (i = 0; i < ps->npub; i++) {
-			struct ppub *p = &ps->pub[i];
-
-			pl_log("fd %d: closed: published to %s:%u ifindex %u: sent %llu (%llu waits for room)",
-			       ps->fds[0], pl_ip(p->group, ip), p->port, p->ifindex,
-			       (unsigned long long)p->sent, (unsigned long long)p->waits);
-			if (p->fd >= 0)
-				real.close(p->fd);
-		}
-		if (left)
-			pl_err("fd %d: %llu kernel UDP datagram(s) for port %u were not delivered: the socket reads its ibtick feeds only",
-			       ps->fds[0], (unsigned long long)left, ps->port);
-		if (ps->shadow >= 0)
-			real.close(ps->shadow);
+		pl_log("fd %d: %s: feed %s:%u ifindex %u: delivered %llu, lost %llu, filtered %llu",
+		       ps->fds[0], when, pl_ip(f->group, ip), f->port, f->ifindex,
+		       (unsigned long long)f->delivered, (unsigned long long)f->lost,
+		       (unsigned long long)f->filtered);
 	}
+	for (i = 0; i < ps->npub; i++) {
+		struct ppub *p = &ps->pub[i];
+
+		pl_log("fd %d: %s: published to %s:%u ifindex %u: sent %llu (%llu waits for room)",
+		       ps->fds[0], when, pl_ip(p->group, ip), p->port, p->ifindex,
+		       (unsigned long long)p->sent, (unsigned long long)p->waits);
+	}
+	if (left)
+		pl_err("fd %d: %llu kernel UDP datagram(s) for port %u were not delivered: the socket reads its ibtick feeds only",
+		       ps->fds[0], (unsigned long long)left, ps->port);
+}
+
+static void finish(struct psock *ps)
+{
+	int i;
+
+	report(ps, "closed");
+	for (i = 0; i < ps->npub; i++)
+		if (ps->pub[i].fd >= 0)
+			real.close(ps->pub[i].fd);
+	if (ps->shadow >= 0)
+		real.close(ps->shadow);
 	free(ps->stash.buf);
 	free(ps);
+}
+
+/* A program that exits without closing its sockets still gets its counts. */
+__attribute__((destructor)) static void at_exit(void)
+{
+	int fd, i;
+
+	if (!tab)
+		return;
+	pthread_mutex_lock(&pl_lock);
+	for (fd = 0; fd < ntab; fd++) {
+		struct psock *ps = tab[fd];
+
+		if (!ps)
+			continue;
+		for (i = 0; i < ps->nfds && ps->fds[i] >= fd; i++)
+			;
+		if (i == ps->nfds)	/* its lowest descriptor: once per socket */
+			report(ps, "at exit");
+	}
+	pthread_mutex_unlock(&pl_lock);
 }
 
 /* Called with pl_lock held: @fd no longer names its socket. */
