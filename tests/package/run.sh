@@ -68,10 +68,11 @@ expected_files() {
 	local p=usr/local m
 	[[ -z $KVER ]] || echo "lib/modules/$KVER/updates/ibtick.ko"
 	echo etc/modprobe.d/ibtick.conf
-	for m in ibtick ibtick-gen ibtick-md ibtick-perf ibtick-pub ibtick-sub; do echo "$p/bin/$m"; done
+	for m in ibtick ibtick-gen ibtick-md ibtick-perf ibtick-pub ibtick-run ibtick-sub; do echo "$p/bin/$m"; done
 	echo "$p/include/ibtick/libibtick.h"
 	echo "$p/include/ibtick/linux/ibtick.h"
 	echo "$p/include/ibtick/linux/ibtick_netlink.h"
+	echo "$p/lib/ibtick/libibtick-preload.so"
 	echo "$p/lib/libibtick.a"
 	echo "$p/lib/libibtick.so"
 	echo "$p/lib/libibtick.so.0"
@@ -86,7 +87,7 @@ expected_files() {
 		echo "$p/share/man/man3/$m.3"
 	done
 	echo "$p/share/man/man7/ibtick.7"
-	for m in ibtick ibtick-dev ibtick-doctor ibtick-feed ibtick-monitor ibtick-sock ibtick-stats; do
+	for m in ibtick ibtick-dev ibtick-doctor ibtick-feed ibtick-monitor ibtick-run ibtick-sock ibtick-stats; do
 		echo "$p/share/man/man8/$m.8"
 	done
 }
