@@ -250,7 +250,7 @@ HDRDIR     := $(INCDIR)/ibtick
 INST_BIN  := user/ibtick/ibtick $(TOOLS) $(RUN)
 # the tools scripts/ibtick-completion.bash completes (links to it, named
 # for bash-completion's on-demand loading)
-COMP_TOOLS := ibtick-pub ibtick-sub ibtick-gen ibtick-md
+COMP_TOOLS := ibtick-pub ibtick-sub ibtick-gen ibtick-md ibtick-run
 INST_MAN1 := $(wildcard user/man/*.1)
 INST_MAN3 := $(wildcard user/man/*.3)
 INST_MAN7 := $(wildcard user/man/*.7)

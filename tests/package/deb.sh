@@ -99,6 +99,7 @@ if ((r == 0)); then
 		/usr/share/man/man1/ibtick-perf.1.gz /usr/share/man/man8/ibtick-run.8.gz \
 		"/usr/lib/$ma/ibtick/libibtick-preload.so" \
 		/usr/share/bash-completion/completions/ibtick /usr/share/bash-completion/completions/ibtick-md \
+		/usr/share/bash-completion/completions/ibtick-run \
 		/lib/systemd/system/ibtick-restore.service \
 		/usr/lib/modules-load.d/ibtick.conf /etc/modprobe.d/ibtick.conf
 	dpkg-deb --ctrl-tarfile "$(deb ibtick-tools)" | tar -xOf - ./conffiles 2>/dev/null |

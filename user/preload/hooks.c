@@ -48,11 +48,17 @@ EXPORT int socket(int domain, int type, int protocol)
 
 	pl_init();
 	fd = real.socket(domain, type, protocol);
-	if (fd < 0 || !pl_active || domain != AF_INET || (type & 0xff) != SOCK_DGRAM ||
+	if (fd < 0)
+		return fd;
+	if (pl_get(fd)) {	/* a number whose closing we did not see */
+		pthread_mutex_lock(&pl_lock);
+		pl_forget(fd);
+		pthread_mutex_unlock(&pl_lock);
+	}
+	if (!pl_active || domain != AF_INET || (type & 0xff) != SOCK_DGRAM ||
 	    (protocol != 0 && protocol != IPPROTO_UDP))
 		return fd;
 	pthread_mutex_lock(&pl_lock);
-	pl_detach(fd);	/* a number whose closing we did not see */
 	pl_track(fd);
 	pthread_mutex_unlock(&pl_lock);
 	return fd;

@@ -174,6 +174,7 @@ struct psock *pl_get(int fd);		/* NULL: not tracked */
 struct psock *pl_track(int fd);		/* a new AF_INET datagram socket */
 void pl_attach(struct psock *ps, int newfd);	/* newfd is a dup of ps */
 void pl_detach(int fd);			/* fd is being closed or replaced */
+void pl_forget(int fd);			/* fd was closed without us */
 
 /*
  * A new AF_IBTICK socket with the options the program set on @ps replayed,

@@ -191,6 +191,26 @@ void pl_detach(int fd)
 		finish(ps);
 }
 
+/*
+ * Called with pl_lock held: a new descriptor has @fd's number, so its old
+ * socket was closed behind our back (close_range(), a close inside libc):
+ * forget it without closing anything, since its hidden descriptors may
+ * have gone the same way and their numbers been given out again.
+ */
+void pl_forget(int fd)
+{
+	struct psock *ps = pl_get(fd);
+	int i;
+
+	if (!ps)
+		return;
+	pl_log("fd %d: closed without close(): forgotten (its hidden descriptors left alone)", fd);
+	for (i = 0; i < ps->nfds; i++)
+		__atomic_store_n(&tab[ps->fds[i]], NULL, __ATOMIC_RELEASE);
+	free(ps->stash.buf);
+	free(ps);
+}
+
 void pl_feedaddr(struct sockaddr_ibtick *sa, uint32_t group, uint16_t port,
 		 unsigned int ifindex)
 {
