@@ -377,6 +377,28 @@ void pl_bound(struct psock *ps, int fd)
 	}
 }
 
+void pl_pending_to_feed(struct psock *ps, int fd, uint32_t group, uint16_t port,
+			unsigned int ifindex)
+{
+	char ip[16];
+	int i;
+
+	if (ps->port)
+		return;
+	for (i = 0; i < ps->npend; i++) {
+		struct pend p = ps->pend[i];
+
+		if (p.group != group)
+			continue;
+		ps->pend[i--] = ps->pend[--ps->npend];
+		pl_log("fd %d: unbound, publishes to %s:%u: its membership reads that feed",
+		       fd, pl_ip(group, ip), port);
+		if (feed_add(ps, fd, group, port, ifindex, p.src) == -1)
+			pl_err("fd %d: %s:%u: cannot read the feed it publishes to: %s",
+			       fd, pl_ip(group, ip), port, strerror(errno));
+	}
+}
+
 static void record_opt(struct psock *ps, int name, const void *val, socklen_t len)
 {
 	int i;

@@ -101,6 +101,7 @@ struct ppub {				/* a configured destination sent to */
 	int		fd;		/* -1: the socket itself; else hidden */
 	uint64_t	sent;
 	uint64_t	waits;		/* EAGAIN waited out (blocking socket) */
+	uint64_t	oversize;	/* EMSGSIZE on ibtick: sent as kernel UDP */
 };
 
 struct pend {				/* a membership made before bind() */
@@ -197,6 +198,13 @@ int pl_getsockopt(struct psock *ps, int fd, int level, int name,
 		  void *val, socklen_t *len);
 /* the socket was just bound to @port: act on memberships made before */
 void pl_bound(struct psock *ps, int fd);
+/*
+ * An unbound socket now publishes to configured @group:@port: its
+ * memberships of @group made before (waiting for a port) read that feed,
+ * the one replies to the addresses it gives come to.
+ */
+void pl_pending_to_feed(struct psock *ps, int fd, uint32_t group, uint16_t port,
+			unsigned int ifindex);
 
 /* ---- rx.c ---- */
 ssize_t pl_recvmsg(struct psock *ps, int fd, struct msghdr *m, int flags);

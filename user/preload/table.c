@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <linux/sock_diag.h>
 
 #include "preload.h"
 
@@ -91,15 +92,24 @@ void pl_attach(struct psock *ps, int newfd)
 	__atomic_store_n(&tab[newfd], ps, __ATOMIC_RELEASE);
 }
 
-/* What was left for kernel UDP on the shadow that nobody will read. */
+/*
+ * What kernel UDP took for the shadow, which nobody reads: the datagrams
+ * queued on it, and those it dropped once its buffer was full (the
+ * socket's drop count, SK_MEMINFO_DROPS).
+ */
 static uint64_t drain_shadow(struct psock *ps)
 {
 	static char buf[64];
+	uint32_t mem[SK_MEMINFO_VARS] = { 0 };
+	socklen_t len = sizeof(mem);
 	uint64_t n = 0;
 
 	while (n < 1000000 &&
 	       real.recv(ps->shadow, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) >= 0)
 		n++;
+	if (!real.getsockopt(ps->shadow, SOL_SOCKET, SO_MEMINFO, mem, &len) &&
+	    len > SK_MEMINFO_DROPS * sizeof(mem[0]))
+		n += mem[SK_MEMINFO_DROPS];
 	return n;
 }
 
@@ -124,9 +134,10 @@ static void report(struct psock *ps, const char *when)
 	for (i = 0; i < ps->npub; i++) {
 		struct ppub *p = &ps->pub[i];
 
-		pl_log("fd %d: %s: published to %s:%u ifindex %u: sent %llu (%llu waits for room)",
+		pl_log("fd %d: %s: published to %s:%u ifindex %u: sent %llu (%llu waits for room), %llu too long for ibtick sent as kernel UDP",
 		       ps->fds[0], when, pl_ip(p->group, ip), p->port, p->ifindex,
-		       (unsigned long long)p->sent, (unsigned long long)p->waits);
+		       (unsigned long long)p->sent, (unsigned long long)p->waits,
+		       (unsigned long long)p->oversize);
 	}
 	if (left)
 		pl_err("fd %d: %llu kernel UDP datagram(s) for port %u were not delivered: the socket reads its ibtick feeds only",

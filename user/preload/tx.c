@@ -139,9 +139,19 @@ static struct ppub *publisher(struct psock *ps, int fd, uint32_t group, uint16_t
 	p->ifindex = ifindex;
 	p->fd = own ? s : -1;
 	__atomic_store_n(&ps->npub, ps->npub + 1, __ATOMIC_RELEASE);
+	pl_pending_to_feed(ps, fd, group, port, ifindex);
 out:
 	pthread_mutex_unlock(&pl_lock);
 	return p;
+}
+
+static size_t iov_len(const struct msghdr *m)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < m->msg_iovlen; i++)
+		n += m->msg_iov[i].iov_len;
+	return n;
 }
 
 static ssize_t publish(struct psock *ps, int fd, struct ppub *p, const struct msghdr *m,
@@ -151,7 +161,6 @@ static ssize_t publish(struct psock *ps, int fd, struct ppub *p, const struct ms
 	int pfd = p->fd >= 0 ? p->fd : fd;
 	ssize_t n;
 
-	(void)ps;
 	for (;;) {
 		struct pollfd pf = { .fd = pfd, .events = POLLOUT };
 		int fl;
@@ -160,6 +169,17 @@ static ssize_t publish(struct psock *ps, int fd, struct ppub *p, const struct ms
 		if (n >= 0) {
 			p->sent++;
 			return n;
+		}
+		if (errno == EMSGSIZE) {
+			/* longer than the feed's datagrams: kernel UDP, as before */
+			static int told;
+			char ip[16];
+
+			if (!told++)
+				pl_err("fd %d: a datagram of %zu bytes to %s:%u is too long for ibtick: sent as kernel UDP (ibtick readers do not get it; counted at close)",
+				       fd, iov_len(m), pl_ip(p->group, ip), p->port);
+			p->oversize++;
+			return real.sendmsg(ps->shadow, m, flags);
 		}
 		if (errno == EACCES || errno == EPERM)
 			refused(ps, fd, p->group, p->port, p->ifindex, errno);
