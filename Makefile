@@ -122,7 +122,7 @@ $(RUN): user/preload/ibtick-run.c user/preload/runconf.c user/preload/runconf.h 
 
 .PHONY: FORCE
 
-TEST_PROGS := tests/vm/sockapi tests/vm/ringtest tests/vm/failnth \
+TEST_PROGS := tests/vm/sockapi tests/vm/multifeed tests/vm/ringtest tests/vm/failnth \
 	      tests/vm/nlstress tests/vm/uffdsend tests/fuzz/sysfuzz \
 	      tests/vm/mcsend tests/vm/mcrecv
 
@@ -179,6 +179,9 @@ tests/vm/mcsend tests/vm/mcrecv: tests/vm/%: tests/vm/%.c tests/vm/mctick.h
 
 tests/vm/sockapi: tests/vm/sockapi.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
+
+tests/vm/multifeed: tests/vm/multifeed.c $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A)
 
 # the benchmark and market-data tools (user/bench): statistics, the
 # synthetic stream, one reader interface over the four ways of reading a

@@ -136,6 +136,7 @@ static void ibt_feed_release(struct kref *ref)
 		ibt_feed_kill(f, true);
 	ibt_dev_put(f->dev);
 	ibt_memlock_uncharge(f);
+	kvfree(f->src);
 	vfree(f->ring_mem);
 	kfree(f);
 }
@@ -258,6 +259,8 @@ static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
 	}
 
 	f->id = ibt_feed_next_id++;
+	if (!ibt_feed_next_id)		/* 0 names no feed (IBTICK_MMAP_FEED) */
+		ibt_feed_next_id = 1;
 	if (p->name)
 		strscpy(f->name, p->name, sizeof(f->name));
 	else

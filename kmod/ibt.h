@@ -13,6 +13,9 @@
  *         ibt_feed.new_ah_lock (spinlock: a rejoin's attributes)
  *       ibt_feed.poll_lock (poll mode changes, the busy-poll thread's life)
  * ibt_feed.acl_lock (spinlock, a leaf) guards a feed's ACL and generation.
+ * ibt_feed.wq's lock is taken before the socket's wait queue lock: a
+ * multi-feed socket's entry on each feed's queue wakes the socket's
+ * (member.c), from any context.
  * ibt_socks_lock (nl_sock.c: the socket list) is taken alone, never with
  * another ibtick lock; a dump holding it reads the listed sockets without
  * their locks (counters are single words, read with READ_ONCE).
@@ -42,7 +45,9 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
+#include <linux/sockptr.h>
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -289,12 +294,74 @@ struct ibt_feed {
 	u64			tx_head;	/* sends posted */
 	u64			tx_tail;	/* sends known complete */
 	struct list_head	old_ahs;	/* rejoin: AHs sends may use (join.c) */
+	/*
+	 * Who sent each tick (IBTICK_CMSG_SOURCE): nslots entries beside the
+	 * ring, allocated when a socket first asks (member.c) and freed with
+	 * the ring; written by the producer between ibt_ring_begin() and
+	 * ibt_ring_commit(), so the ring's protocol covers them too.
+	 */
+	struct ibt_src		*src;		/* set once, release/acquire */
+	atomic_t		src_readers;	/* sockets that want sources */
 };
+
+/*
+ * One tick's sender, kept in the source table at index & (size - 1) (rx.c
+ * writes, sock.c reads).  The table may be smaller than the ring, so an
+ * entry has its own sequence: @idx is 0 while it is written, else the
+ * tick's index + 1; a reader's copy is good if @idx read the same, its
+ * tick's, before and after it.
+ */
+struct ibt_src {
+	u64	idx;
+	u8	gid[16];
+	u32	qpn;
+	u32	flags;		/* IBTICK_SOURCE_* */
+};
+
+/*
+ * One feed a socket reads (member.c).  bind()'s is embedded in the socket
+ * (ibt_sock.sub); IBTICK_ADD_FEED's are allocated, listed in
+ * ibt_sock.more and freed after an RCU grace period, because poll() and
+ * the sleeping recvmsg() look at them without the socket lock.
+ */
+struct ibt_member {
+	struct ibt_feed		*feed;	/* referenced; constant */
+	struct ibt_sock		*is;
+	struct ibt_addr		addr;	/* ifindex resolved; constant */
+	u64			cursor;	/* socket lock; READ_ONCE outside */
+	u64			lost;	/* lapped, in total */
+	u64			lost_pending;	/* for IBTICK_CMSG_LOST */
+	u32			sub_acl_gen;	/* the ACL generation reading was allowed by */
+	bool			revoked;	/* EACCES told; skipped until allowed */
+	bool			forwarding;	/* @wqe is on the feed's wait queue */
+	unsigned long		ev_lap_at;	/* lapped event rate limit */
+	atomic_t		mappings;	/* live mmaps of its ring */
+	/* on the feed's wait queue: a multi-feed socket's sleepers wake */
+	struct wait_queue_entry	wqe;
+	/* added members: the array's reference and one per mapping */
+	refcount_t		ref;
+	struct rcu_work		free_work;
+};
+
+/*
+ * The feeds IBTICK_ADD_FEED added: never changed in place; an add or a
+ * drop publishes a new array and frees the old after a grace period.
+ */
+struct ibt_members {
+	struct rcu_head		rcu;
+	u32			n;
+	struct ibt_member	*m[];
+};
+
+/* Sources kept per feed (IBTICK_CMSG_SOURCE): the last this many ticks. */
+#define IBT_SRC_SLOTS	4096
 
 /*
  * An AF_IBTICK socket.  ibt_sock.lock serialises bind/connect/sockopts and
  * the cursor and counters of recvmsg/sendmsg; @feed is set once (release
  * store, for poll and mmap which take no lock) and kept until release.
+ * The feeds it reads besides bind()'s (@more) are read under RCU by poll,
+ * the sleeping recvmsg and mmap (member.c).
  */
 struct ibt_sock {
 	struct sock		sk;	/* first */
@@ -305,20 +372,25 @@ struct ibt_sock {
 	bool			publisher;	/* connect() / sendto() */
 	bool			loopback;
 	bool			lost_cmsg;
+	bool			source_cmsg;
+	/* bind()'s subscription to @feed: valid while @subscribed */
+	struct ibt_member	sub;
+	/*
+	 * IBTICK_ADD_FEED's (member.c): RCU; non-NULL once the socket
+	 * added a feed, which makes it a multi-feed socket for good
+	 */
+	struct ibt_members __rcu *more;
+	u32			rr;	/* recvmsg's next member: lock */
 	u32			nslots;		/* geometry for a new feed */
 	u32			slot_size;
 	u32			comp_vector;	/* for a new feed */
 	u32			pub_acl_gen;	/* ACL generation publishing was allowed by */
-	u32			sub_acl_gen;	/* and subscribing */
 	atomic_t		mappings;	/* live mmaps of the ring */
 	/* the socket list (nl_sock.c): ibt_socks_lock; constant after create */
 	struct list_head	node;
 	u64			id;
 	struct pid		*tgid;		/* creator's thread group; referenced */
-	unsigned long		ev_lap_at;	/* lapped event rate limit */
 	u64			laps;		/* times it found itself lapped */
-	u64			cursor;
-	u64			lost_pending;	/* for IBTICK_CMSG_LOST */
 	u32			pub_id;
 	u64			pub_seq;
 	void			*tx_stage;	/* publisher: a payload, wire_max */
@@ -445,6 +517,24 @@ int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu);
 void ibt_poll_stop(struct ibt_feed *f);
 void ibt_poll_seize(struct ibt_feed *f);
 void ibt_poll_reader_added(struct ibt_feed *f);
+
+/* member.c: the feeds of a multi-feed socket; the socket lock held */
+int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen);
+int ibt_member_drop(struct ibt_sock *is, sockptr_t optval,
+		    unsigned int optlen);
+int ibt_member_set_cursor(struct ibt_sock *is, sockptr_t optval,
+			  unsigned int optlen);
+int ibt_member_list(struct ibt_sock *is, char __user *optval,
+		    int __user *optlen, int len);
+int ibt_member_want_sources(struct ibt_sock *is, bool on);
+int ibt_member_sources(struct ibt_feed *f, bool on);
+void ibt_member_forward(struct ibt_member *m);
+void ibt_member_put(struct ibt_member *m);
+void ibt_member_release(struct ibt_sock *is);
+/* the number of feeds the socket reads (bind()'s included); any context */
+u32 ibt_member_count(struct ibt_sock *is);
+/* under rcu_read_lock(): the member reading feed @id, or NULL */
+struct ibt_member *ibt_member_find_rcu(struct ibt_sock *is, u32 id);
 
 /* mmap.c */
 int ibt_mmap(struct file *file, struct socket *sock,

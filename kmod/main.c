@@ -61,6 +61,9 @@ static void __exit ibt_exit(void)
 {
 	ibt_debugfs_exit();
 	ibt_sock_exit();
+	/* members freed after a grace period hold feeds: let them go first */
+	rcu_barrier();
+	flush_workqueue(ibt_wq);
 	ibt_nl_exit();
 	ibt_feeds_exit();	/* admin feeds: no socket is left */
 	ibt_ib_exit();

@@ -7,7 +7,8 @@
  * its creator's memory cgroup) allocated with its feed, sized and laid out
  * once and never reshaped.  A mapping
  * holds the socket's file (vma->vm_file), so the socket is not released
- * before the last munmap(); the socket holds its feed, and the feed frees
+ * before the last munmap(); the socket holds its feeds, a mapping of a
+ * member feed's ring also the member (dropped or not), and the feed frees
  * its ring only when its last reference goes.  Teardown of the feed's verbs
  * side (device removal) leaves the ring in place with IBTICK_RING_DEAD set.
  * The pages are inserted up front (vm_insert_page(), which also takes a
@@ -75,25 +76,92 @@ u64 ibt_mmap_size(const struct ibt_ring *r)
 	return PAGE_ALIGN(r->size);
 }
 
+/*
+ * A member feed's ring (IBTICK_MMAP_FEED): each mapping holds a reference
+ * to the member, so a member dropped while mapped (and its feed and ring)
+ * lives until the last munmap(); the last put frees it from a work item
+ * (member.c), never here under the mmap_lock.
+ */
+static void ibt_member_vm_open(struct vm_area_struct *vma)
+{
+	struct ibt_member *m = vma->vm_private_data;
+
+	refcount_inc(&m->ref);
+	atomic_inc(&m->mappings);
+	atomic_inc(&m->is->mappings);
+}
+
+static void ibt_member_vm_close(struct vm_area_struct *vma)
+{
+	struct ibt_member *m = vma->vm_private_data;
+
+	atomic_dec(&m->mappings);
+	atomic_dec(&m->is->mappings);	/* the mapping holds the socket's file */
+	ibt_member_put(m);
+}
+
+static const struct vm_operations_struct ibt_member_vm_ops = {
+	.open		= ibt_member_vm_open,
+	.close		= ibt_member_vm_close,
+	.may_split	= ibt_vm_may_split,
+};
+
+/*
+ * The added member whose ring maps at @pgoff (IBTICK_MMAP_FEED), with a
+ * reference taken for the mapping; NULL if none.  *@bound: the offset
+ * names bind()'s feed, mapped as at IBTICK_MMAP_RING.
+ */
+static struct ibt_member *ibt_mmap_member(struct ibt_sock *is,
+					  unsigned long pgoff, bool *bound)
+{
+	u64 off = (u64)pgoff << PAGE_SHIFT;
+	struct ibt_member *m;
+	u64 id = off >> IBTICK_MMAP_FEED_SHIFT;
+
+	*bound = false;
+	if (off & ((1ULL << IBTICK_MMAP_FEED_SHIFT) - 1) || !id || id > U32_MAX)
+		return NULL;
+	rcu_read_lock();
+	m = ibt_member_find_rcu(is, id);
+	if (m == &is->sub) {
+		*bound = true;
+		m = NULL;
+	} else if (m && !refcount_inc_not_zero(&m->ref)) {
+		m = NULL;	/* dropped, on its way out */
+	}
+	rcu_read_unlock();
+	return m;
+}
+
 int ibt_mmap(struct file *file, struct socket *sock,
 	     struct vm_area_struct *vma)
 {
 	struct ibt_sock *is = ibt_sk(sock->sk);
+	struct ibt_member *m = NULL;
+	bool bound = vma->vm_pgoff == (IBTICK_MMAP_RING >> PAGE_SHIFT);
 	struct ibt_feed *f;
 	int err;
 
-	/* pair with the release stores in bind: a bound socket's feed is set */
-	if (!smp_load_acquire(&is->subscribed))
-		return -EINVAL;
-	f = smp_load_acquire(&is->feed);	/* pairs with ibt_attach() */
-	if (vma->vm_pgoff != (IBTICK_MMAP_RING >> PAGE_SHIFT))
-		return -EINVAL;
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;		/* MAP_PRIVATE: copy-on-write of a ring */
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EACCES;
+	if (!bound) {
+		m = ibt_mmap_member(is, vma->vm_pgoff, &bound);
+		if (!m && !bound)
+			return -EINVAL;
+	}
+	if (bound) {
+		/* pair with the release stores in bind: its feed is set */
+		if (!smp_load_acquire(&is->subscribed))
+			return -EINVAL;
+		f = smp_load_acquire(&is->feed);  /* pairs with ibt_attach() */
+	} else {
+		f = m->feed;
+	}
+	err = -EINVAL;
 	if ((u64)(vma->vm_end - vma->vm_start) != ibt_mmap_size(&f->ring))
-		return -EINVAL;
+		goto out;
 
 	/* no mprotect(PROT_WRITE) later, no copy into a child, no growing */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
@@ -105,11 +173,22 @@ int ibt_mmap(struct file *file, struct socket *sock,
 #endif
 	err = ibt_map_pages(vma, f->ring_mem);
 	if (err)
-		return err;
+		goto out;
+	if (m) {
+		vma->vm_ops = &ibt_member_vm_ops;
+		vma->vm_private_data = m;	/* with the reference taken */
+		atomic_inc(&m->mappings);
+		atomic_inc(&is->mappings);
+		return 0;
+	}
 	vma->vm_ops = &ibt_vm_ops;
 	vma->vm_private_data = is;
 	atomic_inc(&is->mappings);
 	return 0;
+out:
+	if (m)
+		ibt_member_put(m);
+	return err;
 }
 
 /* For IBTICK_RING_INFO. */

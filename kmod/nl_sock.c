@@ -93,7 +93,8 @@ static int ibt_fill_sock(struct sk_buff *skb, struct ibt_sock *is,
 			READ_ONCE(is->st.tx_eagain)) ||
 	    ibt_put_u64(skb, IBTICK_A_SOCK_TX_ERRORS,
 			READ_ONCE(is->st.tx_errors)) ||
-	    ibt_put_u64(skb, IBTICK_A_SOCK_LAPS, READ_ONCE(is->laps)))
+	    ibt_put_u64(skb, IBTICK_A_SOCK_LAPS, READ_ONCE(is->laps)) ||
+	    nla_put_u32(skb, IBTICK_A_SOCK_FEEDS, ibt_member_count(is)))
 		return -EMSGSIZE;
 	if (!f)
 		return 0;
@@ -101,7 +102,7 @@ static int ibt_fill_sock(struct sk_buff *skb, struct ibt_sock *is,
 	    nla_put_string(skb, IBTICK_A_SOCK_FEED_NAME, f->name))
 		return -EMSGSIZE;
 	if (subscribed) {
-		u64 cursor = READ_ONCE(is->cursor);
+		u64 cursor = READ_ONCE(is->sub.cursor);
 		u64 prod = ibt_ring_producer(&f->ring);
 
 		if (ibt_put_u64(skb, IBTICK_A_SOCK_CURSOR, cursor) ||

@@ -98,6 +98,39 @@ static bool ibt_rx_from_self(struct ibt_feed *f, const struct ib_wc *wc,
 	return !memcmp(&sgid, &f->sgid, sizeof(sgid));
 }
 
+/*
+ * Record who sent tick @idx in the feed's source table (IBTICK_CMSG_SOURCE),
+ * an entry with its own sequence: the table may be smaller than the ring.
+ */
+static void ibt_rx_source(struct ibt_feed *f, struct ibt_src *src,
+			  const struct ib_wc *wc, const void *nethdr, u64 idx)
+{
+	struct ibt_src *e = &src[idx & (min_t(u32, f->ring.nslots,
+					       IBT_SRC_SLOTS) - 1)];
+	enum rdma_network_type nt = RDMA_NETWORK_IB;
+	union ib_gid sgid, dgid;
+
+	/* the entry's own sequence: 0 while written (see struct ibt_src) */
+	WRITE_ONCE(e->idx, 0);
+	smp_wmb();	/* pairs with the reader's smp_rmb() (sock.c) */
+	e->qpn = wc->src_qp;
+	e->flags = 0;
+	memset(e->gid, 0, sizeof(e->gid));
+	if (wc->wc_flags & IB_WC_GRH) {
+		if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+			nt = wc->network_hdr_type;
+		else if (rdma_protocol_roce(f->dev->ibdev, f->port_num))
+			nt = ibt_roce_net_type(nethdr);
+		if (!ib_get_gids_from_rdma_hdr(nethdr, nt, &sgid, &dgid)) {
+			memcpy(e->gid, sgid.raw, sizeof(e->gid));
+			if (nt == RDMA_NETWORK_IPV4)
+				e->flags = IBTICK_SOURCE_IPV4;
+		}
+	}
+	/* pairs with the reader's first smp_load_acquire() */
+	smp_store_release(&e->idx, idx + 1);
+}
+
 /* Check one datagram and write it into the ring. */
 static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 {
@@ -105,6 +138,7 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	const struct ibtick_wire_hdr *h;
 	struct ibt_pub_verdict v;
 	struct ibtick_slot *s;
+	struct ibt_src *src;
 	dma_addr_t grh_dma = f->rx_grh_dma + wc->wr_id * sizeof(struct ib_grh);
 	const struct ib_grh *grh = &f->rx_grh[wc->wr_id];
 	/* the payload the device wrote (byte_len counts the GRH too) */
@@ -173,6 +207,10 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	s->orig_len = plen;
 	s->gap = v.gap;
 	memcpy(s + 1, (const u8 *)va + hlen, copy);
+	/* pairs with the release that published the table (member.c) */
+	src = smp_load_acquire(&f->src);
+	if (unlikely(src) && atomic_read(&f->src_readers))
+		ibt_rx_source(f, src, wc, grh, idx);
 	ibt_ring_commit(&f->ring, s, idx);
 	f->st.rx_ticks++;
 	f->st.rx_bytes += plen;

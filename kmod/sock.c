@@ -46,6 +46,7 @@ static int ibt_release(struct socket *sock)
 	ibt_sock_list_del(is);	/* dumps see no socket without its feed */
 	put_pid(is->tgid);	/* nothing reads it after the list */
 	is->tgid = NULL;
+	ibt_member_release(is);	/* bind()'s forwarding and sources too */
 	if (is->feed) {
 		if (is->subscribed && is->loopback)
 			atomic_dec(&is->feed->loopback_readers);
@@ -97,13 +98,13 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
 			return 0;
 		return ibt_feed_permission(is->feed, want,
 					   want == IBT_ACL_WRITE ?
-					   &is->pub_acl_gen : &is->sub_acl_gen);
+					   &is->pub_acl_gen : &is->sub.sub_acl_gen);
 	}
 	f = ibt_feed_get(&a, &p, NULL);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	err = ibt_feed_permission(f, want, want == IBT_ACL_WRITE ?
-				  &is->pub_acl_gen : &is->sub_acl_gen);
+				  &is->pub_acl_gen : &is->sub.sub_acl_gen);
 	if (err) {
 		ibt_feed_put(f);
 		return err;
@@ -112,6 +113,34 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
 	a.ifindex = f->ifindex;
 	is->addr = a;
 	smp_store_release(&is->feed, f);	/* for poll, which takes no lock */
+	return 0;
+}
+
+/*
+ * bind() on a socket that reads feeds already (IBTICK_ADD_FEED): not one
+ * of them again, and not one too many.
+ */
+static int ibt_bind_check(struct ibt_sock *is, struct sockaddr *uaddr,
+			  int len)
+{
+	struct ibt_members *mm = rcu_dereference_protected(is->more,
+						lockdep_is_held(&is->lock));
+	struct ibt_addr a;
+	u32 i;
+	int err;
+
+	if (!mm)
+		return 0;
+	err = ibt_addr_parse(uaddr, len, ibt_family, &a);
+	if (err)
+		return err;
+	if (mm->n >= IBTICK_FEEDS_PER_SOCKET)
+		return -ENOBUFS;
+	for (i = 0; i < mm->n; i++)
+		if (mm->m[i]->addr.group == a.group &&
+		    mm->m[i]->addr.port == a.port &&
+		    (!a.ifindex || a.ifindex == mm->m[i]->addr.ifindex))
+			return -EADDRINUSE;
 	return 0;
 }
 
@@ -125,6 +154,9 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 		err = -EINVAL;
 		goto out;
 	}
+	err = ibt_bind_check(is, uaddr, len);
+	if (err)
+		goto out;
 	err = ibt_attach(is, uaddr, len, IBT_ACL_READ);
 	if (err)
 		goto out;
@@ -132,7 +164,19 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	err = ibt_feed_ib_receive(is->feed);
 	if (err)
 		goto out;
-	is->cursor = ibt_ring_producer(&is->feed->ring);
+	if (is->source_cmsg) {
+		err = ibt_member_sources(is->feed, true);	/* this one too */
+		if (err)
+			goto out;
+	}
+	is->sub.feed = is->feed;
+	is->sub.is = is;
+	is->sub.addr = is->addr;
+	is->sub.cursor = ibt_ring_producer(&is->feed->ring);
+	atomic_set(&is->sub.mappings, 0);
+	/* a multi-feed socket sleeps on its own queue (member.c) */
+	if (rcu_access_pointer(is->more))
+		ibt_member_forward(&is->sub);
 	smp_store_release(&is->subscribed, true);	/* cursor first, for poll */
 	if (is->loopback)
 		atomic_inc(&is->feed->loopback_readers);
@@ -183,14 +227,14 @@ static int ibt_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	return err;
 }
 
-static void ibt_fill_name(const struct ibt_sock *is, struct sockaddr_ibtick *sa)
+static void ibt_fill_name(const struct ibt_addr *a, struct sockaddr_ibtick *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sibt_family = ibt_family;
-	sa->sibt_port = is->addr.port;
-	sa->sibt_ifindex = is->addr.ifindex;
+	sa->sibt_port = a->port;
+	sa->sibt_ifindex = a->ifindex;
 	sa->sibt_group_family = AF_INET;
-	memcpy(sa->sibt_group, &is->addr.group, 4);
+	memcpy(sa->sibt_group, &a->group, 4);
 }
 
 static int ibt_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
@@ -202,7 +246,7 @@ static int ibt_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	if (!is->feed || (peer && !is->publisher) || (!peer && !is->subscribed))
 		err = -ENOTCONN;
 	else
-		ibt_fill_name(is, (struct sockaddr_ibtick *)uaddr);
+		ibt_fill_name(&is->addr, (struct sockaddr_ibtick *)uaddr);
 	mutex_unlock(&is->lock);
 	return err;
 }
@@ -264,9 +308,18 @@ out:
 	return err;
 }
 
-static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
-			 const struct ibtick_slot *d)
+/* A tick taken from a feed's ring, on its way to the caller. */
+struct ibt_tick {
+	struct ibtick_slot	d;	/* the descriptor, len capped */
+	struct ibt_src		src;
+	bool			have_src;
+	size_t			copy;	/* payload bytes copied */
+};
+
+static int ibt_put_cmsgs(struct ibt_sock *is, struct ibt_member *m,
+			 struct msghdr *msg, const struct ibt_tick *t)
 {
+	const struct ibtick_slot *d = &t->d;
 	struct ibtick_tick_info ti = {
 		.pub_seq = d->pub_seq,
 		.send_ns = d->send_ns,
@@ -286,16 +339,26 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
 	 */
 	if (!msg->msg_control)
 		return 0;
-	if (is->lost_pending && is->lost_cmsg) {
+	if (m->lost_pending && is->lost_cmsg) {
 		bool ctrunc = msg->msg_flags & MSG_CTRUNC;
 
 		err = put_cmsg(msg, SOL_IBTICK, IBTICK_CMSG_LOST,
-			       sizeof(is->lost_pending), &is->lost_pending);
+			       sizeof(m->lost_pending), &m->lost_pending);
 		/* reported only if it really reached the caller */
 		lost_sent = !err && (ctrunc || !(msg->msg_flags & MSG_CTRUNC));
 	}
 	if (!err)
 		err = put_cmsg(msg, SOL_IBTICK, IBTICK_CMSG_TICK, sizeof(ti), &ti);
+	if (!err && t->have_src) {
+		struct ibtick_source so = {
+			.qpn = t->src.qpn,
+			.flags = t->src.flags,
+		};
+
+		memcpy(so.gid, t->src.gid, sizeof(so.gid));
+		err = put_cmsg(msg, SOL_IBTICK, IBTICK_CMSG_SOURCE, sizeof(so),
+			       &so);
+	}
 	if (!err && sock_flag(sk, SOCK_RCVTSTAMPNS)) {
 		if (sock_flag(sk, SOCK_TSTAMP_NEW)) {
 			struct __kernel_timespec ts = {
@@ -316,7 +379,7 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct msghdr *msg,
 		}
 	}
 	if (!err && lost_sent)
-		is->lost_pending = 0;	/* only once the whole call succeeds */
+		m->lost_pending = 0;	/* only once the whole call succeeds */
 	return err;
 }
 
@@ -336,7 +399,7 @@ static bool ibt_busy_wait(struct ibt_sock *is, long timeo)
 	/* never longer than the receive timeout */
 	spin = min_t(u64, (u64)usec * NSEC_PER_USEC,
 		     (u64)jiffies_to_nsecs(timeo));
-	return ibt_poll_caller(is->feed, READ_ONCE(is->cursor),
+	return ibt_poll_caller(is->feed, READ_ONCE(is->sub.cursor),
 			       local_clock() + spin);
 }
 
@@ -347,13 +410,13 @@ static bool ibt_feed_dead(struct ibt_feed *f)
 }
 
 /*
- * Wait until the feed has something past @is->cursor, dies, or its ACL
- * changes (recvmsg asks again).  Called
- * without the socket lock; the cursor read here may be stale, which only
- * costs a spurious wake-up.
+ * Wait until the feed has something past the socket's cursor, dies, or its
+ * ACL changes (recvmsg asks again).  Called without the socket lock; the
+ * cursor read here may be stale, which only costs a spurious wake-up.
  */
 static int ibt_wait(struct ibt_sock *is, long *timeo)
 {
+	struct ibt_member *m = &is->sub;
 	struct ibt_feed *f = is->feed;
 	long left;
 
@@ -362,10 +425,11 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 	if (ibt_busy_wait(is, *timeo))
 		return 0;
 	left = wait_event_interruptible_timeout(f->wq,
-						ibt_ring_backlog(&f->ring, is->cursor) ||
+						ibt_ring_backlog(&f->ring, READ_ONCE(m->cursor)) ||
 						ibt_feed_dead(f) ||
 						READ_ONCE(f->acl_gen) !=
-						READ_ONCE(is->sub_acl_gen),
+						READ_ONCE(m->sub_acl_gen) ||
+						rcu_access_pointer(is->more),
 						*timeo);
 	if (left < 0)
 		return sock_intr_errno(*timeo);
@@ -376,33 +440,378 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 }
 
 /*
- * Count @lost ticks the reader @is was lapped by (overwritten before it
- * read them), in the socket, in its feed and, rate limited, as an event.
- * Lock held.
+ * Count @lost ticks of member @m the socket was lapped by (overwritten
+ * before it read them), in the socket, the member, its feed and, rate
+ * limited, as an event.  Lock held.
  */
-static void ibt_sock_lapped(struct ibt_sock *is, struct ibt_feed *f, u64 lost)
+static void ibt_sock_lapped(struct ibt_sock *is, struct ibt_member *m,
+			    u64 lost)
 {
+	struct ibt_feed *f = m->feed;
+
 	if (!lost)
 		return;
 	is->st.rx_lost += lost;
-	is->lost_pending += lost;
+	m->lost += lost;
+	m->lost_pending += lost;
 	WRITE_ONCE(is->laps, is->laps + 1);
 	atomic64_add(lost, &f->st.readers_lost);
 	atomic64_inc(&f->st.laps);
-	if (ibt_ev_due(&is->ev_lap_at))
+	if (ibt_ev_due(&m->ev_lap_at))
 		ibt_ev_sock(IBTICK_EV_READER_LAPPED, f, is, lost,
 			    is->st.rx_lost);
+}
+
+/*
+ * The sender of tick @idx, if the table still has it: its entry's own
+ * sequence (struct ibt_src) read the tick's before and after the copy.
+ */
+static bool ibt_src_read(struct ibt_feed *f, const struct ibt_src *src,
+			 u64 idx, struct ibt_src *out)
+{
+	const struct ibt_src *e = &src[idx & (min_t(u32, f->ring.nslots,
+						     IBT_SRC_SLOTS) - 1)];
+
+	/* pairs with the producer's smp_store_release() of e->idx */
+	if (smp_load_acquire(&e->idx) != idx + 1)
+		return false;
+	memcpy(out, e, sizeof(*out));
+	smp_rmb();	/* the copy before the second look (rx.c's smp_wmb) */
+	return READ_ONCE(e->idx) == idx + 1;
+}
+
+/*
+ * Take member @m's next tick into @msg: 1 when taken (@t says what), 0 when
+ * the socket has read all there is, or the error of a copy that failed
+ * (that tick is consumed, and counted lost).  Ticks overwritten on the way
+ * add to *@lost.  Lock held.
+ */
+static int ibt_take(struct ibt_sock *is, struct ibt_member *m,
+		    struct msghdr *msg, size_t len, struct ibt_tick *t,
+		    u64 *lost)
+{
+	struct ibt_feed *f = m->feed;
+	/* pairs with the release that published the table (member.c) */
+	struct ibt_src *src = is->source_cmsg ? smp_load_acquire(&f->src) :
+			      NULL;
+	const struct ibtick_slot *s;
+	size_t copied;
+	int err;
+
+	for (;;) {
+		s = ibt_ring_peek(&f->ring, &m->cursor, lost);
+		if (!s)
+			return 0;
+		memcpy(&t->d, s, sizeof(t->d));
+		t->d.len = min_t(u32, t->d.len, f->ring.payload_max);
+		t->copy = min_t(size_t, t->d.len, len);
+		copied = copy_to_iter(s + 1, t->copy, &msg->msg_iter);
+		err = copied == t->copy ? 0 : -EFAULT;
+		t->have_src = src && ibt_src_read(f, src, m->cursor, &t->src);
+		if (!ibt_ring_still_valid(&f->ring, s, m->cursor)) {
+			/* overwritten while we copied: counted, never shown */
+			ibt_ring_skip_lapped(&f->ring, &m->cursor, lost);
+			iov_iter_revert(&msg->msg_iter, copied);
+			continue;
+		}
+		WRITE_ONCE(m->cursor, m->cursor + 1);
+		if (err) {
+			/* consumed but not delivered: counted, never silent */
+			(*lost)++;
+			return err;
+		}
+		if ((t->d.flags & IBTICK_TICK_LOCAL) && !is->loopback) {
+			iov_iter_revert(&msg->msg_iter, copied);
+			is->st.rx_skipped_local++;
+			continue;
+		}
+		return 1;
+	}
+}
+
+/* Hand tick @t of member @m over: its feed's name, the cmsgs, the length. */
+static int ibt_deliver(struct ibt_sock *is, struct ibt_member *m,
+		       struct msghdr *msg, int flags, const struct ibt_tick *t)
+{
+	int err;
+
+	if (msg->msg_name) {
+		ibt_fill_name(&m->addr, msg->msg_name);
+		msg->msg_namelen = sizeof(struct sockaddr_ibtick);
+	}
+	err = ibt_put_cmsgs(is, m, msg, t);
+	if (err) {
+		/* consumed but not delivered: counted, never silent */
+		is->st.rx_lost++;
+		m->lost++;
+		m->lost_pending++;
+		return err;
+	}
+	is->st.rx_ticks++;
+	is->st.rx_bytes += t->d.len;
+	err = t->copy;
+	/*
+	 * The tick's length is the one it had on the wire (orig_len), as
+	 * UDP's datagram: MSG_TRUNC when less reached the caller - a short
+	 * buffer, or a slot too small for it (IBTICK_TICK_TRUNCATED) - and
+	 * with the MSG_TRUNC flag that length is the answer.
+	 */
+	if (t->copy < t->d.len)
+		is->st.rx_truncated++;
+	if (t->copy < t->d.orig_len) {
+		msg->msg_flags |= MSG_TRUNC;
+		if (flags & MSG_TRUNC)
+			err = t->d.orig_len;
+	}
+	return err;
+}
+
+/*
+ * recvmsg of a socket that reads bind()'s feed alone: it sleeps on the
+ * feed's wait queue.  *@multi: the socket became a multi-feed one while
+ * it slept (the caller goes on with ibt_recv_multi()).  Lock held.
+ */
+static int ibt_recv_one(struct ibt_sock *is, struct msghdr *msg, size_t len,
+			int flags, long *timeo, bool *multi)
+{
+	struct ibt_member *m = &is->sub;
+	struct ibt_feed *f = m->feed;
+	struct ibt_tick t;
+	u64 lost = 0;
+	int err;
+
+	for (;;) {
+		/* FEED_SET changed who may read: ask again (revocation) */
+		if (unlikely(READ_ONCE(f->acl_gen) != m->sub_acl_gen)) {
+			err = ibt_feed_permission(f, IBT_ACL_READ,
+						  &m->sub_acl_gen);
+			if (err)
+				goto out;
+		}
+		err = ibt_take(is, m, msg, len, &t, &lost);
+		if (err > 0)
+			break;
+		if (err < 0)
+			goto out;
+		/*
+		 * End of stream only once the ring says DEAD: it is set after
+		 * the last commit, so a second look then sees every tick the
+		 * feed took (!live comes earlier, while the producer may
+		 * still be finishing a batch).
+		 */
+		if (ibt_feed_dead(f)) {
+			if (ibt_ring_backlog(&f->ring, m->cursor))
+				continue;
+			err = -ENODEV;
+			goto out;
+		}
+		/* sleep without the lock: sends, sockopts go on */
+		ibt_sock_lapped(is, m, lost);
+		lost = 0;
+		mutex_unlock(&is->lock);
+		err = ibt_wait(is, timeo);
+		mutex_lock(&is->lock);
+		if (err)
+			goto out;
+		if (rcu_access_pointer(is->more)) {
+			*multi = true;
+			goto out;
+		}
+	}
+	/* losses are counted once, when learnt, also if the call fails */
+	ibt_sock_lapped(is, m, lost);
+	lost = 0;
+	err = ibt_deliver(is, m, msg, flags, &t);
+out:
+	ibt_sock_lapped(is, m, lost);
+	return err;
+}
+
+/* The socket's @i-th feed: @mm's, then bind()'s. */
+static struct ibt_member *ibt_nth(struct ibt_sock *is, struct ibt_members *mm,
+				  u32 i)
+{
+	return i < mm->n ? mm->m[i] : &is->sub;
+}
+
+/*
+ * A member that will give the reader nothing more: its feed is dead and
+ * its ring read (or the reader may not read it).  Context: RCU or the lock.
+ */
+static bool ibt_member_over(struct ibt_member *m)
+{
+	return ibt_feed_dead(m->feed) &&
+	       (READ_ONCE(m->revoked) ||
+		!ibt_ring_backlog(&m->feed->ring, READ_ONCE(m->cursor)));
+}
+
+/*
+ * A member with a tick for the reader or, with @acl, whose ACL moved
+ * (recvmsg asks again; poll leaves that to recvmsg).  *@over counts those
+ * that are over.  Context: RCU or the socket lock.
+ */
+static bool ibt_member_ready(struct ibt_member *m, bool acl, u32 *over)
+{
+	struct ibt_feed *f = m->feed;
+
+	if (ibt_member_over(m)) {
+		(*over)++;
+		return false;
+	}
+	if (acl && READ_ONCE(f->acl_gen) != READ_ONCE(m->sub_acl_gen))
+		return true;
+	return !READ_ONCE(m->revoked) &&
+	       ibt_ring_backlog(&f->ring, READ_ONCE(m->cursor));
+}
+
+/*
+ * Anything for a multi-feed socket's reader: a tick, an ACL change, or the
+ * end of every feed it reads.  @acl: count ACL changes (recvmsg), or not
+ * (poll).  *@all_over: every feed is over.  Context: any, without the lock.
+ */
+static bool ibt_multi_ready(struct ibt_sock *is, bool acl, bool *all_over)
+{
+	struct ibt_members *mm;
+	u32 i, over = 0, total;
+	bool ready = false;
+
+	rcu_read_lock();
+	mm = rcu_dereference(is->more);
+	/* pairs with bind's release: a subscribed socket's sub is set */
+	total = mm->n + smp_load_acquire(&is->subscribed);
+	for (i = 0; i < total; i++)
+		ready |= ibt_member_ready(ibt_nth(is, mm, i), acl, &over);
+	rcu_read_unlock();
+	*all_over = total && over == total;
+	return ready || *all_over;
+}
+
+/*
+ * A multi-feed socket's wait: on its own queue, which every member feed
+ * wakes (member.c).  SO_BUSY_POLL spins over the members' rings first;
+ * their completion queues are drained by their own polling, not from here
+ * (one caller taking and re-arming up to 64 CQs per look would cost more
+ * than it saves).
+ */
+static int ibt_wait_multi(struct ibt_sock *is, long *timeo)
+{
+	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
+	bool over;
+	long left;
+	u64 end;
+
+	if (!*timeo)
+		return -EAGAIN;
+	if (usec) {
+		end = local_clock() + min_t(u64, (u64)usec * NSEC_PER_USEC,
+					    (u64)jiffies_to_nsecs(*timeo));
+		do {
+			if (ibt_multi_ready(is, true, &over))
+				return 0;
+			if (need_resched() || signal_pending(current))
+				break;
+			cpu_relax();
+		} while (local_clock() < end);
+	}
+	left = wait_event_interruptible_timeout(*sk_sleep(&is->sk),
+						ibt_multi_ready(is, true, &over),
+						*timeo);
+	if (left < 0)
+		return sock_intr_errno(*timeo);
+	if (!left)
+		return -EAGAIN;
+	*timeo = left;
+	return 0;
+}
+
+/*
+ * A multi-feed socket's member @m whose feed's ACL changed: ask again.
+ * A refusal is told once (EACCES) and the member skipped until the ACL
+ * changes again; a re-grant resumes at the producer (what came meanwhile
+ * was not for this reader, and counts nowhere for it).
+ */
+static int ibt_member_recheck(struct ibt_member *m)
+{
+	struct ibt_feed *f = m->feed;
+	u32 gen = READ_ONCE(f->acl_gen);	/* at or before the answer's */
+	int err;
+
+	err = ibt_feed_permission(f, IBT_ACL_READ, &m->sub_acl_gen);
+	if (err) {
+		WRITE_ONCE(m->sub_acl_gen, gen);
+		if (READ_ONCE(m->revoked))
+			return 0;	/* told already */
+		WRITE_ONCE(m->revoked, true);
+		return err;
+	}
+	if (READ_ONCE(m->revoked)) {
+		WRITE_ONCE(m->cursor, ibt_ring_producer(&f->ring));
+		WRITE_ONCE(m->revoked, false);
+	}
+	return 0;
+}
+
+/*
+ * recvmsg of a multi-feed socket: one tick from the first member, in turn
+ * after the last one served, that has one.  ENODEV once every feed it
+ * reads is over.  Lock held.
+ */
+static int ibt_recv_multi(struct ibt_sock *is, struct msghdr *msg,
+			  size_t len, int flags, long *timeo)
+{
+	struct ibt_members *mm;
+	struct ibt_member *m;
+	struct ibt_tick t;
+	u32 k, i, total, over;
+	u64 lost;
+	int err;
+
+	for (;;) {
+		mm = rcu_dereference_protected(is->more,
+					       lockdep_is_held(&is->lock));
+		total = mm->n + is->subscribed;
+		over = 0;
+		for (k = 0; k < total; k++) {
+			i = (is->rr + k) % total;
+			m = ibt_nth(is, mm, i);
+			if (unlikely(READ_ONCE(m->feed->acl_gen) !=
+				     m->sub_acl_gen)) {
+				err = ibt_member_recheck(m);
+				if (err)
+					return err;
+			}
+			if (ibt_member_over(m)) {
+				over++;
+				continue;
+			}
+			if (m->revoked)
+				continue;
+			lost = 0;
+			err = ibt_take(is, m, msg, len, &t, &lost);
+			/* losses are counted once, when learnt */
+			ibt_sock_lapped(is, m, lost);
+			if (err < 0)
+				return err;
+			if (err > 0) {
+				is->rr = (i + 1) % total;
+				return ibt_deliver(is, m, msg, flags, &t);
+			}
+		}
+		if (total && over == total)
+			return -ENODEV;
+		mutex_unlock(&is->lock);
+		err = ibt_wait_multi(is, timeo);
+		mutex_lock(&is->lock);
+		if (err)
+			return err;
+	}
 }
 
 static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		       int flags)
 {
 	struct ibt_sock *is = ibt_sk(sock->sk);
-	const struct ibtick_slot *s;
-	struct ibtick_slot d;
-	size_t copy, copied;
-	struct ibt_feed *f;
-	u64 lost = 0;
+	bool multi;
 	long timeo;
 	int err;
 
@@ -412,100 +821,15 @@ static int ibt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	timeo = sock_rcvtimeo(&is->sk, flags & MSG_DONTWAIT);
 	if (mutex_lock_interruptible(&is->lock))
 		return sock_intr_errno(timeo);
-	f = is->feed;
-	if (!is->subscribed) {
+	multi = rcu_access_pointer(is->more);
+	if (!multi && !is->subscribed) {
 		err = -ENOTCONN;
-		goto out;
+	} else {
+		if (!multi)
+			err = ibt_recv_one(is, msg, len, flags, &timeo, &multi);
+		if (multi)	/* a multi-feed socket, or one now */
+			err = ibt_recv_multi(is, msg, len, flags, &timeo);
 	}
-	for (;;) {
-		/* FEED_SET changed who may read: ask again (revocation) */
-		if (unlikely(READ_ONCE(f->acl_gen) != is->sub_acl_gen)) {
-			err = ibt_feed_permission(f, IBT_ACL_READ,
-						  &is->sub_acl_gen);
-			if (err)
-				goto out;
-		}
-		s = ibt_ring_peek(&f->ring, &is->cursor, &lost);
-		if (!s) {
-			/*
-			 * End of stream only once the ring says DEAD: it is
-			 * set after the last commit, so a second look then
-			 * sees every tick the feed took (!live comes earlier,
-			 * while the producer may still be finishing a batch).
-			 */
-			if (ibt_feed_dead(f)) {
-				if (ibt_ring_backlog(&f->ring, is->cursor))
-					continue;
-				err = -ENODEV;
-				goto out;
-			}
-			/* sleep without the lock: sends, sockopts go on */
-			ibt_sock_lapped(is, f, lost);
-			lost = 0;
-			mutex_unlock(&is->lock);
-			err = ibt_wait(is, &timeo);
-			mutex_lock(&is->lock);
-			if (err)
-				goto out;
-			continue;
-		}
-		memcpy(&d, s, sizeof(d));
-		d.len = min_t(u32, d.len, f->ring.payload_max);
-		copy = min_t(size_t, d.len, len);
-		copied = copy_to_iter(s + 1, copy, &msg->msg_iter);
-		err = copied == copy ? 0 : -EFAULT;
-		if (!ibt_ring_still_valid(&f->ring, s, is->cursor)) {
-			/* overwritten while we copied: counted, never shown */
-			ibt_ring_skip_lapped(&f->ring, &is->cursor, &lost);
-			iov_iter_revert(&msg->msg_iter, copied);
-			continue;
-		}
-		if (err) {
-			/* consumed but not delivered: counted, never silent */
-			is->cursor++;
-			lost++;
-			goto out;
-		}
-		is->cursor++;
-		if ((d.flags & IBTICK_TICK_LOCAL) && !is->loopback) {
-			iov_iter_revert(&msg->msg_iter, copy);
-			is->st.rx_skipped_local++;
-			continue;
-		}
-		break;
-	}
-	/* losses are counted once, when learnt, also if the call fails */
-	ibt_sock_lapped(is, f, lost);
-	lost = 0;
-	if (msg->msg_name) {
-		ibt_fill_name(is, msg->msg_name);
-		msg->msg_namelen = sizeof(struct sockaddr_ibtick);
-	}
-	err = ibt_put_cmsgs(is, msg, &d);
-	if (err) {
-		/* consumed but not delivered: counted, never silent */
-		is->st.rx_lost++;
-		is->lost_pending++;
-		goto out;
-	}
-	is->st.rx_ticks++;
-	is->st.rx_bytes += d.len;
-	err = copy;
-	/*
-	 * The tick's length is the one it had on the wire (orig_len), as
-	 * UDP's datagram: MSG_TRUNC when less reached the caller - a short
-	 * buffer, or a slot too small for it (IBTICK_TICK_TRUNCATED) - and
-	 * with the MSG_TRUNC flag that length is the answer.
-	 */
-	if (copy < d.len)
-		is->st.rx_truncated++;
-	if (copy < d.orig_len) {
-		msg->msg_flags |= MSG_TRUNC;
-		if (flags & MSG_TRUNC)
-			err = d.orig_len;
-	}
-out:
-	ibt_sock_lapped(is, f, lost);
 	mutex_unlock(&is->lock);
 	return err;
 }
@@ -530,6 +854,24 @@ static bool ibt_poll_busy(struct ibt_sock *is, struct ibt_feed *f, u64 cursor,
 			       local_clock() + (u64)usec * NSEC_PER_USEC);
 }
 
+/*
+ * poll of a multi-feed socket: on its own queue, which every member feed
+ * wakes; EPOLLIN while any member has a tick past its cursor, EPOLLERR and
+ * EPOLLHUP once every feed it reads is over.  No busy polling here.
+ */
+static __poll_t ibt_poll_multi(struct file *file, struct socket *sock,
+			       poll_table *wait)
+{
+	struct ibt_sock *is = ibt_sk(sock->sk);
+	__poll_t mask = 0;
+	bool over;
+
+	sock_poll_wait(file, sock, wait);
+	if (ibt_multi_ready(is, false, &over))
+		mask |= over ? EPOLLERR | EPOLLHUP : EPOLLIN | EPOLLRDNORM;
+	return mask;
+}
+
 static __poll_t ibt_poll(struct file *file, struct socket *sock,
 			 poll_table *wait)
 {
@@ -539,14 +881,34 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	__poll_t mask = 0;
 	u64 cursor;
 
+	if (rcu_access_pointer(is->more)) {
+		mask = ibt_poll_multi(file, sock, wait);
+		/* what it publishes on, if anything, wakes its own queue */
+		if (f && READ_ONCE(is->publisher)) {
+			poll_wait(file, &f->wq, wait);
+			if (ibt_feed_dead(f)) {
+				if (!ibt_member_count(is))
+					mask |= EPOLLERR | EPOLLHUP;
+			} else if (ibt_tx_writable(f)) {
+				mask |= EPOLLOUT | EPOLLWRNORM;
+			}
+		}
+		return mask;
+	}
 	if (!f) {
 		sock_poll_wait(file, sock, wait);
 		return 0;
 	}
 	poll_wait(file, &f->wq, wait);
+	/*
+	 * The socket's own queue too: IBTICK_ADD_FEED may make it a
+	 * multi-feed socket, whose feeds wake that one, under an epoll that
+	 * registered it as it is now.
+	 */
+	sock_poll_wait(file, sock, wait);
 	/* pairs with the release in ibt_bind(): the cursor is set */
 	if (smp_load_acquire(&is->subscribed)) {
-		cursor = READ_ONCE(is->cursor);
+		cursor = READ_ONCE(is->sub.cursor);
 		if (ibt_ring_backlog(&f->ring, cursor) ||
 		    ibt_poll_busy(is, f, cursor, wait))
 			mask |= EPOLLIN | EPOLLRDNORM;

@@ -46,6 +46,24 @@ static int ibt_opt_get(void *dst, size_t size, sockptr_t optval,
 	return 0;
 }
 
+/* IBTICK_LOOPBACK changed: count the socket in every feed it reads. */
+static void ibt_sock_loopback(struct ibt_sock *is, bool on)
+{
+	struct ibt_members *mm = rcu_dereference_protected(is->more,
+						lockdep_is_held(&is->lock));
+	u32 i, n = (mm ? mm->n : 0) + is->subscribed;
+
+	for (i = 0; i < n; i++) {
+		struct ibt_feed *f = mm && i < mm->n ? mm->m[i]->feed :
+						       is->sub.feed;
+
+		if (on)
+			atomic_inc(&f->loopback_readers);
+		else
+			atomic_dec(&f->loopback_readers);
+	}
+}
+
 int ibt_setsockopt(struct socket *sock, int level, int optname,
 			  sockptr_t optval, unsigned int optlen)
 {
@@ -76,7 +94,7 @@ int ibt_setsockopt(struct socket *sock, int level, int optname,
 			err = -EINVAL;
 			break;
 		}
-		WRITE_ONCE(is->cursor, cur);
+		WRITE_ONCE(is->sub.cursor, cur);
 		break;
 	case IBTICK_POLL_MODE:
 		err = ibt_opt_get(&pm, sizeof(pm), optval, optlen,
@@ -133,13 +151,24 @@ int ibt_setsockopt(struct socket *sock, int level, int optname,
 			is->lost_cmsg = !!val;
 			break;
 		}
-		if (is->subscribed && is->loopback != !!val) {
-			if (val)
-				atomic_inc(&is->feed->loopback_readers);
-			else
-				atomic_dec(&is->feed->loopback_readers);
-		}
+		if (is->loopback != !!val)
+			ibt_sock_loopback(is, !!val);
 		is->loopback = !!val;
+		break;
+	case IBTICK_SOURCE_CMSG:
+		err = ibt_opt_get(&val, sizeof(val), optval, optlen,
+				  IBT_OPT_AT_LEAST);
+		if (!err)
+			err = ibt_member_want_sources(is, !!val);
+		break;
+	case IBTICK_ADD_FEED:
+		err = ibt_member_add(is, optval, optlen);
+		break;
+	case IBTICK_DROP_FEED:
+		err = ibt_member_drop(is, optval, optlen);
+		break;
+	case IBTICK_MEMBER_CURSOR:
+		err = ibt_member_set_cursor(is, optval, optlen);
 		break;
 	default:
 		err = -ENOPROTOOPT;
@@ -217,9 +246,15 @@ int ibt_getsockopt(struct socket *sock, int level, int optname,
 		break;
 	case IBTICK_LOOPBACK:
 	case IBTICK_LOST_CMSG:
-		val = optname == IBTICK_LOOPBACK ? is->loopback : is->lost_cmsg;
+	case IBTICK_SOURCE_CMSG:
+		val = optname == IBTICK_LOOPBACK ? is->loopback :
+		      optname == IBTICK_LOST_CMSG ? is->lost_cmsg :
+		      is->source_cmsg;
 		err = ibt_put_versioned(optval, optlen, len, &val, sizeof(val),
 					sizeof(val));
+		break;
+	case IBTICK_FEEDS:
+		err = ibt_member_list(is, optval, optlen, len);
 		break;
 	case IBTICK_COMP_VECTOR:
 		val = f ? f->comp_vector : is->comp_vector;
@@ -231,8 +266,9 @@ int ibt_getsockopt(struct socket *sock, int level, int optname,
 			err = -ENOTCONN;
 			break;
 		}
-		err = ibt_put_versioned(optval, optlen, len, &is->cursor,
-					sizeof(is->cursor), sizeof(is->cursor));
+		err = ibt_put_versioned(optval, optlen, len, &is->sub.cursor,
+					sizeof(is->sub.cursor),
+					sizeof(is->sub.cursor));
 		break;
 	case IBTICK_POLL_MODE:
 		if (!f) {

@@ -147,6 +147,23 @@ static bool ring_info(int fd, struct ibtick_ring_info *ri)
 	       len == sizeof(*ri);
 }
 
+/*
+ * The feeds @fd reads (IBTICK_FEEDS) into @mem; the index of the one whose
+ * ring maps at @off, or -1.
+ */
+static int member_at(int fd, off_t off, struct ibtick_member *mem)
+{
+	socklen_t len = IBTICK_FEEDS_PER_SOCKET * sizeof(*mem);
+	unsigned int i;
+
+	if (getsockopt(fd, SOL_IBTICK, IBTICK_FEEDS, mem, &len))
+		return -1;
+	for (i = 0; i < len / sizeof(*mem); i++)
+		if (mem[i].mmap_offset == (uint64_t)off)
+			return (int)i;
+	return -1;
+}
+
 /* The ring contract of ibtick.7 after a mapping of an AF_IBTICK fd worked. */
 static void check_new_ring(struct map *m, int fd, size_t len, off_t off, int prot,
 			   int flags, struct ibtick_ring_info *ri, bool have_ri)
@@ -160,8 +177,19 @@ static void check_new_ring(struct map *m, int fd, size_t len, off_t off, int pro
 		anomaly("mmap of a ring with prot %#x succeeded (EACCES expected)", (unsigned int)prot);
 	if ((flags & MAP_TYPE) == MAP_PRIVATE)
 		anomaly("MAP_PRIVATE mmap of a ring succeeded (EINVAL expected)");
-	if (off)
-		anomaly("mmap of a ring at offset %lld succeeded (EINVAL expected)", (long long)off);
+	if (off) {
+		/* only a feed the socket reads maps there (IBTICK_MMAP_FEED) */
+		struct ibtick_member mem[IBTICK_FEEDS_PER_SOCKET];
+		int k = member_at(fd, off, mem);
+
+		if (k < 0)
+			anomaly("mmap of a ring at offset %lld succeeded, no feed the socket reads is there (EINVAL expected)",
+				(long long)off);
+		else if (page_round(len) != mem[k].mmap_size)
+			anomaly("mmap of member feed %u with length %zu succeeded, mmap_size is %llu (EINVAL expected)",
+				mem[k].feed_id, len, (unsigned long long)mem[k].mmap_size);
+		return;		/* no geometry kept: plain touches */
+	}
 	if (getsockname(fd, (struct sockaddr *)&sa, &sl) && errno == ENOTCONN)
 		anomaly("mmap of an unbound socket succeeded (EINVAL expected)");
 	if (!have_ri && !ring_info(fd, ri)) {
@@ -218,6 +246,21 @@ void op_mmap(struct op *o)
 	map_room(r);
 	if (p.kind == FK_IBT && pct(r, 60))
 		have_ri = ring_info(p.fd, &ri);
+	/* a member feed's ring, at its own offset */
+	if (p.kind == FK_IBT && pct(r, 25)) {
+		struct ibtick_member mem[IBTICK_FEEDS_PER_SOCKET];
+		socklen_t ml = sizeof(mem);
+
+		if (!getsockopt(p.fd, SOL_IBTICK, IBTICK_FEEDS, mem, &ml) &&
+		    ml >= sizeof(mem[0]) && pct(r, 90)) {
+			i = (int)rn(r, ml / sizeof(mem[0]));
+			len = mem[i].mmap_size + (pct(r, 10) ? pg : 0);
+			off = (off_t)mem[i].mmap_offset + (pct(r, 5) ? (off_t)pg : 0);
+			prot = PROT_READ;
+			flags = MAP_SHARED;
+			goto place;
+		}
+	}
 	if (have_ri && pct(r, 75)) {
 		len = ri.mmap_size;
 		off = (off_t)ri.mmap_offset;
@@ -254,6 +297,7 @@ void op_mmap(struct op *o)
 		if (pct(r, 12))
 			flags |= MAP_ANONYMOUS;
 	}
+place:
 	if (flags & MAP_ANONYMOUS) {
 		/* our own memory: small, never huge pages */
 		flags &= ~MAP_HUGETLB;

@@ -166,7 +166,7 @@ static int pick_optname(struct rng *r, int level)
 
 	if (level == SOL_IBTICK) {
 		if (pct(r, 80))
-			return 1 + (int)rn(r, IBTICK_COMP_VECTOR);
+			return 1 + (int)rn(r, IBTICK_SOURCE_CMSG);
 		return pct(r, 80) ? (int)rn(r, 21) : (int)rnd(r);
 	}
 	if (level == SOL_SOCKET) {
@@ -247,6 +247,35 @@ static socklen_t build_optval(struct rng *r, int fd, int level, int name)
 			static const int cv[] = { 0, 0, 1, 2, 100, -1, INT_MAX };
 
 			return opt_int(PICK(r, cv));
+		}
+		case IBTICK_ADD_FEED:
+		case IBTICK_DROP_FEED: {
+			socklen_t l = build_ibt_addr(r);
+
+			memcpy(optbuf, addrbuf, sizeof(addrbuf));
+			return l;
+		}
+		case IBTICK_MEMBER_CURSOR: {
+			static const int64_t delta[] = { -5000, -64, -1, 0, 0, 1, 1000 };
+			struct ibtick_member mem[4];
+			struct ibtick_member_cursor mc = { 0 };
+			socklen_t ml = sizeof(mem);
+
+			/* one of the socket's feeds, near its cursor, mostly */
+			if (getsockopt(fd, SOL_IBTICK, IBTICK_FEEDS, mem, &ml) == 0 &&
+			    ml >= sizeof(mem[0]) && pct(r, 85)) {
+				unsigned int i = rn(r, ml / sizeof(mem[0]));
+
+				mc.feed_id = mem[i].feed_id;
+				mc.cursor = mem[i].cursor + (uint64_t)PICK(r, delta);
+			} else {
+				mc.feed_id = pct(r, 50) ? rn(r, 64) : (uint32_t)rnd(r);
+				mc.cursor = rnd(r);
+			}
+			if (pct(r, 3))
+				mc.reserved = 1;
+			memcpy(optbuf, &mc, sizeof(mc));
+			return sizeof(mc);
 		}
 		default:
 			return opt_int(pick_int(r));
@@ -534,6 +563,8 @@ static socklen_t natural_get_len(int level, int name)
 		case IBTICK_POLL_MODE:
 		case IBTICK_RING_GEOMETRY:
 			return 8;
+		case IBTICK_FEEDS:
+			return 3 * sizeof(struct ibtick_member);
 		default:
 			return 4;
 		}

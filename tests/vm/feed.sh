@@ -17,12 +17,37 @@ ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
 	publish_needs_cap_net_raw port_flap_rejoin device_removal_blocked_reader
 	unload_refused_with_sockets stalled_send_blocks_nobody
 	send_only_until_reader slow_join_blocks_nobody async_error_ends_feed
-	auto_feed_limits"
+	auto_feed_limits multi_feed_table multi_feed_io multi_feed_device_removal"
 N=${N:-$(cnt 100000)}
 
 socket_api_table() {
 	tests/vm/sockapi table veth0 veth1
 	log_test "socket API: bad input table with errnos, MSG_TRUNC, poll/epoll, timestamps" $?
+}
+
+multi_feed_table() {
+	tests/vm/multifeed table veth0 veth1
+	log_test "multi-feed sockets: ADD_FEED/DROP_FEED/FEEDS/MEMBER_CURSOR errno table, the cap" $?
+}
+
+multi_feed_io() {
+	local ip
+	ip=$(ip -4 -o addr show dev veth1 | awk '{ sub("/.*", "", $4); print $4; exit }')
+	tests/vm/multifeed io veth0 veth1 "$ip"
+	log_test "multi-feed sockets: 3 feeds on one socket, per-feed conservation, wake-ups, sources, lapped member, mapped member, drop" $?
+}
+
+multi_feed_device_removal() {
+	local rc=0 r=$RESULTS/multidead pid
+	mkdir -p "$r"
+	tests/vm/multifeed dead veth1 veth0 >"$r/out" 2>&1 &
+	pid=$!
+	wait_for "$r/out" bound || rc=1
+	rdma link delete rxe1 || rc=1
+	kill -USR1 "$pid"
+	wait_for "$r/out" half && wait_blocked "$pid" || rc=1
+	rxe_delete_under "$pid" "$r/out" rxe0 veth0 || rc=1
+	log_test "multi-feed socket: lives on while one member's device does, ENODEV and POLLERR|POLLHUP when none" $rc
 }
 
 pubsub_conservation() {

@@ -48,7 +48,7 @@ static __attribute__((constructor)) void sock_policy_init(void)
 {
 	static const int u32s[] = {
 		IBTICK_A_SOCK_PID, IBTICK_A_SOCK_UID, IBTICK_A_SOCK_FEED_ID,
-		IBTICK_A_SOCK_FLAGS, IBTICK_A_SOCK_MAPPINGS,
+		IBTICK_A_SOCK_FLAGS, IBTICK_A_SOCK_MAPPINGS, IBTICK_A_SOCK_FEEDS,
 	};
 	unsigned int i;
 
@@ -106,6 +106,10 @@ static int print_sock(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 		out_u64("feed_id", NULL, get(tb, IBTICK_A_SOCK_FEED_ID));
 	}
 	out_str("mode", " mode %s", sock_mode((uint32_t)get(tb, IBTICK_A_SOCK_FLAGS)));
+	/* a multi-feed socket (IBTICK_ADD_FEED): how many it reads */
+	if (tb[IBTICK_A_SOCK_FEEDS])
+		out_u64("feeds", get(tb, IBTICK_A_SOCK_FEEDS) > 1 ? " feeds %" PRIu64 : NULL,
+			get(tb, IBTICK_A_SOCK_FEEDS));
 	out_u64("mappings", NULL, get(tb, IBTICK_A_SOCK_MAPPINGS));
 	if (tb[IBTICK_A_SOCK_CURSOR]) {
 		out_u64("cursor", " cursor %" PRIu64, get(tb, IBTICK_A_SOCK_CURSOR));

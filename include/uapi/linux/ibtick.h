@@ -290,10 +290,13 @@ enum {
  * A mapped reader maps each member feed's ring at its own offset,
  * IBTICK_MMAP_FEED(feed_id) (bind()'s is also at IBTICK_MMAP_RING), and
  * finds both, with the length, in IBTICK_FEEDS; before sleeping in poll it
- * gives each feed's position with IBTICK_MEMBER_CURSOR.
+ * gives each feed's position with IBTICK_MEMBER_CURSOR.  The mapping of a
+ * dropped feed keeps that feed and its ring until munmap().
  */
 #define IBTICK_FEEDS_PER_SOCKET	64	/* bind()'s feed included */
-#define IBTICK_MMAP_FEED(feed_id)	((__u64)(feed_id) << 32)
+/* a ring is at most IBTICK_RING_BYTES_MAX (2^28) bytes: one id per 2^28 */
+#define IBTICK_MMAP_FEED_SHIFT	28
+#define IBTICK_MMAP_FEED(feed_id)	((__u64)(feed_id) << IBTICK_MMAP_FEED_SHIFT)
 
 /* ibtick_member.flags */
 #define IBTICK_MEMBER_BOUND	(1U << 0)	/* the feed of bind() */
@@ -415,8 +418,9 @@ enum {
 	IBTICK_CMSG_TICK,
 	/*
 	 * struct ibtick_source: who sent the tick, when IBTICK_SOURCE_CMSG is
-	 * on.  The feed records sources from the moment the first of its
-	 * sockets turns the option on; a tick that arrived before has none.
+	 * on.  The feed records the sources of its last 4096 ticks from the
+	 * moment the first of its sockets turns the option on; a tick that
+	 * arrived before, or is read more than 4096 ticks late, has none.
 	 */
 	IBTICK_CMSG_SOURCE,
 };

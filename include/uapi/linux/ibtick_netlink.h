@@ -266,6 +266,8 @@ enum {
 	IBTICK_A_SOCK_TX_ERRORS,
 	IBTICK_A_SOCK_LOOPBACK,		/* u8 */
 	IBTICK_A_SOCK_LAPS,		/* u64: times it found itself lapped */
+	IBTICK_A_SOCK_FEEDS,		/* u32: feeds it reads (bind()'s and
+					 * IBTICK_ADD_FEED's) */
 
 	/* add new constants above here */
 	__IBTICK_A_SOCK_CNT,
