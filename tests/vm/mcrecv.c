@@ -3,7 +3,7 @@
  * mcrecv: a plain UDP multicast receiver, AF_INET only (tests/vm/preload.sh).
  *
  *   mcrecv [-i IFADDR] [-m MODE] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E]
- *          GROUP:PORT...
+ *          [-d USEC] GROUP:PORT...
  *
  * For each port, SOCKS sockets (default 1) bound to INADDR_ANY:port, each
  * joined to every group given with that port (IP_ADD_MEMBERSHIP on the
@@ -13,7 +13,8 @@
  * epoll, mmsg (recvmmsg after epoll), read (read() after poll).  With -E,
  * epoll sockets are registered before they are bound and joined.  It stops
  * when every socket has delivered + dropped COUNT per group, or after
- * IDLE_MS (default 3000) without a datagram.
+ * IDLE_MS (default 3000) without a datagram.  -d: a slow reader, USEC
+ * microseconds of sleep after each datagram.
  *
  * Output, per socket and group: "sock K GROUP:PORT delivered D gaps G dups U
  * tail T from ADDR"; per socket "sock K drops N stamped S"; then "total
@@ -59,6 +60,7 @@ struct sock {
 static struct sock s[MAXS];
 static int ns;
 static unsigned long count = 1000;
+static unsigned int delay_us;
 
 static long now_ms(void)
 {
@@ -83,6 +85,8 @@ static void take(struct sock *k, const void *buf, ssize_t n, const struct sockad
 				k->stamped++;
 		}
 	}
+	if (delay_us)
+		usleep(delay_us);
 	if (n != (ssize_t)sizeof(*t) || t->magic != MCTICK_MAGIC)
 		return;
 	for (i = 0; i < k->ng; i++) {
@@ -163,7 +167,7 @@ int main(int argc, char **argv)
 	struct in_addr ifa = { .s_addr = htonl(INADDR_ANY) };
 	uint64_t td = 0, tg = 0, tt = 0, tdrops = 0, texp = 0;
 
-	while ((c = getopt(argc, argv, "i:m:s:n:t:E")) != -1) {
+	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:")) != -1) {
 		switch (c) {
 		case 'i': ifaddr = optarg; break;
 		case 'm': mode = optarg; break;
@@ -171,6 +175,7 @@ int main(int argc, char **argv)
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 't': idle = atol(optarg); break;
 		case 'E': early = 1; break;
+		case 'd': delay_us = (unsigned int)atoi(optarg); break;
 		default: return 2;
 		}
 	}
