@@ -63,7 +63,8 @@ UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     user/common/out.c user/common/names.c user/bench/latstats.c \
 	     user/bench/tickgen.c \
 	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c \
-	     tests/unit/runconf_test.c user/preload/runconf.c
+	     tests/unit/runconf_test.c user/preload/runconf.c \
+	     tests/unit/arpparse_test.c user/preload/arpparse.c
 
 # libibtick: shared (soname libibtick.so.0) and static, the fast path inline
 # in its header.
@@ -99,7 +100,8 @@ PKGLIBDIR    ?= $(LIBDIR)/ibtick
 PRELOAD_SO   := user/preload/libibtick-preload.so
 PRELOAD_SRCS := user/preload/init.c user/preload/log.c user/preload/table.c \
 		user/preload/member.c user/preload/rx.c user/preload/tx.c \
-		user/preload/srcaddr.c user/preload/hooks.c user/preload/runconf.c
+		user/preload/srcaddr.c user/preload/arpparse.c user/preload/hooks.c \
+		user/preload/runconf.c
 PRELOAD_HDRS := user/preload/preload.h user/preload/runconf.h include/uapi/linux/ibtick.h
 RUN          := user/preload/ibtick-run
 
@@ -205,7 +207,7 @@ user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
 	$(CC) $(UCFLAGS) $(NL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
-tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) user/preload/runconf.h $(LIB_A) tests/unit/unit.h
+tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) user/preload/runconf.h user/preload/preload.h $(LIB_A) tests/unit/unit.h
 	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib -Iuser/preload $(LDFLAGS) -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
 
 unit: tests/unit/unit

@@ -40,5 +40,6 @@ extern const struct unit_case latstats_cases[];
 extern const struct unit_case tickgen_cases[];
 extern const struct unit_case doctor_cases[];
 extern const struct unit_case runconf_cases[];
+extern const struct unit_case arpparse_cases[];
 
 #endif

@@ -15,6 +15,7 @@ static const struct unit_case *const suites[] = {
 	tickgen_cases,
 	doctor_cases,
 	runconf_cases,
+	arpparse_cases,
 };
 
 int main(void)
