@@ -3,7 +3,7 @@
  * mcrecv: a plain UDP multicast receiver, AF_INET only (tests/vm/preload.sh).
  *
  *   mcrecv [-i IFADDR] [-m MODE] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E]
- *          [-d USEC] GROUP:PORT...
+ *          [-d USEC] [-F SOURCE] GROUP:PORT...
  *
  * For each port, SOCKS sockets (default 1) bound to INADDR_ANY:port, each
  * joined to every group given with that port (IP_ADD_MEMBERSHIP on the
@@ -14,7 +14,8 @@
  * epoll sockets are registered before they are bound and joined.  It stops
  * when every socket has delivered + dropped COUNT per group, or after
  * IDLE_MS (default 3000) without a datagram.  -d: a slow reader, USEC
- * microseconds of sleep after each datagram.
+ * microseconds of sleep after each datagram.  -F: source-specific
+ * memberships (IP_ADD_SOURCE_MEMBERSHIP) of SOURCE instead.
  *
  * Output, per socket and group: "sock K GROUP:PORT delivered D gaps G dups U
  * tail T from ADDR"; per socket "sock K drops N stamped S"; then "total
@@ -161,13 +162,13 @@ static int parse_dest(const char *str, uint32_t *group, uint16_t *port)
 
 int main(int argc, char **argv)
 {
-	const char *mode = "epoll", *ifaddr = NULL;
+	const char *mode = "epoll", *ifaddr = NULL, *source = NULL;
 	long idle = 3000, last;
 	int c, i, j, per = 1, early = 0, ep = -1, one = 1;
 	struct in_addr ifa = { .s_addr = htonl(INADDR_ANY) };
 	uint64_t td = 0, tg = 0, tt = 0, tdrops = 0, texp = 0;
 
-	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:")) != -1) {
+	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:F:")) != -1) {
 		switch (c) {
 		case 'i': ifaddr = optarg; break;
 		case 'm': mode = optarg; break;
@@ -176,6 +177,7 @@ int main(int argc, char **argv)
 		case 't': idle = atol(optarg); break;
 		case 'E': early = 1; break;
 		case 'd': delay_us = (unsigned int)atoi(optarg); break;
+		case 'F': source = optarg; break;
 		default: return 2;
 		}
 	}
@@ -239,7 +241,17 @@ int main(int argc, char **argv)
 		}
 		for (j = 0; j < k->ng; j++) {
 			struct ip_mreq mr = { .imr_multiaddr.s_addr = k->g[j].group, .imr_interface = ifa };
+			struct ip_mreq_source ms = { .imr_multiaddr.s_addr = k->g[j].group,
+						     .imr_interface = ifa };
 
+			if (source) {
+				inet_pton(AF_INET, source, &ms.imr_sourceaddr);
+				if (setsockopt(k->fd, IPPROTO_IP, IP_ADD_SOURCE_MEMBERSHIP, &ms, sizeof(ms))) {
+					perror("IP_ADD_SOURCE_MEMBERSHIP");
+					return 1;
+				}
+				continue;
+			}
 			if (setsockopt(k->fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr))) {
 				perror("IP_ADD_MEMBERSHIP");
 				return 1;

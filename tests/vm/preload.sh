@@ -18,7 +18,7 @@ RUN=user/preload/ibtick-run
 RECV=tests/vm/mcrecv
 SEND=tests/vm/mcsend
 ALL_TESTS="read_modes lapped_reader_counts_loss several_groups_one_socket several_sockets_one_group
-	fork_exec_child_inherits unconfigured_groups_kernel_udp
+	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
 	mixed_socket_drops_counted publish_refused_clear_message sockperf_smoke"
 N=${N:-$(cnt 2000)}
 R=${RESULTS:-/tmp}/preload
@@ -194,6 +194,30 @@ fork_exec_child_inherits() {
 	[[ -n $cpid ]] || check_err 1 "the child's socket was not taken over"
 	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
 	log_test "a child started by fork + exec (sh -c) inherits the configuration and is taken over"
+}
+
+source_filter() {
+	local log=$R/src.log p=7345 g=239.3.3.5
+	rm -f "$log"
+	# two sockets, source-specific: one of the sender's address, one of an
+	# address that sends nothing; the second gets nothing, each filtered
+	# tick counted by the library
+	IBTICK_LOG=$log $RUN -g $g:$p@veth0 -- $RECV -m poll -F 10.99.0.2 -i 10.99.0.1 -n "$N" \
+		-t $(tmo 5)000 $g:$p >"$R/src-ok.out" 2>"$R/src-ok.err" &
+	IBTICK_LOG=$log $RUN -g $g:$p@veth0 -- $RECV -m poll -F 10.99.0.9 -i 10.99.0.1 -n "$N" \
+		-t $(tmo 10)000 $g:$p >"$R/src-no.out" 2>"$R/src-no.err" &
+	wait_for "$R/src-ok.err" ready && wait_for "$R/src-no.err" ready || check_err 1 "receivers not ready"
+	$RUN -g $g:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" $g:$p >/dev/null 2>&1 || check_err 1 "sender failed"
+	wait
+	cat "$R/src-ok.out" "$R/src-no.out"
+	grep -q "^total delivered $N drops 0 gaps 0 tail 0 expected $N$" "$R/src-ok.out" ||
+		check_err 1 "the socket of source 10.99.0.2 did not get all $N"
+	grep -q "^total delivered 0 drops 0 " "$R/src-no.out" || check_err 1 "the socket of source 10.99.0.9 got ticks"
+	grep -q "feed $g:$p ifindex [0-9]*: delivered $N, lost 0, filtered 0" "$log" ||
+		check_err 1 "library: not delivered $N, filtered 0"
+	grep -q "feed $g:$p ifindex [0-9]*: delivered 0, lost 0, filtered $N" "$log" ||
+		check_err 1 "library: not filtered $N"
+	log_test "IP_ADD_SOURCE_MEMBERSHIP: ticks of the sender joined are delivered, the others filtered and counted"
 }
 
 # rcvd_pkts DEV: packets rxe's port took
