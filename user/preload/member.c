@@ -102,8 +102,12 @@ static const char *feed_hint(int e)
 	}
 }
 
-/* Read a configured feed on @ps; @join_udp: how to join on kernel UDP
- * instead when the first feed cannot be had. */
+/*
+ * Read a configured feed on @ps (taking it over for the first one).
+ * Returns 0; -1 with errno, the socket as it was; or -2 when the socket
+ * could not be taken over (the reason printed): the caller joins on kernel
+ * UDP instead, as without the library.
+ */
 static int feed_add(struct psock *ps, int fd, uint32_t group, uint16_t port,
 		    unsigned int ifindex, uint32_t src)
 {

@@ -52,8 +52,8 @@ static const char *pub_hint(int e)
 	}
 }
 
-static void refused(struct psock *ps, int fd, uint32_t group, uint16_t port,
-		    unsigned int ifindex, int e)
+/* Tell why publishing to @group:@port was refused, once per destination. */
+static void refused(int fd, uint32_t group, uint16_t port, unsigned int ifindex, int e)
 {
 	static struct {
 		uint32_t group;
@@ -63,7 +63,6 @@ static void refused(struct psock *ps, int fd, uint32_t group, uint16_t port,
 	char ip[16];
 	int i;
 
-	(void)ps;
 	for (i = 0; i < ntold; i++)
 		if (told[i].group == group && told[i].port == port)
 			return;
@@ -105,7 +104,7 @@ static struct ppub *publisher(struct psock *ps, int fd, uint32_t group, uint16_t
 		if (real.connect(s, (struct sockaddr *)&sa, sizeof(sa)) || pl_install(ps, s)) {
 			e = errno;
 			real.close(s);
-			refused(ps, fd, group, port, ifindex, e);
+			refused(fd, group, port, ifindex, e);
 			errno = e;
 			goto out;
 		}
@@ -125,7 +124,7 @@ static struct ppub *publisher(struct psock *ps, int fd, uint32_t group, uint16_t
 		if (real.connect(s, (struct sockaddr *)&sa, sizeof(sa))) {
 			e = errno;
 			real.close(s);
-			refused(ps, fd, group, port, ifindex, e);
+			refused(fd, group, port, ifindex, e);
 			errno = e;
 			goto out;
 		}
@@ -182,7 +181,7 @@ static ssize_t publish(struct psock *ps, int fd, struct ppub *p, const struct ms
 			return real.sendmsg(ps->shadow, m, flags);
 		}
 		if (errno == EACCES || errno == EPERM)
-			refused(ps, fd, p->group, p->port, p->ifindex, errno);
+			refused(fd, p->group, p->port, p->ifindex, errno);
 		if (errno != EAGAIN || (flags & MSG_DONTWAIT))
 			return -1;
 		fl = real.fcntl(fd, F_GETFL);
