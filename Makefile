@@ -11,7 +11,8 @@
 #   make install      the module (updates/) + depmod, and install-user:
 #                     CLI, tools, library, headers, libibtick.pc, man
 #                     pages, bash completion, the systemd unit that
-#                     restores admin feeds, the modules-load.d file and a
+#                     restores admin feeds, the relay's unit template
+#                     (ibtick-relay@.service), the modules-load.d file and a
 #                     modprobe.d file (an existing one is kept); PREFIX=
 #                     and DESTDIR= apply to all of it (see Installation)
 #   make install-user the same without the module (DKMS hosts)
@@ -64,7 +65,8 @@ UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     user/bench/tickgen.c \
 	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c \
 	     tests/unit/runconf_test.c user/preload/runconf.c \
-	     tests/unit/arpparse_test.c user/preload/arpparse.c
+	     tests/unit/arpparse_test.c user/preload/arpparse.c \
+	     tests/unit/relayarg_test.c user/common/relayarg.c
 
 # libibtick: shared (soname libibtick.so.0) and static, the fast path inline
 # in its header.
@@ -92,7 +94,8 @@ sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules
 
 TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub \
-	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md
+	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md \
+	 user/tools/ibtick-relay
 
 # ibtick-run and the library it preloads (user/preload): not linked by
 # anyone, so a private directory, PKGLIBDIR, rather than a soname in LIBDIR
@@ -200,6 +203,11 @@ user/tools/ibtick-perf: user/tools/ibtick-perf.c user/bench/latstats.c user/benc
 user/tools/ibtick-gen: user/tools/ibtick-gen.c user/bench/tickgen.c user/bench/tickgen.h user/common/out.c user/common/out.h
 	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/tickgen.c user/common/out.c -lm
 
+# the UDP <-> feed relay: its command line apart (unit-tested), the counters
+# through the common printer
+user/tools/ibtick-relay: user/tools/ibtick-relay.c user/common/relayarg.c user/common/relayarg.h user/common/out.c user/common/out.h $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/relayarg.c user/common/out.c user/common/addrarg.c $(LIB_A)
+
 user/tools/%: user/tools/%.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
@@ -294,6 +302,8 @@ install-user: user
 	for t in $(COMP_TOOLS); do ln -sf ibtick $(DESTDIR)$(COMPDIR)/$$t; done
 	sed 's|/usr/local/bin/ibtick|$(BINDIR)/ibtick|' scripts/ibtick-restore.service \
 		> $(DESTDIR)$(UNITDIR)/ibtick-restore.service
+	sed 's|/usr/local/bin/ibtick-relay|$(BINDIR)/ibtick-relay|' scripts/ibtick-relay@.service \
+		> $(DESTDIR)$(UNITDIR)/ibtick-relay@.service
 	install -m 0644 scripts/ibtick.modules-load.conf $(DESTDIR)$(MODLOADDIR)/ibtick.conf
 	@if test -e $(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; then \
 		echo "ibtick: keeping $(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf"; \
@@ -325,6 +335,7 @@ uninstall-user:
 		$(DESTDIR)$(LIBDIR)/libibtick.a $(DESTDIR)$(PKGCONFDIR)/libibtick.pc
 	rm -f $(DESTDIR)$(COMPDIR)/ibtick $(addprefix $(DESTDIR)$(COMPDIR)/,$(COMP_TOOLS)) \
 		$(DESTDIR)$(UNITDIR)/ibtick-restore.service \
+		$(DESTDIR)$(UNITDIR)/ibtick-relay@.service \
 		$(DESTDIR)$(MODLOADDIR)/ibtick.conf
 	@f=$(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; \
 	if test -e $$f && ! cmp -s $$f scripts/ibtick.modprobe.conf; then \

@@ -113,6 +113,19 @@ static int ibt_fill_sock(struct sk_buff *skb, struct ibt_sock *is,
 	return 0;
 }
 
+/* Does @is publish on, or read, feed @id (a multi-feed socket's too)? */
+static bool ibt_sock_on_feed(struct ibt_sock *is, struct ibt_feed *f, u32 id)
+{
+	bool on;
+
+	if (f && f->id == id)
+		return true;
+	rcu_read_lock();
+	on = ibt_member_find_rcu(is, id);
+	rcu_read_unlock();
+	return on;
+}
+
 /*
  * Context: process, genl_mutex held; called until it returns 0 (done).
  * SOCK_PID and SOCK_FEED_ID in the request filter the dump.
@@ -146,7 +159,8 @@ int ibt_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		    nla_get_u32(tb[IBTICK_A_SOCK_PID]))
 			continue;
 		if (tb[IBTICK_A_SOCK_FEED_ID] &&
-		    (!f || f->id != nla_get_u32(tb[IBTICK_A_SOCK_FEED_ID])))
+		    !ibt_sock_on_feed(is, f,
+				      nla_get_u32(tb[IBTICK_A_SOCK_FEED_ID])))
 			continue;
 		hdr = ibt_nl_dump_begin(skb, cb, IBTICK_CMD_SOCK_GET);
 		err = ibt_nl_dump_end(skb, hdr,

@@ -68,7 +68,7 @@ expected_files() {
 	local p=usr/local m
 	[[ -z $KVER ]] || echo "lib/modules/$KVER/updates/ibtick.ko"
 	echo etc/modprobe.d/ibtick.conf
-	for m in ibtick ibtick-gen ibtick-md ibtick-perf ibtick-pub ibtick-run ibtick-sub; do echo "$p/bin/$m"; done
+	for m in ibtick ibtick-gen ibtick-md ibtick-perf ibtick-pub ibtick-relay ibtick-run ibtick-sub; do echo "$p/bin/$m"; done
 	echo "$p/include/ibtick/libibtick.h"
 	echo "$p/include/ibtick/linux/ibtick.h"
 	echo "$p/include/ibtick/linux/ibtick_netlink.h"
@@ -78,6 +78,7 @@ expected_files() {
 	echo "$p/lib/libibtick.so.0"
 	echo "$p/lib/modules-load.d/ibtick.conf"
 	echo "$p/lib/pkgconfig/libibtick.pc"
+	echo "$p/lib/systemd/system/ibtick-relay@.service"
 	echo "$p/lib/systemd/system/ibtick-restore.service"
 	for m in ibtick ibtick-gen ibtick-md ibtick-pub ibtick-run ibtick-sub; do
 		echo "$p/share/bash-completion/completions/$m"
@@ -87,7 +88,7 @@ expected_files() {
 		echo "$p/share/man/man3/$m.3"
 	done
 	echo "$p/share/man/man7/ibtick.7"
-	for m in ibtick ibtick-dev ibtick-doctor ibtick-feed ibtick-monitor ibtick-run ibtick-sock ibtick-stats; do
+	for m in ibtick ibtick-dev ibtick-doctor ibtick-feed ibtick-monitor ibtick-relay ibtick-run ibtick-sock ibtick-stats; do
 		echo "$p/share/man/man8/$m.8"
 	done
 }
@@ -185,6 +186,8 @@ if want install_prefix_usr; then
 	[[ -z $outside ]] || { r=1; printf '# outside usr/ and etc/: %s\n' $outside; }
 	grep -qx 'ExecStart=/usr/bin/ibtick -f -b /etc/ibtick/feeds.batch' \
 		"$P/usr/lib/systemd/system/ibtick-restore.service" || { r=1; echo "# unit's ExecStart"; }
+	grep -qx 'ExecStart=/usr/bin/ibtick-relay $RELAY_ARGS' \
+		"$P/usr/lib/systemd/system/ibtick-relay@.service" || { r=1; echo "# relay unit's ExecStart"; }
 	pc=$P/usr/lib/pkgconfig/libibtick.pc
 	[[ $(PKG_CONFIG_PATH=${pc%/*} pkg-config --variable=includedir libibtick) == /usr/include ]] ||
 		{ r=1; echo "# .pc includedir"; }

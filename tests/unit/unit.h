@@ -41,5 +41,6 @@ extern const struct unit_case tickgen_cases[];
 extern const struct unit_case doctor_cases[];
 extern const struct unit_case runconf_cases[];
 extern const struct unit_case arpparse_cases[];
+extern const struct unit_case relayarg_cases[];
 
 #endif

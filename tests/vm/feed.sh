@@ -17,7 +17,8 @@ ALL_TESTS="socket_api_table pubsub_conservation slow_reader_lapped
 	publish_needs_cap_net_raw port_flap_rejoin device_removal_blocked_reader
 	unload_refused_with_sockets stalled_send_blocks_nobody
 	send_only_until_reader slow_join_blocks_nobody async_error_ends_feed
-	auto_feed_limits multi_feed_table multi_feed_io multi_feed_device_removal"
+	auto_feed_limits multi_feed_table multi_feed_io multi_feed_device_removal
+	multi_feed_revoked"
 N=${N:-$(cnt 100000)}
 
 socket_api_table() {
@@ -37,12 +38,47 @@ multi_feed_io() {
 	log_test "multi-feed sockets: 3 feeds on one socket, per-feed conservation, wake-ups, sources, lapped member, mapped member, drop" $?
 }
 
+multi_feed_revoked() {
+	local rc=0 r=$RESULTS/multirevoke pid
+	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+	mkdir -p "$r"
+	chmod 0755 "$r"
+	$IBTICK feed add mrev group 239.1.10.50 port 7390 netdev veth0 mode 0644 || rc=1
+	"${nobody[@]}" tests/vm/multifeed revoke veth0 >"$r/out" 2>&1 &
+	pid=$!
+	wait_for "$r/out" bound || rc=1
+	$PUB -i veth1 -n 5 -r 1000 239.1.10.50 7390 >/dev/null || rc=1
+	$PUB -i veth1 -n 5 -r 1000 239.1.10.51 7391 >/dev/null || rc=1
+	kill -USR1 "$pid"
+	wait_for "$r/out" read1 || rc=1
+	$IBTICK feed set mrev mode 0640 || rc=1
+	$PUB -i veth1 -n 5 -r 1000 239.1.10.50 7390 >/dev/null || rc=1
+	$PUB -i veth1 -n 5 -r 1000 239.1.10.51 7391 >/dev/null || rc=1
+	kill -USR1 "$pid"
+	wait_for "$r/out" read2 || rc=1
+	$IBTICK feed del mrev || rc=1
+	kill -USR1 "$pid"
+	wait_for "$r/out" read3 || rc=1
+	$PUB -i veth1 -n 1 239.1.10.51 7391 >/dev/null || rc=1
+	wait "$pid" || rc=1
+	cat "$r/out"
+	log_test "multi-feed socket: a revoked member gets EACCES once, the others go on, no spinning once it is gone" $rc
+}
+
 multi_feed_device_removal() {
 	local rc=0 r=$RESULTS/multidead pid
 	mkdir -p "$r"
 	tests/vm/multifeed dead veth1 veth0 >"$r/out" 2>&1 &
 	pid=$!
 	wait_for "$r/out" bound || rc=1
+	# sock show: the socket reads 2 feeds, and each feed's filter finds it
+	[[ $($IBTICK -j sock show pid $pid | jin "[s['feeds'] for s in j]") == "[2]" ]] ||
+		{ echo "  sock show: $($IBTICK -j sock show pid $pid)"; rc=1; }
+	for name in $($IBTICK -j feed show |
+		      jin "' '.join(f['name'] for f in j if f['port'] in (7380, 7381))"); do
+		[[ $($IBTICK -j sock show feed "$name" pid $pid | jin "len(j)") == 1 ]] ||
+			{ echo "  sock show feed $name misses the socket"; rc=1; }
+	done
 	rdma link delete rxe1 || rc=1
 	kill -USR1 "$pid"
 	wait_for "$r/out" half && wait_blocked "$pid" || rc=1

@@ -11,6 +11,14 @@
  *
  *   multifeed table SUB_IF PUB_IF
  *   multifeed io SUB_IF PUB_IF PUB_IPV4
+ *   multifeed revoke IF          (as an unprivileged user) admin feed
+ *                                 239.1.10.50:7390 and auto feed
+ *                                 239.1.10.51:7391 on IF; the script
+ *                                 publishes 5 to each, revokes the admin
+ *                                 feed (SIGUSR1), publishes 5 to each,
+ *                                 deletes it (SIGUSR1), publishes 1 to the
+ *                                 auto feed: EACCES once, the other feed
+ *                                 unharmed, no spinning in recv
  *   multifeed dead IF_A IF_B      a feed on each; the script removes
  *                                 IF_A's device (SIGUSR1), then IF_B's
  *                                 under a blocked recv: the socket lives
@@ -24,6 +32,8 @@
 #include <net/if.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,6 +575,90 @@ static void on_usr1(int sig)
 	usr1++;
 }
 
+/* Read until EAGAIN (1.5 s quiet); count ticks per port; first error. */
+static int read_all(int s, int *n50, int *n51)
+{
+	struct sockaddr_ibtick from;
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	char buf[64];
+
+	for (;;) {
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT, (void *)&from, &fl);
+
+		if (n < 0 && errno == EAGAIN) {
+			if (poll(&p, 1, 1500) <= 0)
+				return 0;
+			continue;
+		}
+		if (n < 0)
+			return errno;
+		if (from.sibt_port == 7390)
+			(*n50)++;
+		else
+			(*n51)++;
+	}
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static void revoked(const char *ifname)
+{
+	struct sockaddr_ibtick x = addr("239.1.10.50", ifname, 7390);
+	struct sockaddr_ibtick y = addr("239.1.10.51", ifname, 7391);
+	struct timeval tv = { .tv_sec = 1 };
+	int s = sock(), a = 0, b = 0, err;
+	double c0, c1;
+	char buf[64];
+	ssize_t n;
+
+	signal(SIGUSR1, on_usr1);
+	EXPECT_OK(add(s, &x), "ADD_FEED the admin feed (readable)");
+	EXPECT_OK(add(s, &y), "ADD_FEED an auto feed");
+	printf("bound\n");
+	fflush(stdout);
+	while (usr1 < 1)
+		pause();
+	err = read_all(s, &a, &b);
+	check(!err && a == 5 && b == 5, "5 ticks from each feed before the revocation", err);
+	printf("  read %d + %d\n", a, b);
+	printf("read1\n");
+	fflush(stdout);
+	while (usr1 < 2)
+		pause();
+	a = b = 0;
+	err = read_all(s, &a, &b);
+	check(err == EACCES, "revoked member: recvmsg fails with EACCES", err);
+	err = read_all(s, &a, &b);
+	check(!err && a == 0 && b == 5, "then the other feed's 5, none of the revoked one's", err);
+	printf("  read %d + %d\n", a, b);
+	printf("read2\n");
+	fflush(stdout);
+	while (usr1 < 3)
+		pause();
+	/* the revoked feed is gone: a blocking recv sleeps its timeout */
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	c0 = cpu_s();
+	n = recv(s, buf, sizeof(buf), 0);
+	c1 = cpu_s();
+	check(n < 0 && errno == EAGAIN && c1 - c0 < 0.5,
+	      "revoked feed deleted: a blocking recv sleeps its 1 s timeout (no spinning)", errno);
+	printf("  cpu in that recv: %.3f s\n", c1 - c0);
+	printf("read3\n");
+	fflush(stdout);
+	a = b = 0;
+	n = recv(s, buf, sizeof(buf), 0);
+	check(n > 0, "the other feed's next tick still arrives", errno);
+	close(s);
+}
+
 static void dead(const char *if_a, const char *if_b)
 {
 	struct sockaddr_ibtick a = addr(GROUP, if_a, 7380), b = addr(GROUP, if_b, 7381);
@@ -605,6 +699,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "table") && argc == 4) {
 		table(argv[2]);
+	} else if (!strcmp(argv[1], "revoke") && argc == 3) {
+		revoked(argv[2]);
 	} else if (!strcmp(argv[1], "dead") && argc == 4) {
 		dead(argv[2], argv[3]);
 	} else if (!strcmp(argv[1], "io") && argc == 5) {
