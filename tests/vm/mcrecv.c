@@ -10,7 +10,9 @@
  * interface IFADDR), with SO_RXQ_OVFL (the socket's drop count) and
  * SO_TIMESTAMPNS.  MODE is how it reads: block (one socket, blocking
  * recvfrom), nonblock (MSG_DONTWAIT over every socket), select, poll,
- * epoll, mmsg (recvmmsg after epoll), read (read() after poll).  With -E,
+ * epoll, mmsg (recvmmsg after epoll), read (read() after poll), peek (after
+ * poll: ioctl FIONREAD, recv MSG_PEEK, then recvmsg, which must return what
+ * the peek saw; a mismatch is counted in "peekbad").  With -E,
  * epoll sockets are registered before they are bound and joined.  It stops
  * when every socket has delivered + dropped COUNT per group, or after
  * IDLE_MS (default 3000) without a datagram.  -d: a slow reader, USEC
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -62,6 +65,7 @@ static struct sock s[MAXS];
 static int ns;
 static unsigned long count = 1000;
 static unsigned int delay_us;
+static unsigned long peekbad;
 
 static long now_ms(void)
 {
@@ -106,6 +110,11 @@ static void take(struct sock *k, const void *buf, ssize_t n, const struct sockad
 			g->from = from->sin_addr.s_addr;
 		return;
 	}
+}
+
+static void rx_take_plain(struct sock *k, const void *buf, ssize_t n)
+{
+	take(k, buf, n, NULL, NULL);
 }
 
 /* One datagram from socket @k, with recvmsg (so with its control messages). */
@@ -224,8 +233,8 @@ int main(int argc, char **argv)
 			s[i].g[s[i].ng++].port = port;
 		}
 	}
-	if (!ns || (!strcmp(mode, "block") && ns != 1)) {
-		fprintf(stderr, "usage: mcrecv [-i IFADDR] [-m block|nonblock|select|poll|epoll|mmsg|read] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E] GROUP:PORT...\n");
+	if (!ns || ((!strcmp(mode, "block") || !strcmp(mode, "peek")) && ns != 1)) {
+		fprintf(stderr, "usage: mcrecv [-i IFADDR] [-m block|nonblock|select|poll|epoll|mmsg|read|peek] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E] GROUP:PORT...\n");
 		return 2;
 	}
 	for (i = 0; i < ns; i++) {
@@ -307,6 +316,25 @@ int main(int argc, char **argv)
 					if (FD_ISSET(s[i].fd, &r))
 						while (!rx(&s[i], 0))
 							got = 1;
+		} else if (!strcmp(mode, "peek")) {
+			struct pollfd p = { .fd = s[0].fd, .events = POLLIN };
+
+			if (poll(&p, 1, 100) > 0) {
+				char pk[256], buf[256];
+				int avail = -1;
+				ssize_t a, b;
+
+				if (ioctl(s[0].fd, FIONREAD, &avail) || avail <= 0)
+					peekbad++;
+				a = recv(s[0].fd, pk, sizeof(pk), MSG_PEEK);
+				b = recv(s[0].fd, buf, sizeof(buf), 0);
+				if (a != b || a != avail || (a > 0 && memcmp(pk, buf, (size_t)a)))
+					peekbad++;
+				if (b >= 0) {
+					rx_take_plain(&s[0], buf, b);
+					got = 1;
+				}
+			}
 		} else if (!strcmp(mode, "poll") || !strcmp(mode, "read")) {
 			struct pollfd p[MAXS];
 
@@ -396,6 +424,8 @@ int main(int argc, char **argv)
 		tdrops += s[i].drops;
 		texp += count * (uint64_t)s[i].ng;
 	}
+	if (!strcmp(mode, "peek"))
+		printf("peekbad %lu\n", peekbad);
 	printf("total delivered %llu drops %llu gaps %llu tail %llu expected %llu\n",
 	       (unsigned long long)td, (unsigned long long)tdrops, (unsigned long long)tg,
 	       (unsigned long long)tt, (unsigned long long)texp);

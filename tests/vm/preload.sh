@@ -84,7 +84,7 @@ feed_rx_is() {
 
 read_modes() {
 	local m port=7300 g=239.3.0.1 log out
-	for m in block nonblock select poll epoll epoll-early mmsg read; do
+	for m in block nonblock select poll epoll epoll-early mmsg read peek; do
 		port=$((port + 1))
 		log=$R/modes-$m.log out=$R/modes-$m.out
 		rm -f "$log"
@@ -99,8 +99,10 @@ read_modes() {
 		grep -q "fd [0-9]*: taken over: reads $g:$port" "$log" || check_err 1 "$m: not taken over"
 		grep -q "taken over: publishes to $g:$port" "$log" || check_err 1 "$m: sender not taken over"
 		echo "  $m: $(tail -n 1 "$out")"
-		if [[ $m == read ]]; then
-			# read() has no control message: the drops are the library's
+		[[ $m != peek ]] || grep -q "^peekbad 0$" "$out" ||
+			check_err 1 "peek: FIONREAD, MSG_PEEK and the read disagreed"
+		if [[ $m == read || $m == peek ]]; then
+			# read() and recv() have no control message: the drops are the library's
 			python3 - "$out" "$log" "$N" <<'PY' || check_err 1 "read: delivered + lost != published"
 import re, sys
 o = open(sys.argv[1]).read(); l = open(sys.argv[2]).read(); n = int(sys.argv[3])
@@ -112,11 +114,11 @@ PY
 		else
 			FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "$m: counts"
 		fi
-		[[ $mode == block || $mode == read || $mode == nonblock || $mode == select || $mode == poll ]] ||
+		[[ $mode == block || $mode == read || $mode == peek || $mode == nonblock || $mode == select || $mode == poll ]] ||
 			grep -q "stamped $(grep -o 'delivered [0-9]*' "$out" | head -1 | cut -d' ' -f2)\$" "$out" ||
 			check_err 1 "$m: not every tick carried SCM_TIMESTAMPNS"
 	done
-	log_test "blocking, non-blocking, select, poll, epoll (registered before the takeover too), recvmmsg, read: delivered + lost == published"
+	log_test "blocking, non-blocking, select, poll, epoll (registered before the takeover too), recvmmsg, read, FIONREAD + MSG_PEEK: delivered + lost == published"
 }
 
 lapped_reader_counts_loss() {
