@@ -3,7 +3,7 @@
  * mcrecv: a plain UDP multicast receiver, AF_INET only (tests/vm/preload.sh).
  *
  *   mcrecv [-i IFADDR] [-m MODE] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E]
- *          [-d USEC] [-F SOURCE] GROUP:PORT...
+ *          [-d USEC] [-F SOURCE] [-b IFNAME] GROUP:PORT...
  *
  * For each port, SOCKS sockets (default 1) bound to INADDR_ANY:port, each
  * joined to every group given with that port (IP_ADD_MEMBERSHIP on the
@@ -17,7 +17,8 @@
  * when every socket has delivered + dropped COUNT per group, or after
  * IDLE_MS (default 3000) without a datagram.  -d: a slow reader, USEC
  * microseconds of sleep after each datagram.  -F: source-specific
- * memberships (IP_ADD_SOURCE_MEMBERSHIP) of SOURCE instead.
+ * memberships (IP_ADD_SOURCE_MEMBERSHIP) of SOURCE instead.  -b: SO_BINDTODEVICE
+ * IFNAME on every socket (and no interface in the memberships).
  *
  * Output, per socket and group: "sock K GROUP:PORT delivered D gaps G dups U
  * tail T from ADDR"; per socket "sock K drops N stamped S"; then "total
@@ -171,13 +172,13 @@ static int parse_dest(const char *str, uint32_t *group, uint16_t *port)
 
 int main(int argc, char **argv)
 {
-	const char *mode = "epoll", *ifaddr = NULL, *source = NULL;
+	const char *mode = "epoll", *ifaddr = NULL, *source = NULL, *bindif = NULL;
 	long idle = 3000, last;
 	int c, i, j, per = 1, early = 0, ep = -1, one = 1;
 	struct in_addr ifa = { .s_addr = htonl(INADDR_ANY) };
 	uint64_t td = 0, tg = 0, tt = 0, tdrops = 0, texp = 0;
 
-	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:F:")) != -1) {
+	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:F:b:")) != -1) {
 		switch (c) {
 		case 'i': ifaddr = optarg; break;
 		case 'm': mode = optarg; break;
@@ -187,6 +188,7 @@ int main(int argc, char **argv)
 		case 'E': early = 1; break;
 		case 'd': delay_us = (unsigned int)atoi(optarg); break;
 		case 'F': source = optarg; break;
+		case 'b': bindif = optarg; break;
 		default: return 2;
 		}
 	}
@@ -241,6 +243,11 @@ int main(int argc, char **argv)
 		struct sock *k = &s[i];
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(k->port) };
 
+		if (bindif && setsockopt(k->fd, SOL_SOCKET, SO_BINDTODEVICE, bindif,
+					 (socklen_t)strlen(bindif))) {
+			perror("SO_BINDTODEVICE");
+			return 1;
+		}
 		setsockopt(k->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		setsockopt(k->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 		setsockopt(k->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));

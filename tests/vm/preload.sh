@@ -166,17 +166,19 @@ several_sockets_one_group() {
 	local log=$R/socks.log out=$R/socks.out p=7330
 	rm -f "$log"
 	witness 239.3.2.1 $p socks-w || check_err 1 "witness"
-	IBTICK_LOG=$log $RUN -g 239.3.2.1:$p@veth0 -- $RECV -m poll -s 3 -i 10.99.0.1 -n "$N" \
+	# the rule names no interface: SO_BINDTODEVICE gives it
+	IBTICK_LOG=$log $RUN -g 239.3.2.1:$p -- $RECV -m poll -s 3 -b veth0 -n "$N" \
 		-t $(tmo 5)000 239.3.2.1:$p >"$out" 2>"$R/socks.err" &
 	wait_for "$R/socks.err" ready || check_err 1 "receiver not ready"
 	$RUN -g 239.3.2.1:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" 239.3.2.1:$p \
 		>"$R/socks.send" 2>&1 || check_err 1 "sender failed"
 	wait
 	cat "$out"
-	(($(grep -c "taken over: reads 239.3.2.1:$p" "$log") == 3)) || check_err 1 "not three sockets taken over"
+	(($(grep -c "taken over: reads 239.3.2.1:$p ifindex $(cat /sys/class/net/veth0/ifindex) " "$log") == 3)) ||
+		check_err 1 "not three sockets taken over on veth0's port"
 	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
 	feed_rx_is socks-w "$N" || check_err 1 "feed_rx != $N"
-	log_test "three sockets on one group (SO_REUSEADDR) each: delivered + lost == published"
+	log_test "three sockets on one group (SO_REUSEADDR, SO_BINDTODEVICE) each: delivered + lost == published"
 }
 
 fork_exec_child_inherits() {

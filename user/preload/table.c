@@ -22,7 +22,8 @@
 
 #include "preload.h"
 
-pthread_mutex_t pl_lock = PTHREAD_MUTEX_INITIALIZER;
+/* recursive: a call made under it (if_nametoindex() opens a UDP socket) comes back */
+pthread_mutex_t pl_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static struct psock **tab;
 static int ntab;
