@@ -19,9 +19,11 @@ N=${N:-5000}
 ROUNDS=${ROUNDS:-5}
 SEED=${SEED:-$(date +%s)}
 NCOUNT=${NCOUNT:-2000}
-PATHS=${PATHS:-floor mapped busy kpoll udp-spin recvmsg epoll udp}
+PATHS=${PATHS:-floor mapped busy kpoll udp-spin run-spin recvmsg epoll udp run}
 R=$RESULTS
 P=user/tools/ibtick-perf
+# run, run-spin: ibtick-perf starts sockperf under this tree's ibtick-run
+export PATH="$PWD/user/preload:$PATH"
 say() { printf '\n== %s\n' "$*"; }
 
 insmod kmod/ibtick.ko

@@ -302,8 +302,11 @@ static struct ibt_feed *ibt_feed_create(struct ibt_feed *f, bool receive,
 		WRITE_ONCE(f->live, false);	/* nothing to tear down */
 		ibt_feed_unlist(f);
 	} else {
-		if (admin)	/* the creation's reference is its own */
+		if (admin) {
+			/* the creation's reference is its own, one more the caller's */
 			WRITE_ONCE(f->admin, true);
+			kref_get(&f->ref);
+		}
 		/* broken while created: the device work passed it by */
 		if (READ_ONCE(f->broken))
 			ibt_dev_work_soon(f->dev, 0);
@@ -495,8 +498,10 @@ struct ibt_feed *ibt_feed_get(const struct ibt_addr *a,
 
 /*
  * IBTICK_CMD_FEED_NEW: a named feed that holds a reference of its own, so it
- * lives with no socket on it until ibt_feed_del_locked().  Returned without
- * an extra reference.  Context: process, genl_mutex held.
+ * lives with no socket on it until ibt_feed_del_locked().  Returned with a
+ * reference for the caller (a concurrent FEED_DEL may end the feed before
+ * the caller is done with it); put it with ibt_feed_put().  Context:
+ * process, no ibtick lock held.
  */
 struct ibt_feed *ibt_feed_add_admin(const struct ibt_addr *a,
 				    const struct ibt_feed_params *p,

@@ -2,8 +2,8 @@
 /*
  * ibtick internal interfaces, grouped by the file that implements them.
  *
- * Lock order (outermost first):
- *   genl_mutex (held by the genetlink core around every doit/dumpit)
+ * Lock order (outermost first; the genetlink family is parallel_ops, so
+ * genl_mutex is not held around its commands):
  *   ibt_sock.lock (bind/connect/sendmsg/sockopts; recvmsg drops it to sleep)
  *     ibt_feeds_lock (feed creation and teardown, rejoin work, removal)
  *       ibt_devs_lock

@@ -146,6 +146,13 @@ struct genl_family ibt_genl_family __ro_after_init = {
 	.n_mcgrps	= ARRAY_SIZE(ibt_genl_mcgrps),
 	.resv_start_op	= 0,	/* strict header and policy checks everywhere */
 	.netnsok	= false,	/* init_net only, see ibtick_netlink.h */
+	/*
+	 * No genl_mutex around our commands: each takes the ibtick locks it
+	 * needs, so a FEED_NEW waiting for its fabric join (up to
+	 * IBT_JOIN_TIMEOUT_MS) holds up neither our other commands nor every
+	 * other generic netlink family.
+	 */
+	.parallel_ops	= true,
 };
 
 /*

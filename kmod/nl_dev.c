@@ -131,7 +131,7 @@ static int ibt_fill_dev(struct sk_buff *skb, struct ibt_dev *d)
 	return 0;
 }
 
-/* Context: process, genl_mutex held. */
+/* Context: process. */
 int ibt_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
@@ -165,7 +165,7 @@ int ibt_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return ibt_nl_reply_end(info, msg, hdr, err);
 }
 
-/* Context: process, genl_mutex held; called until it returns 0 (done). */
+/* Context: process; called until it returns 0 (done). */
 int ibt_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct ibt_nl_dump_ctx *ctx = ibt_nl_dump_ctx(cb);

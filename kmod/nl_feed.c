@@ -5,8 +5,10 @@
  * Policies (netlink.c) have checked types and ranges; the handlers check
  * what a policy cannot (a multicast group, a name's characters, a uid that
  * maps, a CPU that is online) and name the attribute in the extended ACK.
- * Each command runs under genl_mutex, so FEED_NEW/SET/DEL never race one
- * another; they take ibt_feeds_lock against binds and device removal.
+ * The family is parallel (no genl_mutex): FEED_GET, SET and DEL do all
+ * their work under ibt_feeds_lock, against one another, binds and device
+ * removal; FEED_NEW builds its feed without it (the join is a fabric round
+ * trip) and holds a reference to it for its last step.
  */
 #include <linux/cred.h>
 #include <linux/inetdevice.h>
@@ -120,7 +122,7 @@ static struct ibt_feed *ibt_nl_feed_key(struct genl_info *info)
 	return f;
 }
 
-/* Context: process, genl_mutex held. */
+/* Context: process. */
 int ibt_nl_feed_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ibt_feed *f;
@@ -138,7 +140,7 @@ int ibt_nl_feed_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return ibt_nl_reply_end(info, msg, hdr, err);
 }
 
-/* Context: process, genl_mutex held; called until it returns 0 (done). */
+/* Context: process; called until it returns 0 (done). */
 int ibt_nl_feed_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct ibt_nl_dump_ctx *ctx = ibt_nl_dump_ctx(cb);
@@ -225,7 +227,7 @@ static int ibt_nl_parse_poll(struct genl_info *info, u32 *mode, s32 *cpu)
 	return 0;
 }
 
-/* Context: process, genl_mutex held; GENL_ADMIN_PERM checked. */
+/* Context: process; GENL_ADMIN_PERM checked. */
 int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
@@ -294,19 +296,22 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 	f = ibt_feed_add_admin(&a, &p, info->extack);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
+	err = 0;
 	if (mode == IBTICK_POLL_BUSY) {
+		/* the reference keeps f; a FEED_DEL meanwhile makes it ENODEV */
 		err = ibt_poll_set_mode(f, mode, cpu);
 		if (err) {
 			NL_SET_ERR_MSG_ATTR(info->extack,
 					    tb[IBTICK_A_FEED_POLL_MODE],
 					    "busy-poll thread did not start");
 			mutex_lock(&ibt_feeds_lock);
-			ibt_feed_del_locked(f);
+			if (READ_ONCE(f->admin))	/* not deleted meanwhile */
+				ibt_feed_del_locked(f);
 			mutex_unlock(&ibt_feeds_lock);
-			return err;
 		}
 	}
-	return 0;
+	ibt_feed_put(f);
+	return err;
 }
 
 /*
@@ -362,7 +367,7 @@ static int ibt_nl_feed_fixed(struct genl_info *info, const struct ibt_feed *f)
 	return 0;
 }
 
-/* Context: process, genl_mutex held; GENL_ADMIN_PERM checked. */
+/* Context: process; GENL_ADMIN_PERM checked. */
 int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
@@ -433,7 +438,7 @@ out_unlock:
 	return err;
 }
 
-/* Context: process, genl_mutex held; GENL_ADMIN_PERM checked. */
+/* Context: process; GENL_ADMIN_PERM checked. */
 int ibt_nl_feed_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ibt_feed *f;

@@ -127,7 +127,7 @@ static bool ibt_sock_on_feed(struct ibt_sock *is, struct ibt_feed *f, u32 id)
 }
 
 /*
- * Context: process, genl_mutex held; called until it returns 0 (done).
+ * Context: process; called until it returns 0 (done).
  * SOCK_PID and SOCK_FEED_ID in the request filter the dump.
  */
 int ibt_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)

@@ -381,6 +381,20 @@ slow_join_blocks_nobody() {
 	((ms < 1000)) || { echo "  feed show waited for the slow join"; rc=1; }
 	# (the slow bind was still waiting then, or this proved nothing)
 	grep -q bound "$r/a.err" "$r/b.err" && { echo "  the slow feed was bound already"; rc=1; }
+	# an administrator's feed add whose join is slow holds up no other
+	# command of ours (the family is parallel: no genl_mutex around it)
+	$IBTICK feed add slowadm group $g port 7299 netdev veth0 >"$r/add.out" 2>&1 &
+	local addp=$!
+	nap 0.5
+	ms=$(ms_of $IBTICK feed show) || { echo "  feed show failed"; rc=1; }
+	echo "  feed show during a slow feed add: $ms ms"
+	((ms < 1000)) || { echo "  feed show waited for the slow feed add"; rc=1; }
+	ms=$(ms_of $IBTICK dev show) || { echo "  dev show failed"; rc=1; }
+	echo "  dev show during a slow feed add: $ms ms"
+	((ms < 1000)) || { echo "  dev show waited for the slow feed add"; rc=1; }
+	kill -0 $addp 2>/dev/null || { echo "  the slow feed add was over already: $(cat "$r/add.out")"; rc=1; }
+	wait $addp || { echo "  slow feed add: $(cat "$r/add.out")"; rc=1; }
+	$IBTICK feed del slowadm || rc=1
 	wait_for "$r/a.err" bound 30 || rc=1
 	wait_for "$r/b.err" bound 30 || rc=1
 	echo 0 >"$d/slow_join_ms"
@@ -392,7 +406,7 @@ slow_join_blocks_nobody() {
 	wait
 	jtrue "$r/a.json" "j['delivered'] == 1" && jtrue "$r/b.json" "j['delivered'] == 1" ||
 		{ echo "  a: $(cat "$r/a.json") b: $(cat "$r/b.json")"; rc=1; }
-	log_test "a slow join holds up only its own feed's binders: other binds, closes, dumps go on" $rc
+	log_test "a slow join holds up only its own feed's binders and feed add: other binds, closes, dumps, commands go on" $rc
 }
 
 # A fatal asynchronous error on a feed's QP (injected through debugfs as

@@ -68,16 +68,20 @@ enum path {
 	P_FLOOR,			/* ib_send_lat -c UD */
 	P_UDP,				/* sockperf, blocking recvfrom */
 	P_UDP_SPIN,			/* sockperf --nonblocked: spins */
+	P_RUN,				/* P_UDP under ibtick-run: over feeds */
+	P_RUN_SPIN,			/* P_UDP_SPIN under ibtick-run */
 	P_NPATHS,
 };
 
 static const char *const path_names[P_NPATHS] = {
 	"mapped", "epoll", "recvmsg", "busy", "kpoll", "floor", "udp", "udp-spin",
+	"run", "run-spin",
 };
 
 /* Whether the path's receiver spins on a CPU or sleeps until woken. */
 static const char *const path_class[P_NPATHS] = {
 	"spin", "sleep", "sleep", "spin", "spin", "spin", "sleep", "spin",
+	"sleep", "spin",
 };
 
 static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout" };
@@ -698,19 +702,27 @@ static void floor_run(uint64_t **lat, size_t *nlat, char *extra, size_t elen)
  * (they spin on recvfrom), else they block in it.  Runs @seconds after
  * sockperf's own warm-up; keeps the first o.n samples of its full log.
  */
-static void sockperf_run(bool spin, double seconds, uint64_t **lat, size_t *nlat,
-			 char *extra, size_t elen)
+static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
+			 size_t *nlat, char *extra, size_t elen)
 {
 	const char *tmp = getenv("TMPDIR");
 	char port[16], size[16], secs[16], log[PATH_MAX];
+	char rule_a[96], rule_b[96];
 	char *out, *p, line[256];
-	char *srv[] = { "sockperf", "server", "-i", o.group_udp, "-p", port,
+	/*
+	 * @run: each end under ibtick-run, its group over an ibtick feed on
+	 * its own netdev - the same sockperf, unmodified, on ibtick
+	 */
+	char *srv_all[] = { "ibtick-run", "-g", rule_b, "--",
+			"sockperf", "server", "-i", o.group_udp, "-p", port,
 			"--mc-rx-if", ip_b, "--mc-tx-if", ip_b,
 			spin ? "--nonblocked" : NULL, NULL };
-	char *cli[] = { "sockperf", "ping-pong", "-i", o.group_udp, "-p", port,
+	char *cli_all[] = { "ibtick-run", "-g", rule_a, "--",
+			"sockperf", "ping-pong", "-i", o.group_udp, "-p", port,
 			"--mc-rx-if", ip_a, "--mc-tx-if", ip_a,
 			"-m", size, "-t", secs, "--full-log", log,
 			spin ? "--nonblocked" : NULL, NULL };
+	char **srv = run ? srv_all : srv_all + 4, **cli = run ? cli_all : cli_all + 4;
 	size_t cap = 0;
 	double sent = 0;
 	pid_t s, c;
@@ -728,6 +740,9 @@ static void sockperf_run(bool spin, double seconds, uint64_t **lat, size_t *nlat
 		die("mkstemp");
 	close(fd);
 	snprintf(port, sizeof(port), "%u", o.port + 100);
+	snprintf(rule_a, sizeof(rule_a), "%s:%s@%s", o.group_udp, port, o.ifname);
+	snprintf(rule_b, sizeof(rule_b), "%s:%s@%s", o.group_udp, port,
+		 o.ifname2 ? o.ifname2 : o.ifname);
 	snprintf(size, sizeof(size), "%ld", o.size);
 	snprintf(secs, sizeof(secs), "%.0f", seconds < 2 ? 2 : ceil(seconds));
 	counts_begin();
@@ -1021,7 +1036,9 @@ static int lat_other(struct row *r, const char *name, double seconds)
 	if (o.path == P_FLOOR) {
 		floor_run(&lat, &n, extra, sizeof(extra));
 	} else {
-		sockperf_run(o.path == P_UDP_SPIN, seconds, &lat, &n, extra, sizeof(extra));
+		sockperf_run(o.path == P_UDP_SPIN || o.path == P_RUN_SPIN,
+			     o.path == P_RUN || o.path == P_RUN_SPIN, seconds, &lat, &n,
+			     extra, sizeof(extra));
 		/*
 		 * sockperf runs for a time, not a count: short of o.n samples,
 		 * run it again for about the time the rest should take at the
@@ -1037,7 +1054,9 @@ static int lat_other(struct row *r, const char *name, double seconds)
 
 			seconds = 1 + 1.5 * per * (double)(o.n - (long)n);
 			o.counts = false;	/* counted in the first run only */
-			sockperf_run(o.path == P_UDP_SPIN, seconds, &l2, &n2, dummy, sizeof(dummy));
+			sockperf_run(o.path == P_UDP_SPIN || o.path == P_RUN_SPIN,
+				     o.path == P_RUN || o.path == P_RUN_SPIN, seconds, &l2,
+				     &n2, dummy, sizeof(dummy));
 			o.counts = counts;
 			if ((long)(n + n2) > o.n)
 				n2 = (size_t)o.n - n;
@@ -1067,6 +1086,8 @@ static const char *path_title(int path)
 	case P_FLOOR: return "ib_send_lat -c UD";
 	case P_UDP: return "sockperf UDP multicast";
 	case P_UDP_SPIN: return "sockperf UDP multicast, spinning";
+	case P_RUN: return "sockperf under ibtick-run";
+	case P_RUN_SPIN: return "sockperf under ibtick-run, spinning";
 	case P_KPOLL: return "ibtick epoll + poll thread";
 	}
 	return NULL;
@@ -1667,7 +1688,8 @@ static void usage(void)
 		"              lat takes a list (mapped,busy,...): a row for each, in that\n"
 		"              order; lat also takes kpoll (epoll reader, each feed's busy-\n"
 		"              poll thread on its side's CPU), floor (ib_send_lat -c UD), udp\n"
-		"              (sockperf, blocking) and udp-spin (sockperf --nonblocked)\n"
+		"              (sockperf, blocking), udp-spin (sockperf --nonblocked), run and\n"
+		"              run-spin (the same sockperf under ibtick-run, over feeds)\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
 		"  -n N        samples (default 100000), after -w WARMUP (default 1000)\n"
 		"  -s SIZE     payload bytes (default 64); -a: 32, 64, ... up to -S MAX (1024)\n"
