@@ -3,7 +3,7 @@
  * mcrecv: a plain UDP multicast receiver, AF_INET only (tests/vm/preload.sh).
  *
  *   mcrecv [-i IFADDR] [-m MODE] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E]
- *          [-d USEC] [-F SOURCE] [-b IFNAME] GROUP:PORT...
+ *          [-d USEC] [-F SOURCE] [-b IFNAME] [-X] GROUP:PORT...
  *
  * For each port, SOCKS sockets (default 1) bound to INADDR_ANY:port, each
  * joined to every group given with that port (IP_ADD_MEMBERSHIP on the
@@ -18,7 +18,9 @@
  * IDLE_MS (default 3000) without a datagram.  -d: a slow reader, USEC
  * microseconds of sleep after each datagram.  -F: source-specific
  * memberships (IP_ADD_SOURCE_MEMBERSHIP) of SOURCE instead.  -b: SO_BINDTODEVICE
- * IFNAME on every socket (and no interface in the memberships).
+ * IFNAME on every socket (and no interface in the memberships).  -X: each
+ * socket leaves its last group (IP_DROP_MEMBERSHIP) right after joining;
+ * a datagram of it that still arrives is counted in "stray".
  *
  * Output, per socket and group: "sock K GROUP:PORT delivered D gaps G dups U
  * tail T from ADDR"; per socket "sock K drops N stamped S"; then "total
@@ -66,7 +68,7 @@ static struct sock s[MAXS];
 static int ns;
 static unsigned long count = 1000;
 static unsigned int delay_us;
-static unsigned long peekbad;
+static unsigned long peekbad, stray;
 
 static long now_ms(void)
 {
@@ -111,6 +113,7 @@ static void take(struct sock *k, const void *buf, ssize_t n, const struct sockad
 			g->from = from->sin_addr.s_addr;
 		return;
 	}
+	stray++;
 }
 
 static void rx_take_plain(struct sock *k, const void *buf, ssize_t n)
@@ -173,12 +176,13 @@ static int parse_dest(const char *str, uint32_t *group, uint16_t *port)
 int main(int argc, char **argv)
 {
 	const char *mode = "epoll", *ifaddr = NULL, *source = NULL, *bindif = NULL;
+	int leave = 0;
 	long idle = 3000, last;
 	int c, i, j, per = 1, early = 0, ep = -1, one = 1;
 	struct in_addr ifa = { .s_addr = htonl(INADDR_ANY) };
 	uint64_t td = 0, tg = 0, tt = 0, tdrops = 0, texp = 0;
 
-	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:F:b:")) != -1) {
+	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:F:b:X")) != -1) {
 		switch (c) {
 		case 'i': ifaddr = optarg; break;
 		case 'm': mode = optarg; break;
@@ -189,6 +193,7 @@ int main(int argc, char **argv)
 		case 'd': delay_us = (unsigned int)atoi(optarg); break;
 		case 'F': source = optarg; break;
 		case 'b': bindif = optarg; break;
+		case 'X': leave = 1; break;
 		default: return 2;
 		}
 	}
@@ -272,6 +277,16 @@ int main(int argc, char **argv)
 				perror("IP_ADD_MEMBERSHIP");
 				return 1;
 			}
+		}
+		if (leave && k->ng > 1) {
+			struct ip_mreq mr = { .imr_multiaddr.s_addr = k->g[k->ng - 1].group,
+					      .imr_interface = ifa };
+
+			if (setsockopt(k->fd, IPPROTO_IP, IP_DROP_MEMBERSHIP, &mr, sizeof(mr))) {
+				perror("IP_DROP_MEMBERSHIP");
+				return 1;
+			}
+			k->ng--;
 		}
 		if (strcmp(mode, "block"))
 			fcntl(k->fd, F_SETFL, fcntl(k->fd, F_GETFL) | O_NONBLOCK);
@@ -433,6 +448,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "peek"))
 		printf("peekbad %lu\n", peekbad);
+	printf("stray %lu\n", stray);
 	printf("total delivered %llu drops %llu gaps %llu tail %llu expected %llu\n",
 	       (unsigned long long)td, (unsigned long long)tdrops, (unsigned long long)tg,
 	       (unsigned long long)tt, (unsigned long long)texp);

@@ -17,7 +17,8 @@ SUB=user/tools/ibtick-sub
 RUN=user/preload/ibtick-run
 RECV=tests/vm/mcrecv
 SEND=tests/vm/mcsend
-ALL_TESTS="read_modes lapped_reader_counts_loss several_groups_one_socket several_sockets_one_group
+ALL_TESTS="read_modes lapped_reader_counts_loss several_groups_one_socket drop_membership
+	several_sockets_one_group
 	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
 	mixed_socket_drops_counted publish_refused_clear_message sockperf_smoke"
 N=${N:-$(cnt 2000)}
@@ -160,6 +161,24 @@ several_groups_one_socket() {
 	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
 	feed_rx_is groups-w "$N" || check_err 1 "feed_rx of 239.3.1.2 != $N"
 	log_test "one socket reads three groups (IBTICK_ADD_FEED); one sender, three feeds: delivered + lost == published"
+}
+
+drop_membership() {
+	local log=$R/drop.log out=$R/drop.out p=7325
+	rm -f "$log"
+	# three groups joined, the third left at once (IBTICK_DROP_FEED): the
+	# sender's ticks to it reach no reader, the other two arrive whole
+	IBTICK_LOG=$log $RUN -g 239.3.1.0/24:$p@veth0 -- $RECV -m epoll -X -i 10.99.0.1 -n "$N" \
+		-t $(tmo 5)000 239.3.1.1:$p 239.3.1.2:$p 239.3.1.3:$p >"$out" 2>"$R/drop.err" &
+	wait_for "$R/drop.err" ready || check_err 1 "receiver not ready"
+	$RUN -g 239.3.1.0/24:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" \
+		239.3.1.1:$p 239.3.1.2:$p 239.3.1.3:$p >/dev/null 2>&1 || check_err 1 "sender failed"
+	wait
+	cat "$out"
+	grep -q "dropped 239.3.1.3:$p: delivered 0, lost 0" "$log" || check_err 1 "no DROP_FEED in the log"
+	grep -q "^stray 0$" "$out" || check_err 1 "ticks of the dropped group delivered"
+	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
+	log_test "IP_DROP_MEMBERSHIP: the dropped group's ticks stop, the others' arrive whole"
 }
 
 several_sockets_one_group() {
