@@ -64,6 +64,8 @@ UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     user/common/out.c user/common/names.c user/bench/latstats.c \
 	     user/bench/tickgen.c \
 	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c \
+	     tests/unit/runconf_test.c user/preload/runconf.c \
+	     tests/unit/arpparse_test.c user/preload/arpparse.c \
 	     tests/unit/relayarg_test.c user/common/relayarg.c
 
 # libibtick: shared (soname libibtick.so.0) and static, the fast path inline
@@ -95,10 +97,39 @@ TOOLS := user/tools/ibtick-pub user/tools/ibtick-sub \
 	 user/tools/ibtick-perf user/tools/ibtick-gen user/tools/ibtick-md \
 	 user/tools/ibtick-relay
 
-user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES)
+# ibtick-run and the library it preloads (user/preload): not linked by
+# anyone, so a private directory, PKGLIBDIR, rather than a soname in LIBDIR
+PKGLIBDIR    ?= $(LIBDIR)/ibtick
+PRELOAD_SO   := user/preload/libibtick-preload.so
+PRELOAD_SRCS := user/preload/init.c user/preload/log.c user/preload/table.c \
+		user/preload/member.c user/preload/rx.c user/preload/tx.c \
+		user/preload/srcaddr.c user/preload/arpparse.c user/preload/hooks.c \
+		user/preload/runconf.c
+PRELOAD_HDRS := user/preload/preload.h user/preload/runconf.h include/uapi/linux/ibtick.h
+RUN          := user/preload/ibtick-run
+
+user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES) $(RUN) $(PRELOAD_SO)
+
+# only the interposed functions are exported (hooks.c marks them)
+$(PRELOAD_SO): $(PRELOAD_SRCS) $(PRELOAD_HDRS)
+	$(CC) $(UCFLAGS) -Iuser/preload -fPIC -fvisibility=hidden -shared \
+		-Wl,-soname,libibtick-preload.so $(LDFLAGS) -o $@ $(PRELOAD_SRCS) -ldl -lpthread
+
+# where ibtick-run finds the library once installed; rewritten only when
+# PKGLIBDIR changes, so that a later make install PREFIX=... rebuilds it
+user/preload/libpath.h: FORCE
+	@echo '#define PRELOAD_PATH "$(PKGLIBDIR)/libibtick-preload.so"' > $@.tmp; \
+	cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(RUN): user/preload/ibtick-run.c user/preload/runconf.c user/preload/runconf.h user/preload/libpath.h
+	$(CC) $(UCFLAGS) -Iuser/preload -include user/preload/libpath.h $(LDFLAGS) -o $@ \
+		user/preload/ibtick-run.c user/preload/runconf.c
+
+.PHONY: FORCE
 
 TEST_PROGS := tests/vm/sockapi tests/vm/multifeed tests/vm/ringtest tests/vm/failnth \
-	      tests/vm/nlstress tests/vm/uffdsend tests/fuzz/sysfuzz
+	      tests/vm/nlstress tests/vm/uffdsend tests/fuzz/sysfuzz \
+	      tests/vm/mcsend tests/vm/mcrecv
 
 tests: $(TEST_PROGS)
 
@@ -147,6 +178,10 @@ tests/vm/ringtest: tests/vm/ringtest.c $(ADDRARG)
 tests/vm/uffdsend: tests/vm/uffdsend.c include/uapi/linux/ibtick.h
 	$(CC) $(UCFLAGS) $(LDFLAGS) -o $@ $< -lpthread
 
+# plain AF_INET programs for ibtick-run: nothing of ibtick's in them
+tests/vm/mcsend tests/vm/mcrecv: tests/vm/%: tests/vm/%.c tests/vm/mctick.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra $(if $(WERROR),-Werror) -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
+
 tests/vm/sockapi: tests/vm/sockapi.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
@@ -180,8 +215,8 @@ user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
 	$(CC) $(UCFLAGS) $(NL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
-tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) $(LIB_A) tests/unit/unit.h
-	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib $(LDFLAGS) -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
+tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) user/preload/runconf.h user/preload/preload.h $(LIB_A) tests/unit/unit.h
+	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib -Iuser/preload $(LDFLAGS) -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
 
 unit: tests/unit/unit
 	tests/unit/unit
@@ -225,10 +260,10 @@ MODLOADDIR ?= $(PREFIX)/lib/modules-load.d
 PKGCONFDIR ?= $(LIBDIR)/pkgconfig
 HDRDIR     := $(INCDIR)/ibtick
 
-INST_BIN  := user/ibtick/ibtick $(TOOLS)
+INST_BIN  := user/ibtick/ibtick $(TOOLS) $(RUN)
 # the tools scripts/ibtick-completion.bash completes (links to it, named
 # for bash-completion's on-demand loading)
-COMP_TOOLS := ibtick-pub ibtick-sub ibtick-gen ibtick-md
+COMP_TOOLS := ibtick-pub ibtick-sub ibtick-gen ibtick-md ibtick-run
 INST_MAN1 := $(wildcard user/man/*.1)
 INST_MAN3 := $(wildcard user/man/*.3)
 INST_MAN7 := $(wildcard user/man/*.7)
@@ -249,8 +284,9 @@ install-user: user
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(HDRDIR)/linux \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFDIR) $(DESTDIR)$(COMPDIR) \
-		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODLOADDIR)
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODLOADDIR) $(DESTDIR)$(PKGLIBDIR)
 	install -m 0755 $(INST_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(PKGLIBDIR)/libibtick-preload.so
 	install -m 0644 $(INST_MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(INST_MAN3) $(DESTDIR)$(MANDIR)/man3/
 	install -m 0644 $(INST_MAN7) $(DESTDIR)$(MANDIR)/man7/
@@ -293,6 +329,8 @@ uninstall-user:
 	rm -f $(DESTDIR)$(HDRDIR)/libibtick.h $(DESTDIR)$(HDRDIR)/linux/ibtick.h \
 		$(DESTDIR)$(HDRDIR)/linux/ibtick_netlink.h
 	-rmdir $(DESTDIR)$(HDRDIR)/linux $(DESTDIR)$(HDRDIR)
+	rm -f $(DESTDIR)$(PKGLIBDIR)/libibtick-preload.so
+	-rmdir $(DESTDIR)$(PKGLIBDIR)
 	rm -f $(DESTDIR)$(LIBDIR)/libibtick.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libibtick.so \
 		$(DESTDIR)$(LIBDIR)/libibtick.a $(DESTDIR)$(PKGCONFDIR)/libibtick.pc
 	rm -f $(DESTDIR)$(COMPDIR)/ibtick $(addprefix $(DESTDIR)$(COMPDIR)/,$(COMP_TOOLS)) \
@@ -310,5 +348,6 @@ uninstall-user:
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -f user/ibtick/ibtick tests/unit/unit $(TEST_PROGS) $(TOOLS) \
-		$(EXAMPLES) user/lib/*.o user/lib/*.a user/lib/libibtick.so*
+		$(EXAMPLES) user/lib/*.o user/lib/*.a user/lib/libibtick.so* \
+		$(RUN) $(PRELOAD_SO) user/preload/libpath.h
 	rm -rf .check

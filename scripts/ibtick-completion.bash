@@ -301,7 +301,7 @@ _ibtick()
 
 complete -F _ibtick ibtick
 
-# ---- the tools: ibtick-pub, ibtick-sub, ibtick-gen, ibtick-md.  Installed
+# ---- the tools: ibtick-pub, ibtick-sub, ibtick-gen, ibtick-md, ibtick-run.  Installed
 # as links to this file under their own names, so that bash-completion
 # finds it when one of them is first completed.
 
@@ -411,7 +411,46 @@ _ibtick_md()
 	return 0
 }
 
+# ibtick-run [-g RULE]... [-f CONFIG] [-v] -- CMD [ARGS...]: after -g the
+# interface of GROUP:PORT@IFNAME, after -f a file, after -- the command and
+# its own completion (bash-completion's _command_offset), else commands.
+_ibtick_run()
+{
+	local cur prev words cword i n pre
+	_ibtick_tool_init || return
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		--)
+			if declare -F _command_offset >/dev/null 2>&1; then
+				_command_offset $((i + 1))
+			elif ((cword == i + 1)); then
+				mapfile -t COMPREPLY < <(compgen -c -- "$cur" | sort -u)
+			else
+				_ibtick_files
+			fi
+			return 0 ;;
+		-g|-f)	((i++)) ;;
+		esac
+	done
+	case $prev in
+	-f)
+		_ibtick_files
+		return 0 ;;
+	-g)
+		if [[ $cur == *@* ]]; then
+			pre=${cur%@*}@
+			for n in $(_ibtick_netdevs); do
+				[[ $pre$n == "$cur"* ]] && COMPREPLY+=("$pre$n")
+			done
+		fi
+		return 0 ;;
+	esac
+	[[ $cur == -* ]] && _ibtick_reply "-g -f -v -V -h --"
+	return 0
+}
+
 complete -F _ibtick_pub ibtick-pub
 complete -F _ibtick_sub ibtick-sub
+complete -F _ibtick_run ibtick-run
 complete -F _ibtick_gen ibtick-gen
 complete -F _ibtick_md ibtick-md

@@ -90,14 +90,16 @@ if ((r == 0)); then
 	dpkg-deb --fsys-tarfile "$(deb ibtick-dkms all)" | tar -xOf - ".$s/dkms.conf" |
 		grep -qx "PACKAGE_VERSION=\"$v\"" || { echo "# ibtick-dkms: dkms.conf not at $v"; r=1; }
 	dpkg-deb -f "$(deb ibtick-dkms all)" Depends | grep -q dkms || { echo "# ibtick-dkms does not depend on dkms"; r=1; }
-	for b in ibtick ibtick-pub ibtick-sub ibtick-perf ibtick-gen ibtick-md ibtick-relay; do
+	for b in ibtick ibtick-pub ibtick-sub ibtick-perf ibtick-gen ibtick-md ibtick-relay ibtick-run; do
 		has ibtick-tools "$arch" "/usr/bin/$b"
 	done
 	has ibtick-tools "$arch" /usr/share/man/man8/ibtick.8.gz /usr/share/man/man7/ibtick.7.gz \
 		/usr/share/man/man1/ibtick-pub.1.gz /usr/share/man/man1/ibtick-sub.1.gz \
 		/usr/share/man/man1/ibtick-gen.1.gz /usr/share/man/man1/ibtick-md.1.gz \
-		/usr/share/man/man1/ibtick-perf.1.gz \
+		/usr/share/man/man1/ibtick-perf.1.gz /usr/share/man/man8/ibtick-run.8.gz \
+		"/usr/lib/$ma/ibtick/libibtick-preload.so" \
 		/usr/share/bash-completion/completions/ibtick /usr/share/bash-completion/completions/ibtick-md \
+		/usr/share/bash-completion/completions/ibtick-run \
 		/usr/share/man/man8/ibtick-relay.8.gz \
 		/lib/systemd/system/ibtick-restore.service /lib/systemd/system/ibtick-relay@.service \
 		/usr/lib/modules-load.d/ibtick.conf /etc/modprobe.d/ibtick.conf

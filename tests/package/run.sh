@@ -68,10 +68,11 @@ expected_files() {
 	local p=usr/local m
 	[[ -z $KVER ]] || echo "lib/modules/$KVER/updates/ibtick.ko"
 	echo etc/modprobe.d/ibtick.conf
-	for m in ibtick ibtick-gen ibtick-md ibtick-perf ibtick-pub ibtick-relay ibtick-sub; do echo "$p/bin/$m"; done
+	for m in ibtick ibtick-gen ibtick-md ibtick-perf ibtick-pub ibtick-relay ibtick-run ibtick-sub; do echo "$p/bin/$m"; done
 	echo "$p/include/ibtick/libibtick.h"
 	echo "$p/include/ibtick/linux/ibtick.h"
 	echo "$p/include/ibtick/linux/ibtick_netlink.h"
+	echo "$p/lib/ibtick/libibtick-preload.so"
 	echo "$p/lib/libibtick.a"
 	echo "$p/lib/libibtick.so"
 	echo "$p/lib/libibtick.so.0"
@@ -79,7 +80,7 @@ expected_files() {
 	echo "$p/lib/pkgconfig/libibtick.pc"
 	echo "$p/lib/systemd/system/ibtick-relay@.service"
 	echo "$p/lib/systemd/system/ibtick-restore.service"
-	for m in ibtick ibtick-gen ibtick-md ibtick-pub ibtick-sub; do
+	for m in ibtick ibtick-gen ibtick-md ibtick-pub ibtick-run ibtick-sub; do
 		echo "$p/share/bash-completion/completions/$m"
 	done
 	for m in ibtick-gen.1 ibtick-md.1 ibtick-perf.1 ibtick-pub.1 ibtick-sub.1; do echo "$p/share/man/man1/$m"; done
@@ -87,7 +88,7 @@ expected_files() {
 		echo "$p/share/man/man3/$m.3"
 	done
 	echo "$p/share/man/man7/ibtick.7"
-	for m in ibtick ibtick-dev ibtick-doctor ibtick-feed ibtick-monitor ibtick-relay ibtick-sock ibtick-stats; do
+	for m in ibtick ibtick-dev ibtick-doctor ibtick-feed ibtick-monitor ibtick-relay ibtick-run ibtick-sock ibtick-stats; do
 		echo "$p/share/man/man8/$m.8"
 	done
 }

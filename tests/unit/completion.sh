@@ -43,6 +43,11 @@ cases=(
 	"busy|ibtick-md read -k b"
 	"-i -k -o -t|ibtick-md read -"
 	"$tmp/status.json|ibtick-md read -o $tmp/sta"
+	"-g -f -v -V -h --|ibtick-run -"
+	"239.1.1.1:5@lo|ibtick-run -g 239.1.1.1:5@l"
+	"|ibtick-run -g 239.1.1"
+	"$tmp/status.json|ibtick-run -v -f $tmp/sta"
+	"truncate|ibtick-run -g 239.1.1.1:5@lo -- truncat"
 )
 
 n=0 pass=0 fail=0

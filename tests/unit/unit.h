@@ -39,6 +39,8 @@ extern const struct unit_case libibtick_cases[];
 extern const struct unit_case latstats_cases[];
 extern const struct unit_case tickgen_cases[];
 extern const struct unit_case doctor_cases[];
+extern const struct unit_case runconf_cases[];
+extern const struct unit_case arpparse_cases[];
 extern const struct unit_case relayarg_cases[];
 
 #endif

@@ -14,6 +14,8 @@ static const struct unit_case *const suites[] = {
 	latstats_cases,
 	tickgen_cases,
 	doctor_cases,
+	runconf_cases,
+	arpparse_cases,
 	relayarg_cases,
 };
 

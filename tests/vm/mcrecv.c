@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mcrecv: a plain UDP multicast receiver, AF_INET only (tests/vm/preload.sh).
+ *
+ *   mcrecv [-i IFADDR] [-m MODE] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E]
+ *          [-d USEC] [-F SOURCE] [-b IFNAME] [-X] GROUP:PORT...
+ *
+ * For each port, SOCKS sockets (default 1) bound to INADDR_ANY:port, each
+ * joined to every group given with that port (IP_ADD_MEMBERSHIP on the
+ * interface IFADDR), with SO_RXQ_OVFL (the socket's drop count) and
+ * SO_TIMESTAMPNS.  MODE is how it reads: block (one socket, blocking
+ * recvfrom), nonblock (MSG_DONTWAIT over every socket), select, poll,
+ * epoll, mmsg (recvmmsg after epoll), read (read() after poll), peek (after
+ * poll: ioctl FIONREAD, recv MSG_PEEK, then recvmsg, which must return what
+ * the peek saw; a mismatch is counted in "peekbad").  With -E,
+ * epoll sockets are registered before they are bound and joined.  It stops
+ * when every socket has delivered + dropped COUNT per group, or after
+ * IDLE_MS (default 3000) without a datagram.  -d: a slow reader, USEC
+ * microseconds of sleep after each datagram.  -F: source-specific
+ * memberships (IP_ADD_SOURCE_MEMBERSHIP) of SOURCE instead.  -b: SO_BINDTODEVICE
+ * IFNAME on every socket (and no interface in the memberships).  -X: each
+ * socket leaves its last group (IP_DROP_MEMBERSHIP) right after joining;
+ * a datagram of it that still arrives is counted in "stray".
+ *
+ * Output, per socket and group: "sock K GROUP:PORT delivered D gaps G dups U
+ * tail T from ADDR"; per socket "sock K drops N stamped S"; then "total
+ * delivered D drops N gaps G tail T expected E".  Gaps and tail are the
+ * sequence numbers it never saw, by its own count; drops are what the
+ * socket reported.  "ready" goes to stderr once every socket has joined.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mctick.h"
+
+#define MAXS 16
+#define MAXG 16
+
+struct grp {
+	uint32_t	group;
+	uint16_t	port;
+	uint64_t	delivered, gaps, dups, last;
+	uint32_t	from;
+};
+
+struct sock {
+	int		fd;
+	uint16_t	port;
+	int		ng;
+	struct grp	g[MAXG];
+	uint32_t	drops;
+	uint64_t	stamped;
+};
+
+static struct sock s[MAXS];
+static int ns;
+static unsigned long count = 1000;
+static unsigned int delay_us;
+static unsigned long peekbad, stray;
+
+static long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void take(struct sock *k, const void *buf, ssize_t n, const struct sockaddr_in *from,
+		 struct msghdr *m)
+{
+	const struct mctick *t = buf;
+	struct cmsghdr *c;
+	int i;
+
+	if (m) {
+		for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL)
+				memcpy(&k->drops, CMSG_DATA(c), sizeof(k->drops));
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS)
+				k->stamped++;
+		}
+	}
+	if (delay_us)
+		usleep(delay_us);
+	if (n != (ssize_t)sizeof(*t) || t->magic != MCTICK_MAGIC)
+		return;
+	for (i = 0; i < k->ng; i++) {
+		struct grp *g = &k->g[i];
+
+		if (g->group != t->group || g->port != t->port)
+			continue;
+		if (t->seq <= g->last) {
+			g->dups++;
+			return;
+		}
+		g->gaps += t->seq - g->last - 1;
+		g->last = t->seq;
+		g->delivered++;
+		if (from)
+			g->from = from->sin_addr.s_addr;
+		return;
+	}
+	stray++;
+}
+
+static void rx_take_plain(struct sock *k, const void *buf, ssize_t n)
+{
+	take(k, buf, n, NULL, NULL);
+}
+
+/* One datagram from socket @k, with recvmsg (so with its control messages). */
+static int rx(struct sock *k, int flags)
+{
+	char buf[256];
+	union {
+		char b[256];
+		struct cmsghdr a;
+	} cb;
+	struct sockaddr_in from;
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
+			    .msg_iovlen = 1, .msg_control = cb.b, .msg_controllen = sizeof(cb) };
+	ssize_t n = recvmsg(k->fd, &m, flags);
+
+	if (n < 0)
+		return -1;
+	take(k, buf, n, &from, &m);
+	return 0;
+}
+
+static int done(void)
+{
+	int i, j;
+
+	for (i = 0; i < ns; i++) {
+		uint64_t d = 0;
+
+		for (j = 0; j < s[i].ng; j++)
+			d += s[i].g[j].delivered;
+		if (d + s[i].drops < count * (uint64_t)s[i].ng)
+			return 0;
+	}
+	return 1;
+}
+
+static int parse_dest(const char *str, uint32_t *group, uint16_t *port)
+{
+	char buf[64], *colon;
+	struct in_addr a;
+
+	snprintf(buf, sizeof(buf), "%s", str);
+	colon = strchr(buf, ':');
+	if (!colon)
+		return -1;
+	*colon = '\0';
+	*port = (uint16_t)atoi(colon + 1);
+	if (inet_pton(AF_INET, buf, &a) != 1)
+		return -1;
+	*group = a.s_addr;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = "epoll", *ifaddr = NULL, *source = NULL, *bindif = NULL;
+	int leave = 0;
+	long idle = 3000, last;
+	int c, i, j, per = 1, early = 0, ep = -1, one = 1;
+	struct in_addr ifa = { .s_addr = htonl(INADDR_ANY) };
+	uint64_t td = 0, tg = 0, tt = 0, tdrops = 0, texp = 0;
+
+	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:F:b:X")) != -1) {
+		switch (c) {
+		case 'i': ifaddr = optarg; break;
+		case 'm': mode = optarg; break;
+		case 's': per = atoi(optarg); break;
+		case 'n': count = strtoul(optarg, NULL, 0); break;
+		case 't': idle = atol(optarg); break;
+		case 'E': early = 1; break;
+		case 'd': delay_us = (unsigned int)atoi(optarg); break;
+		case 'F': source = optarg; break;
+		case 'b': bindif = optarg; break;
+		case 'X': leave = 1; break;
+		default: return 2;
+		}
+	}
+	if (ifaddr && inet_pton(AF_INET, ifaddr, &ifa) != 1)
+		return 2;
+	if (!strcmp(mode, "epoll") || !strcmp(mode, "mmsg"))
+		ep = epoll_create1(EPOLL_CLOEXEC);
+	for (; optind < argc; optind++) {
+		uint32_t group;
+		uint16_t port;
+		int first = -1;
+
+		if (parse_dest(argv[optind], &group, &port)) {
+			fprintf(stderr, "mcrecv: bad GROUP:PORT %s\n", argv[optind]);
+			return 2;
+		}
+		for (i = 0; i < ns; i++)
+			if (s[i].port == port) {
+				first = i;
+				break;
+			}
+		if (first < 0) {
+			first = ns;
+			for (j = 0; j < per && ns < MAXS; j++) {
+				struct sock *k = &s[ns++];
+
+				k->port = port;
+				k->fd = socket(AF_INET, SOCK_DGRAM, 0);
+				if (k->fd < 0) {
+					perror("socket");
+					return 1;
+				}
+				if (ep >= 0 && early) {
+					struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)(k - s) };
+
+					epoll_ctl(ep, EPOLL_CTL_ADD, k->fd, &ev);
+				}
+			}
+		}
+		for (i = first; i < ns && s[i].port == port; i++) {
+			if (s[i].ng == MAXG)
+				return 2;
+			s[i].g[s[i].ng].group = group;
+			s[i].g[s[i].ng++].port = port;
+		}
+	}
+	if (!ns || ((!strcmp(mode, "block") || !strcmp(mode, "peek")) && ns != 1)) {
+		fprintf(stderr, "usage: mcrecv [-i IFADDR] [-m block|nonblock|select|poll|epoll|mmsg|read|peek] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E] GROUP:PORT...\n");
+		return 2;
+	}
+	for (i = 0; i < ns; i++) {
+		struct sock *k = &s[i];
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(k->port) };
+
+		if (bindif && setsockopt(k->fd, SOL_SOCKET, SO_BINDTODEVICE, bindif,
+					 (socklen_t)strlen(bindif))) {
+			perror("SO_BINDTODEVICE");
+			return 1;
+		}
+		setsockopt(k->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		setsockopt(k->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+		setsockopt(k->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+		if (bind(k->fd, (struct sockaddr *)&a, sizeof(a))) {
+			perror("bind");
+			return 1;
+		}
+		for (j = 0; j < k->ng; j++) {
+			struct ip_mreq mr = { .imr_multiaddr.s_addr = k->g[j].group, .imr_interface = ifa };
+			struct ip_mreq_source ms = { .imr_multiaddr.s_addr = k->g[j].group,
+						     .imr_interface = ifa };
+
+			if (source) {
+				inet_pton(AF_INET, source, &ms.imr_sourceaddr);
+				if (setsockopt(k->fd, IPPROTO_IP, IP_ADD_SOURCE_MEMBERSHIP, &ms, sizeof(ms))) {
+					perror("IP_ADD_SOURCE_MEMBERSHIP");
+					return 1;
+				}
+				continue;
+			}
+			if (setsockopt(k->fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr))) {
+				perror("IP_ADD_MEMBERSHIP");
+				return 1;
+			}
+		}
+		if (leave && k->ng > 1) {
+			struct ip_mreq mr = { .imr_multiaddr.s_addr = k->g[k->ng - 1].group,
+					      .imr_interface = ifa };
+
+			if (setsockopt(k->fd, IPPROTO_IP, IP_DROP_MEMBERSHIP, &mr, sizeof(mr))) {
+				perror("IP_DROP_MEMBERSHIP");
+				return 1;
+			}
+			k->ng--;
+		}
+		if (strcmp(mode, "block"))
+			fcntl(k->fd, F_SETFL, fcntl(k->fd, F_GETFL) | O_NONBLOCK);
+		else {
+			struct timeval tv = { idle / 1000, (idle % 1000) * 1000 };
+
+			setsockopt(k->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		}
+		if (ep >= 0 && !early) {
+			struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+
+			epoll_ctl(ep, EPOLL_CTL_ADD, k->fd, &ev);
+		}
+	}
+	fprintf(stderr, "ready\n");
+	last = now_ms();
+	while (!done() && now_ms() - last < idle) {
+		int got = 0;
+
+		if (!strcmp(mode, "block")) {
+			char buf[256];
+			struct sockaddr_in from;
+			socklen_t fl = sizeof(from);
+			ssize_t n = recvfrom(s[0].fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
+
+			if (n >= 0) {
+				take(&s[0], buf, n, &from, NULL);
+				got = 1;
+			}
+		} else if (!strcmp(mode, "nonblock")) {
+			for (i = 0; i < ns; i++)
+				while (!rx(&s[i], MSG_DONTWAIT))
+					got = 1;
+			if (!got)
+				usleep(200);
+		} else if (!strcmp(mode, "select")) {
+			fd_set r;
+			int maxfd = 0;
+			struct timeval tv = { 0, 100000 };
+
+			FD_ZERO(&r);
+			for (i = 0; i < ns; i++) {
+				FD_SET(s[i].fd, &r);
+				if (s[i].fd > maxfd)
+					maxfd = s[i].fd;
+			}
+			if (select(maxfd + 1, &r, NULL, NULL, &tv) > 0)
+				for (i = 0; i < ns; i++)
+					if (FD_ISSET(s[i].fd, &r))
+						while (!rx(&s[i], 0))
+							got = 1;
+		} else if (!strcmp(mode, "peek")) {
+			struct pollfd p = { .fd = s[0].fd, .events = POLLIN };
+
+			if (poll(&p, 1, 100) > 0) {
+				char pk[256], buf[256];
+				int avail = -1;
+				ssize_t a, b;
+
+				if (ioctl(s[0].fd, FIONREAD, &avail) || avail <= 0)
+					peekbad++;
+				a = recv(s[0].fd, pk, sizeof(pk), MSG_PEEK);
+				b = recv(s[0].fd, buf, sizeof(buf), 0);
+				if (a != b || a != avail || (a > 0 && memcmp(pk, buf, (size_t)a)))
+					peekbad++;
+				if (b >= 0) {
+					rx_take_plain(&s[0], buf, b);
+					got = 1;
+				}
+			}
+		} else if (!strcmp(mode, "poll") || !strcmp(mode, "read")) {
+			struct pollfd p[MAXS];
+
+			for (i = 0; i < ns; i++)
+				p[i] = (struct pollfd){ .fd = s[i].fd, .events = POLLIN };
+			if (poll(p, (nfds_t)ns, 100) > 0) {
+				for (i = 0; i < ns; i++) {
+					char buf[256];
+					ssize_t n;
+
+					if (!(p[i].revents & POLLIN))
+						continue;
+					if (mode[0] == 'p') {
+						while (!rx(&s[i], 0))
+							got = 1;
+						continue;
+					}
+					while ((n = read(s[i].fd, buf, sizeof(buf))) >= 0) {
+						take(&s[i], buf, n, NULL, NULL);
+						got = 1;
+					}
+				}
+			}
+		} else if (ep >= 0) {
+			struct epoll_event ev[MAXS];
+			int n = epoll_wait(ep, ev, MAXS, 100);
+
+			for (j = 0; j < n; j++) {
+				struct sock *k = &s[ev[j].data.u32];
+
+				if (mode[0] == 'e') {
+					while (!rx(k, 0))
+						got = 1;
+					continue;
+				}
+				for (;;) {
+					struct mmsghdr mm[8];
+					char bufs[8][256];
+					union {
+						char b[128];
+						struct cmsghdr a;
+					} cbs[8];
+					struct iovec iov[8];
+					struct sockaddr_in from[8];
+					int r, q;
+
+					for (q = 0; q < 8; q++) {
+						iov[q] = (struct iovec){ bufs[q], sizeof(bufs[q]) };
+						mm[q].msg_hdr = (struct msghdr){ .msg_name = &from[q],
+							.msg_namelen = sizeof(from[q]), .msg_iov = &iov[q],
+							.msg_iovlen = 1, .msg_control = cbs[q].b,
+							.msg_controllen = sizeof(cbs[q]) };
+					}
+					r = recvmmsg(k->fd, mm, 8, MSG_WAITFORONE, NULL);
+					if (r <= 0)
+						break;
+					for (q = 0; q < r; q++)
+						take(k, bufs[q], mm[q].msg_len, &from[q], &mm[q].msg_hdr);
+					got = 1;
+				}
+			}
+		} else {
+			fprintf(stderr, "mcrecv: unknown mode %s\n", mode);
+			return 2;
+		}
+		if (got)
+			last = now_ms();
+	}
+	for (i = 0; i < ns; i++) {
+		for (j = 0; j < s[i].ng; j++) {
+			struct grp *g = &s[i].g[j];
+			char ip[16], from[16];
+			uint64_t tail = g->last < count ? count - g->last : 0;
+
+			inet_ntop(AF_INET, &g->group, ip, sizeof(ip));
+			inet_ntop(AF_INET, &g->from, from, sizeof(from));
+			printf("sock %d %s:%u delivered %llu gaps %llu dups %llu tail %llu from %s\n", i,
+			       ip, g->port, (unsigned long long)g->delivered,
+			       (unsigned long long)g->gaps, (unsigned long long)g->dups,
+			       (unsigned long long)tail, from);
+			td += g->delivered;
+			tg += g->gaps;
+			tt += tail;
+		}
+		printf("sock %d drops %u stamped %llu\n", i, s[i].drops,
+		       (unsigned long long)s[i].stamped);
+		tdrops += s[i].drops;
+		texp += count * (uint64_t)s[i].ng;
+	}
+	if (!strcmp(mode, "peek"))
+		printf("peekbad %lu\n", peekbad);
+	printf("stray %lu\n", stray);
+	printf("total delivered %llu drops %llu gaps %llu tail %llu expected %llu\n",
+	       (unsigned long long)td, (unsigned long long)tdrops, (unsigned long long)tg,
+	       (unsigned long long)tt, (unsigned long long)texp);
+	return 0;
+}

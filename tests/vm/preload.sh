@@ -1,0 +1,354 @@
+#!/usr/bin/env bash
+# VM topic: unmodified AF_INET multicast programs under ibtick-run
+# (libibtick-preload.so).  tests/vm/mcsend and mcrecv include no ibtick
+# header and link nothing of ours; the sender runs on rxe1 (veth1,
+# 10.99.0.2), the receiver on rxe0 (veth0, 10.99.0.1).  Every count is read
+# from a counter: the receiver's own (delivered, sequence gaps, the drop
+# count SO_RXQ_OVFL reports), the library's log (per feed, at close), the
+# feed's (a native ibtick-sub witness on the same feed: feed_rx), rxe's port
+# counters and /proc/net/snmp.  msg_name must name the sender, 10.99.0.2
+# (the module's IBTICK_CMSG_SOURCE, RoCEv2's IPv4-mapped GID).
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+IBTICK=user/ibtick/ibtick
+SUB=user/tools/ibtick-sub
+RUN=user/preload/ibtick-run
+RECV=tests/vm/mcrecv
+SEND=tests/vm/mcsend
+ALL_TESTS="read_modes lapped_reader_counts_loss several_groups_one_socket drop_membership
+	several_sockets_one_group
+	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
+	mixed_socket_drops_counted publish_refused_clear_message sockperf_smoke"
+N=${N:-$(cnt 2000)}
+R=${RESULTS:-/tmp}/preload
+mkdir -p "$R"
+
+require_guest
+require_cmd python3 setpriv
+
+# tally OUT N [LIBLOG]: mcrecv's OUT, every socket: delivered + drops ==
+# N per group, what it found missing itself == drops, no duplicate; with
+# LIBLOG, the library's per-feed counts at close agree with the program's.
+# FROM= (if set): every group's last sender address.
+tally() {
+	python3 - "$@" <<'PY'
+import os, re, sys
+out, n = sys.argv[1], int(sys.argv[2])
+lib = sys.argv[3] if len(sys.argv) > 3 else None
+want_from = os.environ.get('FROM')
+socks, bad = {}, []
+for l in open(out):
+    m = re.match(r'sock (\d+) (\S+) delivered (\d+) gaps (\d+) dups (\d+) tail (\d+) from (\S+)', l)
+    if m:
+        s = socks.setdefault(m[1], dict(d=0, g=0, t=0, u=0, n=0, drops=None))
+        s['d'] += int(m[3]); s['g'] += int(m[4]); s['u'] += int(m[5]); s['t'] += int(m[6]); s['n'] += 1
+        if want_from and m[7] != want_from:
+            bad.append(f"sock {m[1]} {m[2]}: from {m[7]}, not {want_from}")
+        continue
+    m = re.match(r'sock (\d+) drops (\d+) stamped (\d+)', l)
+    if m:
+        socks[m[1]]['drops'] = int(m[2])
+d_all = drops_all = 0
+for k, s in socks.items():
+    d_all += s['d']; drops_all += s['drops']
+    if s['d'] + s['drops'] != n * s['n']:
+        bad.append(f"sock {k}: delivered {s['d']} + drops {s['drops']} != published {n * s['n']}")
+    if s['g'] + s['t'] != s['drops']:
+        bad.append(f"sock {k}: missing by its own count {s['g'] + s['t']} != drops reported {s['drops']}")
+    if s['u']:
+        bad.append(f"sock {k}: {s['u']} duplicates")
+if lib:
+    ld = ll = 0
+    for l in open(lib):
+        m = re.search(r'(?:closed|at exit): feed \S+ ifindex \d+: delivered (\d+), lost (\d+)', l)
+        if m:
+            ld += int(m[1]); ll += int(m[2])
+    if (ld, ll) != (d_all, drops_all):
+        bad.append(f"library counted delivered {ld} lost {ll}, the program {d_all} and {drops_all}")
+print('  ' + ('; '.join(bad) if bad else f'{len(socks)} socket(s): delivered {d_all} + drops {drops_all} == published'))
+sys.exit(1 if bad or not socks else 0)
+PY
+}
+
+# witness GROUP PORT NAME: a native reader on the feed (keeps it and its
+# counters); its JSON in $R/NAME.json
+witness() {
+	$SUB -i veth0 -n "$N" -t $(tmo 20) -j "$1" "$2" >"$R/$3.json" 2>"$R/$3.err" &
+	wait_for "$R/$3.err" bound
+}
+
+feed_rx_is() {
+	jtrue "$R/$1.json" "j['feed_rx'] == $2" || { echo "  witness $1: $(cat "$R/$1.json")"; return 1; }
+}
+
+read_modes() {
+	local m port=7300 g=239.3.0.1 log out
+	for m in block nonblock select poll epoll epoll-early mmsg read peek; do
+		port=$((port + 1))
+		log=$R/modes-$m.log out=$R/modes-$m.out
+		rm -f "$log"
+		local mode=${m%-early} early=
+		[[ $m == *-early ]] && early=-E
+		IBTICK_LOG=$log $RUN -g $g:$port@veth0 -- $RECV -m "$mode" $early -i 10.99.0.1 \
+			-n "$N" -t $(tmo 5)000 $g:$port >"$out" 2>"$R/modes-$m.err" &
+		wait_for "$R/modes-$m.err" ready || { check_err 1 "$m: receiver not ready"; continue; }
+		IBTICK_LOG=$log $RUN -g $g:$port@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" $g:$port \
+			>"$R/modes-$m.send" || check_err 1 "$m: sender failed"
+		wait
+		grep -q "fd [0-9]*: taken over: reads $g:$port" "$log" || check_err 1 "$m: not taken over"
+		grep -q "taken over: publishes to $g:$port" "$log" || check_err 1 "$m: sender not taken over"
+		echo "  $m: $(tail -n 1 "$out")"
+		[[ $m != peek ]] || grep -q "^peekbad 0$" "$out" ||
+			check_err 1 "peek: FIONREAD, MSG_PEEK and the read disagreed"
+		if [[ $m == read || $m == peek ]]; then
+			# read() and recv() have no control message: the drops are the library's
+			python3 - "$out" "$log" "$N" <<'PY' || check_err 1 "read: delivered + lost != published"
+import re, sys
+o = open(sys.argv[1]).read(); l = open(sys.argv[2]).read(); n = int(sys.argv[3])
+d = int(re.search(r'total delivered (\d+) drops \d+ gaps (\d+) tail (\d+)', o)[1])
+g = re.search(r'total delivered \d+ drops \d+ gaps (\d+) tail (\d+)', o)
+lost = sum(int(x) for x in re.findall(r'(?:closed|at exit): feed \S+ ifindex \d+: delivered \d+, lost (\d+)', l))
+sys.exit(0 if d + lost == n and int(g[1]) + int(g[2]) == lost else 1)
+PY
+		else
+			FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "$m: counts"
+		fi
+		[[ $mode == block || $mode == read || $mode == peek || $mode == nonblock || $mode == select || $mode == poll ]] ||
+			grep -q "stamped $(grep -o 'delivered [0-9]*' "$out" | head -1 | cut -d' ' -f2)\$" "$out" ||
+			check_err 1 "$m: not every tick carried SCM_TIMESTAMPNS"
+	done
+	log_test "blocking, non-blocking, select, poll, epoll (registered before the takeover too), recvmmsg, read, FIONREAD + MSG_PEEK: delivered + lost == published"
+}
+
+lapped_reader_counts_loss() {
+	local log=$R/lapped.log out=$R/lapped.out p=7310 g=239.3.0.100 drops
+	rm -f "$log"
+	# the witness creates the feed with a 256-slot ring; the program reads
+	# a tick every 2 ms while 2 a ms arrive: it is lapped, and must count it
+	$SUB -i veth0 -S 256 -n "$N" -t $(tmo 20) -j $g $p >"$R/lapped-w.json" 2>"$R/lapped-w.err" &
+	wait_for "$R/lapped-w.err" bound || check_err 1 "witness"
+	IBTICK_LOG=$log $RUN -g $g:$p@veth0 -- $RECV -m epoll -d 2000 -i 10.99.0.1 -n "$N" \
+		-t $(tmo 5)000 $g:$p >"$out" 2>"$R/lapped.err" &
+	wait_for "$R/lapped.err" ready || check_err 1 "receiver not ready"
+	$RUN -g $g:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" $g:$p >/dev/null 2>&1 ||
+		check_err 1 "sender failed"
+	wait
+	cat "$out"
+	drops=$(sed -n 's/^sock 0 drops \([0-9]*\) .*/\1/p' "$out")
+	((drops > 0)) || check_err 1 "the slow reader was not lapped (drops '$drops')"
+	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
+	feed_rx_is lapped-w "$N" || check_err 1 "feed_rx != $N"
+	log_test "a lapped reader: losses reach the program as SO_RXQ_OVFL, delivered + lost == published, its own gap count agrees"
+}
+
+several_groups_one_socket() {
+	local log=$R/groups.log out=$R/groups.out p=7320 g
+	rm -f "$log"
+	witness 239.3.1.2 $p groups-w || check_err 1 "witness"
+	IBTICK_LOG=$log $RUN -g 239.3.1.0/24:$p@veth0 -- $RECV -m epoll -i 10.99.0.1 -n "$N" \
+		-t $(tmo 5)000 239.3.1.1:$p 239.3.1.2:$p 239.3.1.3:$p >"$out" 2>"$R/groups.err" &
+	wait_for "$R/groups.err" ready || check_err 1 "receiver not ready"
+	IBTICK_LOG=$log $RUN -g 239.3.1.0/24:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" \
+		239.3.1.1:$p 239.3.1.2:$p 239.3.1.3:$p >"$R/groups.send" || check_err 1 "sender failed"
+	wait
+	cat "$out"
+	grep -q "reads 239.3.1.3:$p ifindex [0-9]* over ibtick too" "$log" ||
+		check_err 1 "the third group is not on the same socket"
+	grep -q "publishes to 239.3.1.2:$p ifindex [0-9]* from a socket of its own" "$log" ||
+		check_err 1 "the sender's second destination has no publisher of its own"
+	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
+	feed_rx_is groups-w "$N" || check_err 1 "feed_rx of 239.3.1.2 != $N"
+	log_test "one socket reads three groups (IBTICK_ADD_FEED); one sender, three feeds: delivered + lost == published"
+}
+
+drop_membership() {
+	local log=$R/drop.log out=$R/drop.out p=7325
+	rm -f "$log"
+	# three groups joined, the third left at once (IBTICK_DROP_FEED): the
+	# sender's ticks to it reach no reader, the other two arrive whole
+	IBTICK_LOG=$log $RUN -g 239.3.1.0/24:$p@veth0 -- $RECV -m epoll -X -i 10.99.0.1 -n "$N" \
+		-t $(tmo 5)000 239.3.1.1:$p 239.3.1.2:$p 239.3.1.3:$p >"$out" 2>"$R/drop.err" &
+	wait_for "$R/drop.err" ready || check_err 1 "receiver not ready"
+	$RUN -g 239.3.1.0/24:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" \
+		239.3.1.1:$p 239.3.1.2:$p 239.3.1.3:$p >/dev/null 2>&1 || check_err 1 "sender failed"
+	wait
+	cat "$out"
+	grep -q "dropped 239.3.1.3:$p: delivered 0, lost 0" "$log" || check_err 1 "no DROP_FEED in the log"
+	grep -q "^stray 0$" "$out" || check_err 1 "ticks of the dropped group delivered"
+	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
+	log_test "IP_DROP_MEMBERSHIP: the dropped group's ticks stop, the others' arrive whole"
+}
+
+several_sockets_one_group() {
+	local log=$R/socks.log out=$R/socks.out p=7330
+	rm -f "$log"
+	witness 239.3.2.1 $p socks-w || check_err 1 "witness"
+	# the rule names no interface: SO_BINDTODEVICE gives it
+	IBTICK_LOG=$log $RUN -g 239.3.2.1:$p -- $RECV -m poll -s 3 -b veth0 -n "$N" \
+		-t $(tmo 5)000 239.3.2.1:$p >"$out" 2>"$R/socks.err" &
+	wait_for "$R/socks.err" ready || check_err 1 "receiver not ready"
+	$RUN -g 239.3.2.1:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" 239.3.2.1:$p \
+		>"$R/socks.send" 2>&1 || check_err 1 "sender failed"
+	wait
+	cat "$out"
+	(($(grep -c "taken over: reads 239.3.2.1:$p ifindex $(cat /sys/class/net/veth0/ifindex) " "$log") == 3)) ||
+		check_err 1 "not three sockets taken over on veth0's port"
+	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
+	feed_rx_is socks-w "$N" || check_err 1 "feed_rx != $N"
+	log_test "three sockets on one group (SO_REUSEADDR, SO_BINDTODEVICE) each: delivered + lost == published"
+}
+
+fork_exec_child_inherits() {
+	local log=$R/child.log out=$R/child.out p=7340 cpid
+	rm -f "$log"
+	# sh forks and execs mcrecv (the command is not its last), and mcsend
+	IBTICK_LOG=$log $RUN -g 239.3.3.1:$p@veth0 -- sh -c \
+		"$RECV -m select -i 10.99.0.1 -n $N -t $(tmo 5)000 239.3.3.1:$p; echo child exit \$?" \
+		>"$out" 2>"$R/child.err" &
+	wait_for "$R/child.err" ready || check_err 1 "receiver not ready"
+	IBTICK_LOG=$log $RUN -g 239.3.3.1:$p@veth1 -- sh -c \
+		"$SEND -i 10.99.0.2 -r 2 -n $N 239.3.3.1:$p; true" >"$R/child.send" || check_err 1 "sender failed"
+	wait
+	cat "$out"
+	grep -q "^child exit 0$" "$out" || check_err 1 "the child failed"
+	cpid=$(sed -n 's/^ibtick-run\[\([0-9]*\)\]: fd [0-9]*: taken over: reads 239.3.3.1.*/\1/p' "$log")
+	[[ -n $cpid ]] || check_err 1 "the child's socket was not taken over"
+	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
+	log_test "a child started by fork + exec (sh -c) inherits the configuration and is taken over"
+}
+
+source_filter() {
+	local log=$R/src.log p=7345 g=239.3.3.5
+	rm -f "$log"
+	# two sockets, source-specific: one of the sender's address, one of an
+	# address that sends nothing; the second gets nothing, each filtered
+	# tick counted by the library
+	IBTICK_LOG=$log $RUN -g $g:$p@veth0 -- $RECV -m poll -F 10.99.0.2 -i 10.99.0.1 -n "$N" \
+		-t $(tmo 5)000 $g:$p >"$R/src-ok.out" 2>"$R/src-ok.err" &
+	IBTICK_LOG=$log $RUN -g $g:$p@veth0 -- $RECV -m poll -F 10.99.0.9 -i 10.99.0.1 -n "$N" \
+		-t $(tmo 10)000 $g:$p >"$R/src-no.out" 2>"$R/src-no.err" &
+	wait_for "$R/src-ok.err" ready && wait_for "$R/src-no.err" ready || check_err 1 "receivers not ready"
+	$RUN -g $g:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" $g:$p >/dev/null 2>&1 || check_err 1 "sender failed"
+	wait
+	cat "$R/src-ok.out" "$R/src-no.out"
+	grep -q "^total delivered $N drops 0 gaps 0 tail 0 expected $N$" "$R/src-ok.out" ||
+		check_err 1 "the socket of source 10.99.0.2 did not get all $N"
+	grep -q "^total delivered 0 drops 0 " "$R/src-no.out" || check_err 1 "the socket of source 10.99.0.9 got ticks"
+	grep -q "feed $g:$p ifindex [0-9]*: delivered $N, lost 0, filtered 0" "$log" ||
+		check_err 1 "library: not delivered $N, filtered 0"
+	grep -q "feed $g:$p ifindex [0-9]*: delivered 0, lost 0, filtered $N" "$log" ||
+		check_err 1 "library: not filtered $N"
+	log_test "IP_ADD_SOURCE_MEMBERSHIP: ticks of the sender joined are delivered, the others filtered and counted"
+}
+
+# rcvd_pkts DEV: packets rxe's port took
+rcvd_pkts() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/rcvd_pkts"; }
+udp_in() { awk '/^Udp: [0-9]/ { print $2 }' /proc/net/snmp; }
+
+unconfigured_groups_kernel_udp() {
+	local log=$R/unconf.log out=$R/unconf.out p=7350 q=7351 rx0 rx1 u0 u1 feeds
+	rm -f "$log"
+	witness 239.3.4.1 $p unconf-w || check_err 1 "witness"
+	rx0=$(rcvd_pkts rxe0) u0=$(udp_in)
+	# one receiving socket per port; 239.3.4.2:$q is not configured
+	IBTICK_LOG=$log $RUN -g 239.3.4.1:$p@veth0 -- $RECV -m epoll -i 10.99.0.1 -n "$N" \
+		-t $(tmo 5)000 239.3.4.1:$p 239.3.4.2:$q >"$out" 2>"$R/unconf.err" &
+	wait_for "$R/unconf.err" ready || check_err 1 "receiver not ready"
+	feeds=$($IBTICK -j feed show | jin "sorted('%s:%s' % (f['group'], f['port']) for f in j)")
+	# one sending socket: the configured group over ibtick, the other over kernel UDP
+	IBTICK_LOG=$log $RUN -g 239.3.4.1:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" \
+		239.3.4.1:$p 239.3.4.2:$q >"$R/unconf.send" || check_err 1 "sender failed"
+	wait
+	rx1=$(rcvd_pkts rxe0) u1=$(udp_in)
+	cat "$out"
+	echo "  feeds while it ran: $feeds; rxe0 rcvd_pkts +$((rx1 - rx0)), Udp InDatagrams +$((u1 - u0))"
+	[[ $feeds == "['239.3.4.1:$p']" ]] || check_err 1 "feeds: $feeds"
+	grep -q "239.3.4.2:$q not configured: kernel UDP" "$log" || check_err 1 "no 'not configured' log"
+	grep -q "^sock 1 239.3.4.2:$q delivered $N gaps 0 dups 0 tail 0 from 10.99.0.2$" "$out" ||
+		check_err 1 "kernel UDP did not deliver all $N, from 10.99.0.2"
+	FROM=10.99.0.2 tally "$out" "$N" || check_err 1 "counts"
+	feed_rx_is unconf-w "$N" || check_err 1 "feed_rx != $N"
+	# the unconfigured group's datagrams did not go through rxe, and both
+	# paths went through the kernel's UDP (rxe is UDP-encapsulated)
+	((rx1 - rx0 >= N && rx1 - rx0 < N + N / 2)) || check_err 1 "rxe0 took $((rx1 - rx0)) packets for $N ticks"
+	((u1 - u0 >= 2 * N)) || check_err 1 "Udp InDatagrams +$((u1 - u0)) < $((2 * N))"
+	log_test "an unconfigured group stays kernel UDP (no feed, not through rxe) while the configured one goes over ibtick; one sender socket splits them"
+}
+
+mixed_socket_drops_counted() {
+	local log=$R/mixed.log out=$R/mixed.out p=7360
+	rm -f "$log"
+	# one socket, two groups on one port, only the first configured: the
+	# second's datagrams go to the shadow UDP socket, which the program no
+	# longer reads: told at the join, counted and told at close
+	IBTICK_LOG=$log $RUN -g 239.3.5.1:$p@veth0 -- $RECV -m poll -i 10.99.0.1 -n "$N" \
+		-t $(tmo 3)000 239.3.5.1:$p 239.3.5.2:$p >"$out" 2>"$R/mixed.err" &
+	wait_for "$R/mixed.err" ready || check_err 1 "receiver not ready"
+	$SEND -i 10.99.0.2 -r 2 -n "$N" 239.3.5.2:$p >/dev/null || check_err 1 "UDP sender failed"
+	$RUN -g 239.3.5.1:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" 239.3.5.1:$p \
+		>/dev/null 2>&1 || check_err 1 "ibtick sender failed"
+	wait
+	cat "$out" "$R/mixed.err"
+	grep -q "239.3.5.2:$p is not configured: joined on kernel UDP, but this socket reads ibtick only" \
+		"$R/mixed.err" || check_err 1 "not told at the join"
+	grep -q "$N kernel UDP datagram(s) for port $p were not delivered" "$R/mixed.err" ||
+		check_err 1 "the $N undelivered datagrams not counted at close"
+	grep -q "^sock 0 239.3.5.1:$p delivered $N " "$out" || check_err 1 "the configured group lost ticks"
+	log_test "a socket with a configured and an unconfigured group on one port: the UDP datagrams it cannot deliver are counted and told"
+}
+
+publish_refused_clear_message() {
+	local out=$R/refused.out p=7370
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		$RUN -g 239.3.6.1:$p@veth1 -- $SEND -i 10.99.0.2 -n 10 239.3.6.1:$p >"$out" 2>"$R/refused.err"
+	check_fail $? "an unprivileged publisher succeeded"
+	cat "$R/refused.err" "$out"
+	grep -q "publishing to 239.3.6.1:$p (ifindex [0-9]*) over ibtick refused: Operation not permitted: publishing on an auto feed needs CAP_NET_RAW" \
+		"$R/refused.err" || check_err 1 "no clear message"
+	(($(grep -c "refused" "$R/refused.err") == 1)) || check_err 1 "told more than once"
+	grep -q "^sent 239.3.6.1:$p 0$" "$out" && grep -q "^errors 10$" "$out" ||
+		check_err 1 "the sends did not all fail"
+	log_test "a publisher without CAP_NET_RAW: every send fails (EPERM), told once on stderr, none dropped silently"
+}
+
+sockperf_smoke() {
+	local p=7380 g=239.3.7.1 log=$R/sockperf.log spid mode
+	require_cmd sockperf || return
+	rm -f "$log"
+	for mode in ping-pong throughput; do
+		IBTICK_LOG=$log $RUN -g $g:$p@veth0 -- sockperf server -i $g -p $p --mc-rx-if 10.99.0.1 \
+			--mc-tx-if 10.99.0.1 >"$R/sockperf-server-$mode.out" 2>&1 &
+		spid=$!
+		sleep "$(tmo 2)"
+		IBTICK_LOG=$log $RUN -g $g:$p@veth1 -- sockperf "$mode" -i $g -p $p --mc-rx-if 10.99.0.2 \
+			--mc-tx-if 10.99.0.2 -t $(tmo 3) >"$R/sockperf-$mode.out" 2>&1
+		check_err $? "sockperf $mode failed"
+		kill -INT "$spid" 2>/dev/null
+		wait
+		grep -E "Summary|percentile 50.000|RunTime" "$R/sockperf-$mode.out" | sed 's/^/  /'
+		grep "messages received" "$R/sockperf-server-$mode.out" | sed 's/^/  server: /'
+		grep -q "Total [1-9][0-9]* messages received" "$R/sockperf-server-$mode.out" ||
+			check_err 1 "$mode: the server received nothing"
+		if [[ $mode == ping-pong ]]; then
+			grep -q "SentMessages=[1-9]" "$R/sockperf-$mode.out" &&
+				grep -q "ReceivedMessages=[1-9]" "$R/sockperf-$mode.out" ||
+				check_err 1 "$mode: no round trip"
+			continue
+		fi
+		# throughput: what the client sent the server received or the
+		# library counted lost (its log at the server's exit)
+		local sent rcvd lost
+		sent=$(sed -n 's/.*Total of \([0-9]*\) messages sent.*/\1/p' "$R/sockperf-$mode.out")
+		rcvd=$(sed -n 's/.*Total \([0-9]*\) messages received.*/\1/p' "$R/sockperf-server-$mode.out")
+		lost=$(sed -n "s/^ibtick-run\[$spid\]: fd [0-9]*: [a-z ]*: feed .*, lost \([0-9]*\),.*/\1/p" "$log")
+		echo "  throughput: client sent ${sent:-?}, server received ${rcvd:-?}, lost ${lost:-?}"
+		[[ -n $sent && -n $rcvd && -n $lost ]] && ((sent > 0 && rcvd + lost == sent)) ||
+			check_err 1 "throughput: sent $sent != received $rcvd + lost $lost"
+	done
+	(($(grep -c "taken over" "$log") >= 4)) || check_err 1 "sockperf's sockets not taken over"
+	log_test "sockperf ping-pong and throughput over a multicast group under ibtick-run on both ends (a smoke test, no timing asserted)"
+}
+
+run_tests

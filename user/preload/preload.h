@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * libibtick-preload.so: runs an unmodified AF_INET SOCK_DGRAM multicast
+ * program on ibtick (ibtick-run(8)).  Internal contract between its files:
+ *
+ *   init.c     the real libc functions, the configuration, the family
+ *   log.c      -v / IBTICK_LOG lines and the always-printed errors
+ *   table.c    the per-fd table and taking a socket over (AF_IBTICK socket
+ *              dup3()ed onto the application's descriptor)
+ *   member.c   group memberships and the options that follow a socket
+ *   rx.c       one tick in, the application's msghdr out (sockaddr_in, cmsgs)
+ *   tx.c       sends: to a configured group over ibtick, else kernel UDP
+ *   srcaddr.c  the sender's IPv4 address from its GID
+ *   hooks.c    the exported functions that interpose libc's
+ *
+ * A tracked socket (struct psock) is every AF_INET datagram socket the
+ * program creates while a configuration is active.  It stays a kernel UDP
+ * socket until a call names a configured group (a membership, a connect or
+ * a send); then it is taken over: an AF_IBTICK socket with the state the
+ * program set is installed on its descriptor numbers, and the UDP socket
+ * lives on as its hidden "shadow" (bound port, getsockname, options, sends
+ * to unconfigured destinations).
+ */
+#ifndef IBTICK_PRELOAD_H
+#define IBTICK_PRELOAD_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <linux/ibtick.h>
+
+#include "runconf.h"
+
+/* ---- init.c: the functions we interpose, as libc has them ---- */
+struct real_fns {
+	int (*socket)(int, int, int);
+	int (*bind)(int, const struct sockaddr *, socklen_t);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	int (*close)(int);
+	int (*dup)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	int (*fcntl)(int, int, ...);
+	int (*setsockopt)(int, int, int, const void *, socklen_t);
+	int (*getsockopt)(int, int, int, void *, socklen_t *);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	int (*recvmmsg)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	int (*sendmmsg)(int, struct mmsghdr *, unsigned int, int);
+	ssize_t (*write)(int, const void *, size_t);
+	int (*getsockname)(int, struct sockaddr *, socklen_t *);
+	int (*getpeername)(int, struct sockaddr *, socklen_t *);
+	int (*ioctl)(int, unsigned long, ...);
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
+};
+extern struct real_fns real;
+
+extern struct runconf pl_conf;		/* the rules, ifindexes resolved */
+extern int pl_active;			/* a usable rule exists */
+
+void pl_init(void);			/* idempotent; every hook calls it */
+int pl_family(void);			/* AF_IBTICK number or -1 (errno) */
+
+/* ---- log.c ---- */
+extern int pl_verbose;
+void pl_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pl_log_open(void);
+const char *pl_ip(uint32_t addr_be, char *buf);	/* buf: 16 bytes */
+
+/* ---- table.c ---- */
+#define PL_MAX_FDS	8	/* descriptor numbers sharing one socket */
+#define PL_MAX_OPTS	8	/* SOL_SOCKET options replayed at takeover */
+#define PL_MAX_PEND	16	/* memberships waiting for bind() */
+#define PL_MAX_PUB	8	/* destinations one socket publishes to */
+#define PL_MAX_SRC	8	/* sources of one source-specific membership */
+#define PL_MAX_EP	8	/* epoll registrations moved at takeover */
+
+struct pfeed {				/* a configured group the socket reads */
+	uint32_t	group;		/* network byte order */
+	uint16_t	port;		/* host byte order */
+	unsigned int	ifindex;	/* what the feed was added with */
+	int		nsrc;		/* source filter (0: any source) */
+	uint32_t	src[PL_MAX_SRC];/* network byte order */
+	uint64_t	delivered;
+	uint64_t	lost;		/* IBTICK_CMSG_LOST of this feed */
+	uint64_t	filtered;	/* from a source the filter excludes */
+};
+
+struct ppub {				/* a configured destination sent to */
+	uint32_t	group;
+	uint16_t	port;
+	unsigned int	ifindex;
+	int		fd;		/* -1: the socket itself; else hidden */
+	uint64_t	sent;
+	uint64_t	waits;		/* EAGAIN waited out (blocking socket) */
+	uint64_t	oversize;	/* EMSGSIZE on ibtick: sent as kernel UDP */
+};
+
+struct pend {				/* a membership made before bind() */
+	uint32_t	group;		/* network byte order */
+	unsigned int	ifindex;
+	uint32_t	src;		/* source-specific; 0 any */
+};
+
+struct psopt {
+	int		name;		/* SOL_SOCKET option */
+	socklen_t	len;
+	unsigned char	val[32];
+};
+
+struct pepoll {
+	int			epfd;
+	int			fd;
+	struct epoll_event	ev;
+};
+
+struct pstash {				/* one tick read ahead (MSG_PEEK, FIONREAD) */
+	int		full;
+	ssize_t		len;		/* bytes in buf */
+	ssize_t		wire_len;	/* the tick's length */
+	struct sockaddr_in from;
+	uint32_t	group;
+	unsigned int	ifindex;
+	int		have_ts;
+	struct timespec	ts;
+	unsigned char	*buf;		/* PL_STASH_MAX bytes, allocated once */
+};
+#define PL_STASH_MAX	65536
+
+struct psock {
+	int		nfds;
+	int		fds[PL_MAX_FDS];	/* descriptor numbers, first is the one created */
+	int		ibtick;		/* taken over */
+	int		shadow;		/* taken over: the UDP socket, hidden */
+	uint16_t	port;		/* bound UDP port, host order; 0 none */
+	int		connected;
+	struct sockaddr_in peer;
+	unsigned int	bind_ifindex;	/* SO_BINDTODEVICE */
+	unsigned int	mc_ifindex;	/* IP_MULTICAST_IF */
+	int		loop;		/* IP_MULTICAST_LOOP (default 1) */
+	int		ts_ns, ts_us;	/* SO_TIMESTAMPNS, SO_TIMESTAMP */
+	int		rxq_ovfl;	/* SO_RXQ_OVFL */
+	int		pktinfo;	/* IP_PKTINFO */
+	int		source_cmsg;	/* the kernel gives IBTICK_CMSG_SOURCE */
+	int		multi;		/* IBTICK_ADD_FEED works (else bind()) */
+	int		nopt;
+	struct psopt	opt[PL_MAX_OPTS];
+	int		npend;
+	struct pend	pend[PL_MAX_PEND];
+	int		nfeed;
+	struct pfeed	feed[IBTICK_FEEDS_PER_SOCKET];
+	int		last_feed;	/* the feed of the previous tick */
+	int		npub;
+	struct ppub	pub[PL_MAX_PUB];
+	int		nep;
+	struct pepoll	ep[PL_MAX_EP];
+	uint64_t	lost_total;	/* for SO_RXQ_OVFL */
+	uint64_t	kudp_joined;	/* unconfigured groups joined while taken over */
+	int		warned_mixed;
+	int		warned_srcfilter;
+	struct pstash	stash;
+};
+
+extern pthread_mutex_t pl_lock;		/* table changes and takeovers */
+
+struct psock *pl_get(int fd);		/* NULL: not tracked */
+struct psock *pl_track(int fd);		/* a new AF_INET datagram socket */
+void pl_attach(struct psock *ps, int newfd);	/* newfd is a dup of ps */
+void pl_detach(int fd);			/* fd is being closed or replaced */
+void pl_forget(int fd);			/* fd was closed without us */
+
+/*
+ * A new AF_IBTICK socket with the options the program set on @ps replayed,
+ * or -1 with errno (and a message already printed when the module is not
+ * loaded).
+ */
+int pl_new_ibtick(struct psock *ps);
+/* Put ibtick socket @s on every descriptor of @ps (closes @s). 0 or -1. */
+int pl_install(struct psock *ps, int s);
+void pl_feedaddr(struct sockaddr_ibtick *sa, uint32_t group, uint16_t port,
+		 unsigned int ifindex);
+/* The ifindex a rule gives a group whose program asked for @hint. */
+unsigned int pl_rule_ifindex(const struct runconf_rule *r, unsigned int hint);
+
+/* ---- member.c ---- */
+/* setsockopt, all levels; returns what the program's call returns */
+int pl_setsockopt(struct psock *ps, int fd, int level, int name,
+		  const void *val, socklen_t len);
+int pl_getsockopt(struct psock *ps, int fd, int level, int name,
+		  void *val, socklen_t *len);
+/* the socket was just bound to @port: act on memberships made before */
+void pl_bound(struct psock *ps, int fd);
+/*
+ * An unbound socket now publishes to configured @group:@port: its
+ * memberships of @group made before (waiting for a port) read that feed,
+ * the one replies to the addresses it gives come to.
+ */
+void pl_pending_to_feed(struct psock *ps, int fd, uint32_t group, uint16_t port,
+			unsigned int ifindex);
+
+/* ---- rx.c ---- */
+ssize_t pl_recvmsg(struct psock *ps, int fd, struct msghdr *m, int flags);
+int pl_fionread(struct psock *ps, int fd, int *avail);
+
+/* ---- tx.c ---- */
+ssize_t pl_sendmsg(struct psock *ps, int fd, const struct msghdr *m, int flags);
+int pl_connect(struct psock *ps, int fd, const struct sockaddr *sa, socklen_t len);
+/* the destination, if it is configured: the rule (else NULL) */
+const struct runconf_rule *pl_dest_rule(struct psock *ps, const struct sockaddr_in *d,
+					unsigned int *ifindex);
+
+/* ---- srcaddr.c ---- */
+/*
+ * The IPv4 address of the host that sent a tick, from its source GID:
+ * the address itself when the GID is IPv4-mapped (RoCEv2), else the
+ * address the IPoIB neighbour table (/proc/net/arp) gives that GID.
+ * 0 when neither knows it.  Returns network byte order.
+ */
+uint32_t pl_src_ipv4(const struct ibtick_source *src);
+/* Pure: the address /proc/net/arp text @text gives @gid, or 0. */
+uint32_t pl_arp_lookup(const char *text, const uint8_t gid[16]);
+
+#endif

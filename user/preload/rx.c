@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * libibtick-preload: receiving on a taken-over socket.
+ *
+ * One recvmsg() on the AF_IBTICK socket per tick, into the program's own
+ * buffers, with a control buffer of ours: IBTICK_CMSG_LOST is counted per
+ * feed (and offered to the program as SO_RXQ_OVFL, the drop count a UDP
+ * program can ask for), IBTICK_CMSG_SOURCE gives the sender's IPv4 address
+ * for msg_name, SCM_TIMESTAMPNS becomes what the program asked for
+ * (SO_TIMESTAMPNS or SO_TIMESTAMP), IP_PKTINFO names the group.  The
+ * program's msg_name gets a sockaddr_in: the sender's address (the group
+ * when it is not known) and the feed port.
+ *
+ * MSG_PEEK and FIONREAD read one tick ahead into the socket's stash, which
+ * the next read returns first.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+
+#include "preload.h"
+
+struct rxres {
+	ssize_t			n;	/* recvmsg's return */
+	int			trunc;	/* MSG_TRUNC from the kernel */
+	struct sockaddr_in	from;
+	uint32_t		group;
+	unsigned int		ifindex;
+	int			have_ts;
+	struct timespec		ts;
+};
+
+static int feed_index(struct psock *ps, uint32_t group, uint16_t port)
+{
+	int i = ps->last_feed;
+
+	if (i >= 0 && i < ps->nfeed && ps->feed[i].group == group && ps->feed[i].port == port)
+		return i;
+	for (i = 0; i < ps->nfeed; i++) {
+		if (ps->feed[i].group == group && ps->feed[i].port == port) {
+			ps->last_feed = i;
+			return i;
+		}
+	}
+	return -1;
+}
+
+static int source_allowed(const struct pfeed *f, uint32_t ip)
+{
+	int i;
+
+	for (i = 0; i < f->nsrc; i++)
+		if (f->src[i] == ip)
+			return 1;
+	return 0;
+}
+
+static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, int kflags,
+		     struct rxres *r)
+{
+	struct sockaddr_ibtick sa;
+	union {
+		char		buf[256];
+		struct cmsghdr	align;
+	} cb;
+	struct msghdr km;
+
+	for (;;) {
+		const struct ibtick_source *src = NULL;
+		struct ibtick_source srcbuf;
+		struct cmsghdr *c;
+		uint64_t lost = 0;
+		struct pfeed *f;
+		uint32_t group, ip = 0;
+		int fi;
+
+		memset(&km, 0, sizeof(km));
+		km.msg_name = &sa;
+		km.msg_namelen = sizeof(sa);
+		km.msg_iov = iov;
+		km.msg_iovlen = iovlen;
+		km.msg_control = cb.buf;
+		km.msg_controllen = sizeof(cb.buf);
+		r->n = real.recvmsg(fd, &km, kflags);
+		if (r->n < 0)
+			return -1;
+		r->have_ts = 0;
+		for (c = CMSG_FIRSTHDR(&km); c; c = CMSG_NXTHDR(&km, c)) {
+			if (c->cmsg_level == SOL_IBTICK && c->cmsg_type == IBTICK_CMSG_LOST &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(lost))) {
+				memcpy(&lost, CMSG_DATA(c), sizeof(lost));
+			} else if (c->cmsg_level == SOL_IBTICK && c->cmsg_type == IBTICK_CMSG_SOURCE &&
+				   c->cmsg_len >= CMSG_LEN(sizeof(srcbuf))) {
+				memcpy(&srcbuf, CMSG_DATA(c), sizeof(srcbuf));
+				src = &srcbuf;
+			} else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
+				   c->cmsg_len >= CMSG_LEN(sizeof(r->ts))) {
+				memcpy(&r->ts, CMSG_DATA(c), sizeof(r->ts));
+				r->have_ts = 1;
+			}
+		}
+		memcpy(&group, sa.sibt_group, 4);
+		fi = feed_index(ps, group, sa.sibt_port);
+		f = fi >= 0 ? &ps->feed[fi] : NULL;
+		if (lost) {
+			ps->lost_total += lost;
+			if (f)
+				f->lost += lost;
+		}
+		if (src)
+			ip = pl_src_ipv4(src);
+		if (f && f->nsrc && src && !source_allowed(f, ip)) {
+			f->filtered++;
+			continue;
+		}
+		if (f)
+			f->delivered++;
+		r->trunc = km.msg_flags & MSG_TRUNC;
+		r->group = group;
+		r->ifindex = sa.sibt_ifindex;
+		memset(&r->from, 0, sizeof(r->from));
+		r->from.sin_family = AF_INET;
+		r->from.sin_port = htons(sa.sibt_port);
+		r->from.sin_addr.s_addr = ip ? ip : group;
+		return 0;
+	}
+}
+
+struct ctl {
+	char	*p;
+	size_t	cap, used;
+	int	trunc;
+};
+
+static void put(struct ctl *c, int level, int type, const void *data, size_t len)
+{
+	struct cmsghdr h = { .cmsg_len = CMSG_LEN(len), .cmsg_level = level, .cmsg_type = type };
+	size_t space = CMSG_SPACE(len);
+
+	if (c->used + CMSG_LEN(len) > c->cap) {
+		c->trunc = 1;
+		return;
+	}
+	memcpy(c->p + c->used, &h, sizeof(h));
+	memcpy(c->p + c->used + CMSG_LEN(0), data, len);
+	c->used += space < c->cap - c->used ? space : c->cap - c->used;
+}
+
+static void to_app(struct psock *ps, struct msghdr *m, const struct rxres *r)
+{
+	struct ctl c = { .p = m->msg_control, .cap = m->msg_control ? m->msg_controllen : 0 };
+
+	if (m->msg_name && m->msg_namelen) {
+		memcpy(m->msg_name, &r->from,
+		       m->msg_namelen < sizeof(r->from) ? m->msg_namelen : sizeof(r->from));
+		m->msg_namelen = sizeof(r->from);
+	} else {
+		m->msg_namelen = 0;
+	}
+	if (r->have_ts && ps->ts_ns)
+		put(&c, SOL_SOCKET, SCM_TIMESTAMPNS, &r->ts, sizeof(r->ts));
+	if (r->have_ts && ps->ts_us) {
+		struct timeval tv = { .tv_sec = r->ts.tv_sec, .tv_usec = r->ts.tv_nsec / 1000 };
+
+		put(&c, SOL_SOCKET, SCM_TIMESTAMP, &tv, sizeof(tv));
+	}
+	if (ps->rxq_ovfl && ps->lost_total) {
+		uint32_t d = (uint32_t)ps->lost_total;
+
+		put(&c, SOL_SOCKET, SO_RXQ_OVFL, &d, sizeof(d));
+	}
+	if (ps->pktinfo) {
+		struct in_pktinfo pi = { .ipi_ifindex = (int)r->ifindex,
+					 .ipi_addr.s_addr = r->group };
+
+		put(&c, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
+	}
+	m->msg_controllen = c.used;
+	m->msg_flags = (r->trunc ? MSG_TRUNC : 0) | (c.trunc ? MSG_CTRUNC : 0);
+}
+
+/* Read one tick into the stash. */
+static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
+{
+	struct pstash *s = &ps->stash;
+	struct iovec iov;
+
+	if (!s->buf) {
+		s->buf = malloc(PL_STASH_MAX);
+		if (!s->buf) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	iov.iov_base = s->buf;
+	iov.iov_len = PL_STASH_MAX;
+	if (rx_kernel(ps, fd, &iov, 1, kflags | MSG_TRUNC, r))
+		return -1;
+	s->wire_len = r->n;
+	s->len = r->n < PL_STASH_MAX ? r->n : PL_STASH_MAX;
+	s->from = r->from;
+	s->group = r->group;
+	s->ifindex = r->ifindex;
+	s->have_ts = r->have_ts;
+	s->ts = r->ts;
+	s->full = 1;
+	return 0;
+}
+
+ssize_t pl_recvmsg(struct psock *ps, int fd, struct msghdr *m, int flags)
+{
+	struct pstash *s = &ps->stash;
+	struct rxres r;
+	int kflags;
+
+	if (flags & MSG_ERRQUEUE) {	/* nothing is ever queued there */
+		errno = EAGAIN;
+		return -1;
+	}
+	if (!ps->nfeed && !s->full)	/* a publisher only: kernel UDP replies */
+		return real.recvmsg(ps->shadow, m, flags);
+	if (flags & MSG_OOB) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	kflags = flags & (MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+	if ((flags & MSG_PEEK) || s->full) {
+		size_t off = 0, i;
+		ssize_t left;
+
+		if (!s->full && fill_stash(ps, fd, kflags & ~MSG_TRUNC, &r))
+			return -1;
+		r.from = s->from;
+		r.group = s->group;
+		r.ifindex = s->ifindex;
+		r.have_ts = s->have_ts;
+		r.ts = s->ts;
+		left = s->len;
+		for (i = 0; i < m->msg_iovlen && left > 0; i++) {
+			size_t k = m->msg_iov[i].iov_len < (size_t)left ? m->msg_iov[i].iov_len
+									 : (size_t)left;
+
+			memcpy(m->msg_iov[i].iov_base, s->buf + off, k);
+			off += k;
+			left -= (ssize_t)k;
+		}
+		r.trunc = (ssize_t)off < s->wire_len;
+		r.n = (flags & MSG_TRUNC) ? s->wire_len : (ssize_t)off;
+		if (!(flags & MSG_PEEK))
+			s->full = 0;
+	} else if (rx_kernel(ps, fd, m->msg_iov, m->msg_iovlen, kflags, &r)) {
+		return -1;
+	}
+	to_app(ps, m, &r);
+	return r.n;
+}
+
+int pl_fionread(struct psock *ps, int fd, int *avail)
+{
+	if (!ps->nfeed && !ps->stash.full)
+		return real.ioctl(ps->shadow, FIONREAD, avail);
+	struct rxres r;
+
+	if (!ps->stash.full && fill_stash(ps, fd, MSG_DONTWAIT, &r)) {
+		if (errno != EAGAIN)
+			return -1;
+		*avail = 0;
+		return 0;
+	}
+	*avail = (int)ps->stash.wire_len;
+	return 0;
+}
