@@ -121,7 +121,7 @@ user/preload/libpath.h: FORCE
 	@echo '#define PRELOAD_PATH "$(PKGLIBDIR)/libibtick-preload.so"' > $@.tmp; \
 	cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
-$(RUN): user/preload/ibtick-run.c user/preload/runconf.c user/preload/runconf.h user/preload/libpath.h
+$(RUN): user/preload/ibtick-run.c user/preload/runconf.c user/preload/runconf.h user/preload/libpath.h dkms.conf
 	$(CC) $(UCFLAGS) -Iuser/preload -include user/preload/libpath.h $(LDFLAGS) -o $@ \
 		user/preload/ibtick-run.c user/preload/runconf.c
 
@@ -211,7 +211,8 @@ user/tools/ibtick-relay: user/tools/ibtick-relay.c user/common/relayarg.c user/c
 user/tools/%: user/tools/%.c $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
-user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS)
+# dkms.conf: the version they print (IBTICK_VERSION) is read from it
+user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS) dkms.conf
 	@test -n "$(NL_LIBS)" || { echo "ibtick: libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev pkg-config)"; exit 1; }
 	$(CC) $(UCFLAGS) $(NL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
@@ -263,7 +264,7 @@ HDRDIR     := $(INCDIR)/ibtick
 INST_BIN  := user/ibtick/ibtick $(TOOLS) $(RUN)
 # the tools scripts/ibtick-completion.bash completes (links to it, named
 # for bash-completion's on-demand loading)
-COMP_TOOLS := ibtick-pub ibtick-sub ibtick-gen ibtick-md ibtick-run
+COMP_TOOLS := ibtick-pub ibtick-sub ibtick-gen ibtick-md ibtick-run ibtick-perf ibtick-relay
 INST_MAN1 := $(wildcard user/man/*.1)
 INST_MAN3 := $(wildcard user/man/*.3)
 INST_MAN7 := $(wildcard user/man/*.7)

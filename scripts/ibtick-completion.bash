@@ -449,8 +449,79 @@ _ibtick_run()
 	return 0
 }
 
+# ibtick-perf MODE [options] GROUP PORT: the mode first; after -k the
+# reader kinds (lat takes a comma-separated list of paths); after -i/-I an
+# interface; after -H and --raw a file.
+_ibtick_perf()
+{
+	local cur prev words cword kinds pre k
+	_ibtick_tool_init || return
+	if ((cword == 1)); then
+		_ibtick_reply "lat oneway rate fanout"
+		return 0
+	fi
+	case $prev in
+	-i|-I)
+		_ibtick_reply "$(_ibtick_netdevs)"
+		return 0 ;;
+	-k)
+		kinds="mapped epoll recvmsg busy"
+		[[ ${words[1]} == lat ]] &&
+			kinds="$kinds kpoll floor udp udp-spin run run-spin"
+		pre=
+		[[ $cur == *,* ]] && pre=${cur%,*},
+		for k in $kinds; do
+			[[ $pre$k == "$cur"* ]] && COMPREPLY+=("$pre$k")
+		done
+		return 0 ;;
+	-H|--hist|--raw)
+		_ibtick_files
+		return 0 ;;
+	-B|-n|-w|-s|-S|-r|-N|-c|-C)
+		return 0 ;;
+	esac
+	[[ $cur == -* ]] &&
+		_ibtick_reply "-i -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --hist --compare --raw --counts -h"
+	return 0
+}
+
+# ibtick-relay udp-to-feed|feed-to-udp --from RULE --to RULE [options]: the
+# direction first; after --from/--to the interface of GROUP:PORT@IFNAME.
+_ibtick_relay()
+{
+	local cur prev words cword pre n
+	_ibtick_tool_init || return
+	if ((cword == 1)); then
+		_ibtick_reply "udp-to-feed feed-to-udp"
+		return 0
+	fi
+	case $prev in
+	--from|--to)
+		if [[ $cur == *@* ]]; then
+			pre=${cur%@*}@
+			for n in $(_ibtick_netdevs); do
+				[[ $pre$n == "$cur"* ]] && COMPREPLY+=("$pre$n")
+			done
+		fi
+		return 0 ;;
+	--rcvbuf|--stats-interval|--slots|--slot-size|--ttl)
+		return 0 ;;
+	esac
+	if [[ $cur == -* ]]; then
+		case ${words[1]} in
+		udp-to-feed)
+			_ibtick_reply "--from --to --rcvbuf --stats-interval -j" ;;
+		feed-to-udp)
+			_ibtick_reply "--from --to --slots --slot-size --loopback --ttl --multicast-loop --stats-interval -j" ;;
+		esac
+	fi
+	return 0
+}
+
 complete -F _ibtick_pub ibtick-pub
 complete -F _ibtick_sub ibtick-sub
 complete -F _ibtick_run ibtick-run
 complete -F _ibtick_gen ibtick-gen
 complete -F _ibtick_md ibtick-md
+complete -F _ibtick_perf ibtick-perf
+complete -F _ibtick_relay ibtick-relay

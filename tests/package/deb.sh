@@ -100,6 +100,8 @@ if ((r == 0)); then
 		"/usr/lib/$ma/ibtick/libibtick-preload.so" \
 		/usr/share/bash-completion/completions/ibtick /usr/share/bash-completion/completions/ibtick-md \
 		/usr/share/bash-completion/completions/ibtick-run \
+		/usr/share/bash-completion/completions/ibtick-perf \
+		/usr/share/bash-completion/completions/ibtick-relay \
 		/usr/share/man/man8/ibtick-relay.8.gz \
 		/lib/systemd/system/ibtick-restore.service /lib/systemd/system/ibtick-relay@.service \
 		/usr/lib/modules-load.d/ibtick.conf /etc/modprobe.d/ibtick.conf

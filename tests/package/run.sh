@@ -80,7 +80,7 @@ expected_files() {
 	echo "$p/lib/pkgconfig/libibtick.pc"
 	echo "$p/lib/systemd/system/ibtick-relay@.service"
 	echo "$p/lib/systemd/system/ibtick-restore.service"
-	for m in ibtick ibtick-gen ibtick-md ibtick-pub ibtick-run ibtick-sub; do
+	for m in ibtick ibtick-gen ibtick-md ibtick-perf ibtick-pub ibtick-relay ibtick-run ibtick-sub; do
 		echo "$p/share/bash-completion/completions/$m"
 	done
 	for m in ibtick-gen.1 ibtick-md.1 ibtick-perf.1 ibtick-pub.1 ibtick-sub.1; do echo "$p/share/man/man1/$m"; done

@@ -48,6 +48,14 @@ cases=(
 	"|ibtick-run -g 239.1.1"
 	"$tmp/status.json|ibtick-run -v -f $tmp/sta"
 	"truncate|ibtick-run -g 239.1.1.1:5@lo -- truncat"
+	"lat oneway rate fanout|ibtick-perf "
+	"lo|ibtick-perf lat -I l"
+	"mapped epoll recvmsg busy|ibtick-perf oneway -k "
+	"mapped,run mapped,run-spin|ibtick-perf lat -k mapped,ru"
+	"$tmp/status.json|ibtick-perf lat -H $tmp/sta"
+	"udp-to-feed feed-to-udp|ibtick-relay "
+	"239.1.1.1:5@lo|ibtick-relay udp-to-feed --from 239.1.1.1:5@l"
+	"--from --to --rcvbuf --stats-interval -j|ibtick-relay udp-to-feed -"
 )
 
 n=0 pass=0 fail=0
