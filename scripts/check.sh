@@ -3,7 +3,8 @@
 #
 #   build   the module (W=1, and sparse: make sparse) and userspace
 #           (-Wall -Wextra), warning-free
-#   unit    userspace unit tests and the CLI argument table
+#   unit    userspace unit tests, the CLI argument table, the Wireshark
+#           dissector on prepared captures
 #   package make install/uninstall staged in a DESTDIR, file by file,
 #           the version's copies, the man pages (tests/package/run.sh)
 #   deb     the Debian packages from a clean copy, their contents,
@@ -109,10 +110,11 @@ unit() {
 	bash --norc --noprofile tests/unit/completion.sh || rc=1
 	tests/unit/doctor_tree.sh user/ibtick/ibtick || rc=1
 	tests/unit/preload_host.sh || rc=1
+	tests/unit/wireshark.sh user/wireshark/ibtick.lua || rc=1
 	return $rc
 }
 
-# The unit stage runs five programs; sum their count lines.
+# The unit stage runs six programs; sum their count lines.
 account_unit() {
 	local log=$logdir/unit.log p=0 f=0 s=0 line
 	while read -r line; do
