@@ -12,8 +12,9 @@
 #                     CLI, tools, library, headers, libibtick.pc, man
 #                     pages, bash completion, the systemd unit that
 #                     restores admin feeds, the relay's unit template
-#                     (ibtick-relay@.service), the modules-load.d file and a
-#                     modprobe.d file (an existing one is kept); PREFIX=
+#                     (ibtick-relay@.service), the modules-load.d file, a
+#                     modprobe.d file (an existing one is kept) and the
+#                     Wireshark dissector (ibtick.lua); PREFIX=
 #                     and DESTDIR= apply to all of it (see Installation)
 #   make install-user the same without the module (DKMS hosts)
 #   make uninstall    removes it again
@@ -259,6 +260,12 @@ COMPDIR    ?= $(DATADIR)/bash-completion/completions
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 MODLOADDIR ?= $(PREFIX)/lib/modules-load.d
 PKGCONFDIR ?= $(LIBDIR)/pkgconfig
+# the Wireshark dissector: Wireshark's global Lua plugin directory is
+# LIBDIR/wireshark/plugins of its own install (Debian: PREFIX=/usr,
+# LIBDIR=/usr/lib/<multiarch>, as debian/rules sets them; `tshark -G
+# folders` names it).  Under another PREFIX, tshark loads it with
+# -X lua_script:PATH, or set WSLUADIR to that directory.
+WSLUADIR   ?= $(LIBDIR)/wireshark/plugins
 HDRDIR     := $(INCDIR)/ibtick
 
 INST_BIN  := user/ibtick/ibtick $(TOOLS) $(RUN)
@@ -285,7 +292,8 @@ install-user: user
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(HDRDIR)/linux \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFDIR) $(DESTDIR)$(COMPDIR) \
-		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODLOADDIR) $(DESTDIR)$(PKGLIBDIR)
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODLOADDIR) $(DESTDIR)$(PKGLIBDIR) \
+		$(DESTDIR)$(WSLUADIR)
 	install -m 0755 $(INST_BIN) $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(PKGLIBDIR)/libibtick-preload.so
 	install -m 0644 $(INST_MAN1) $(DESTDIR)$(MANDIR)/man1/
@@ -306,6 +314,12 @@ install-user: user
 	sed 's|/usr/local/bin/ibtick-relay|$(BINDIR)/ibtick-relay|' scripts/ibtick-relay@.service \
 		> $(DESTDIR)$(UNITDIR)/ibtick-relay@.service
 	install -m 0644 scripts/ibtick.modules-load.conf $(DESTDIR)$(MODLOADDIR)/ibtick.conf
+	install -m 0644 user/wireshark/ibtick.lua $(DESTDIR)$(WSLUADIR)/ibtick.lua
+	@g=$$(tshark -G folders 2>/dev/null | sed -n 's/^Global Lua Plugins:[[:space:]]*//p'); \
+	if test -z "$(DESTDIR)" && test -n "$$g" && test "$$g" != "$(WSLUADIR)"; then \
+		echo "ibtick: this tshark loads Lua plugins from $$g, not $(WSLUADIR):"; \
+		echo "ibtick:   use tshark -X lua_script:$(WSLUADIR)/ibtick.lua, or WSLUADIR=$$g"; \
+	fi
 	@if test -e $(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; then \
 		echo "ibtick: keeping $(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf"; \
 	else \
@@ -337,7 +351,8 @@ uninstall-user:
 	rm -f $(DESTDIR)$(COMPDIR)/ibtick $(addprefix $(DESTDIR)$(COMPDIR)/,$(COMP_TOOLS)) \
 		$(DESTDIR)$(UNITDIR)/ibtick-restore.service \
 		$(DESTDIR)$(UNITDIR)/ibtick-relay@.service \
-		$(DESTDIR)$(MODLOADDIR)/ibtick.conf
+		$(DESTDIR)$(MODLOADDIR)/ibtick.conf \
+		$(DESTDIR)$(WSLUADIR)/ibtick.lua
 	@f=$(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; \
 	if test -e $$f && ! cmp -s $$f scripts/ibtick.modprobe.conf; then \
 		echo "ibtick: keeping $$f: it differs from the installed one"; \

@@ -25,6 +25,9 @@ pkgs=(
 	libelf-dev libssl-dev rsync
 	# the ring protocol model (tests/model/run.sh)
 	spin
+	# the Wireshark dissector: its unit test reads prepared captures with
+	# tshark; the VM test captures with tcpdump (user/wireshark/ibtick.lua)
+	tshark tcpdump
 	# the userspace fuzz targets (tests/fuzz/lib/run.sh): clang, its
 	# libFuzzer/ASan/UBSan runtimes (only Recommended by clang-14), and
 	# llvm-symbolizer for readable reports
@@ -48,6 +51,12 @@ if ((EUID != 0)); then
 fi
 echo "deps: installing ${#missing[@]} packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# wireshark-common (under tshark) asks whether non-root users may capture;
+# answer it beforehand: no, capture stays root's (the default)
+if command -v debconf-set-selections >/dev/null; then
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		debconf-set-selections
+fi
 # a fresh machine has no package lists yet; refresh them once a day at most
 stamp=/var/lib/apt/periodic/ibtick-update-stamp
 if [[ ! -f $stamp ]] || [[ -n $(find "$stamp" -mmin +1440 2>/dev/null) ]]; then

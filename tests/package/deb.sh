@@ -9,7 +9,9 @@
 #                   (scripts/version.sh): ibtick-dkms the module source and
 #                   dkms.conf in /usr/src/ibtick-VERSION and no object file;
 #                   ibtick-tools every program with its man page, the unit,
-#                   the modules-load.d file and the modprobe.d conffile;
+#                   the modules-load.d file, the modprobe.d conffile and
+#                   the Wireshark dissector in tshark's global Lua plugin
+#                   directory (tshark -G folders);
 #                   libibtick0 the library; libibtick-dev headers, .pc, .a
 #   lintian_clean   lintian -I -E --pedantic on the .changes reports no tag
 #                   (overrides carry their reasons in debian/*.lintian-overrides)
@@ -104,7 +106,12 @@ if ((r == 0)); then
 		/usr/share/bash-completion/completions/ibtick-relay \
 		/usr/share/man/man8/ibtick-relay.8.gz \
 		/lib/systemd/system/ibtick-restore.service /lib/systemd/system/ibtick-relay@.service \
-		/usr/lib/modules-load.d/ibtick.conf /etc/modprobe.d/ibtick.conf
+		/usr/lib/modules-load.d/ibtick.conf /etc/modprobe.d/ibtick.conf \
+		"/usr/lib/$ma/wireshark/plugins/ibtick.lua"
+	# where Debian's tshark looks for Lua plugins
+	w=$(tshark -G folders 2>/dev/null | sed -n 's/^Global Lua Plugins:[[:space:]]*//p')
+	[[ $w == "/usr/lib/$ma/wireshark/plugins" ]] ||
+		{ echo "# tshark's global Lua plugin directory is '$w', not /usr/lib/$ma/wireshark/plugins"; r=1; }
 	dpkg-deb --ctrl-tarfile "$(deb ibtick-tools)" | tar -xOf - ./conffiles 2>/dev/null |
 		grep -qx /etc/modprobe.d/ibtick.conf || { echo "# modprobe.d file is not a conffile"; r=1; }
 	has libibtick0 "$arch" "/usr/lib/$ma/libibtick.so.0"

@@ -80,6 +80,7 @@ expected_files() {
 	echo "$p/lib/pkgconfig/libibtick.pc"
 	echo "$p/lib/systemd/system/ibtick-relay@.service"
 	echo "$p/lib/systemd/system/ibtick-restore.service"
+	echo "$p/lib/wireshark/plugins/ibtick.lua"
 	for m in ibtick ibtick-gen ibtick-md ibtick-perf ibtick-pub ibtick-relay ibtick-run ibtick-sub; do
 		echo "$p/share/bash-completion/completions/$m"
 	done
@@ -194,6 +195,7 @@ if want install_prefix_usr; then
 	[[ $(PKG_CONFIG_PATH=${pc%/*} pkg-config --modversion libibtick) == "$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)" ]] ||
 		{ r=1; echo "# .pc version"; }
 	[[ -e $P/usr/lib/modules-load.d/ibtick.conf ]] || { r=1; echo "# modules-load.d file"; }
+	[[ -e $P/usr/lib/wireshark/plugins/ibtick.lua ]] || { r=1; echo "# Wireshark dissector"; }
 	mk uninstall-user DESTDIR="$P" PREFIX=/usr || r=1
 	[[ -z $(files_in "$P") ]] || { r=1; echo "# uninstall-user left files"; }
 	result install_prefix_usr $r
