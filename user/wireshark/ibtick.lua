@@ -142,11 +142,3 @@ local function heuristic(tvb, pinfo, tree)
 end
 
 p:register_heuristic("infiniband.payload", heuristic)
-
--- "Decode As ... ibtick" too, for a payload the heuristic would not take
-p.dissector = function(tvb, pinfo, tree)
-	if tvb:len() < 3 then
-		return 0
-	end
-	return dissect(tvb, pinfo, tree)
-end
