@@ -22,20 +22,31 @@ ts() {
 	HOME=$RESULTS tshark -n -X "lua_script:$LUA" "$@" 2> >(grep -v '^Running as user' >&2)
 }
 
-# capture_start FILE: tcpdump on veth0, UDP 4791 only, packet-buffered,
-# into FILE (-Z root: Debian's tcpdump would write it as user tcpdump);
-# returns when it listens.  capture_stop ends it and fails when the kernel
-# dropped any packet.
+# capture_start FILE GROUP COUNT: tcpdump on veth0, UDP 4791 to GROUP,
+# until COUNT packets; returns when it listens.  Immediate mode, and an
+# exit of its own at COUNT: a tcpdump stopped by a signal leaves what is
+# still in its ring buffer unwritten.  It writes to the guest's tmpfs (on
+# 9p, $RESULTS, the slow writes make the kernel drop packets), as root
+# (-Z: Debian's tcpdump would switch to user tcpdump).  capture_stop FILE
+# waits for that exit (10 s, then SIGINT), copies the capture to FILE and
+# fails when the kernel dropped any packet.
 capture_start() {
-	tcpdump -i veth0 -Z root -U -B 8192 -w "$1" udp port 4791 2>"$1.err" &
+	CAPTMP=$(mktemp /tmp/wire.XXXXXX)
+	tcpdump -i veth0 -Z root --immediate-mode -U -B 16384 -c "$3" -w "$CAPTMP" \
+		udp port 4791 and dst host "$2" 2>"$1.err" &
 	CAP=$!
 	wait_for "$1.err" "listening on" || return 1
 }
 
 capture_stop() {
-	local f=$1
-	kill -INT "$CAP"
+	local f=$1 i
+	for i in $(seq $((100 * SLOW))); do
+		kill -0 "$CAP" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT "$CAP" 2>/dev/null && echo "  tcpdump: stopped before its count"
 	wait "$CAP"
+	cp "$CAPTMP" "$f" && rm -f "$CAPTMP"
 	sed 's/^/  tcpdump: /' "$f.err"
 	grep -q '^0 packets dropped by kernel' "$f.err" || { echo "  tcpdump dropped packets"; return 1; }
 }
@@ -44,12 +55,12 @@ dissect_capture() {
 	local rc=0 r=$RESULTS/wire want got sub
 	require_cmd tcpdump tshark || return
 	mkdir -p "$r"
-	capture_start "$r/ticks.pcap" || rc=1
+	capture_start "$r/ticks.pcap" 239.2.9.1 "$N" || rc=1
 	$SUB -i veth0 -v -n "$N" -t $(tmo 10) 239.2.9.1 7290 >"$r/sub.out" 2>"$r/sub.err" &
 	sub=$!
 	wait_bound "$r/sub.err" || rc=1
 	# paced, so that neither the feed nor tcpdump has a reason to drop
-	$PUB -i veth1 -n "$N" -s 100 -r 2000 239.2.9.1 7290 >"$r/pub.out" || rc=1
+	$PUB -i veth1 -n "$N" -s 100 -r 1000 239.2.9.1 7290 >"$r/pub.out" || rc=1
 	wait "$sub" || { echo "  ibtick-sub failed"; rc=1; }
 	capture_stop "$r/ticks.pcap" || rc=1
 	tail -n 1 "$r/sub.out"
@@ -90,7 +101,7 @@ foreign_not_claimed() {
 	require_cmd tcpdump tshark || return
 	mkdir -p "$r"
 	ip=$(ip -4 -o addr show dev veth1 | awk '{ sub("/.*", "", $4); print $4; exit }')
-	capture_start "$r/foreign.pcap" || rc=1
+	capture_start "$r/foreign.pcap" 239.2.9.2 4 || rc=1
 	python3 - "$ip" <<'PY' || rc=1
 import socket, struct, sys
 hdr = lambda magic, ver: struct.pack(">HBBHHIIQQ", magic, ver, 32, 7291, 8,
@@ -105,7 +116,6 @@ s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(sys.arg
 for d in datagrams:
     s.sendto(d, ("239.2.9.2", 4791))
 PY
-	nap 0.5
 	capture_stop "$r/foreign.pcap" || rc=1
 	ts -r "$r/foreign.pcap" -Y 'ip.dst == 239.2.9.2' -T fields -E separator='|' -e udp.dstport \
 		-e ibtick.magic -e ibtick.version >"$r/fields" || { echo "  tshark failed"; rc=1; }
