@@ -63,15 +63,11 @@ def roce(payload, psn, dport=4791):
 def udp(udp_payload, dport):
     udp_h = struct.pack(">HHHH", 49152, dport, 8 + len(udp_payload), 0)
     ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp_h) + len(udp_payload),
-                     psn_id(udp_payload), 0x4000, 64, 17, 0,
+                     len(udp_payload) & 0xFFFF, 0x4000, 64, 17, 0,
                      bytes([10, 0, 0, 2]), bytes([239, 2, 0, 1]))
     ip = ip[:10] + struct.pack(">H", csum(ip)) + ip[12:]
     eth = bytes.fromhex("01005e020001" "020000000002") + b"\x08\x00"
     return eth + ip + udp_h + udp_payload
-
-
-def psn_id(b):
-    return len(b) & 0xFFFF
 
 
 def ib(payload, psn):

@@ -56,7 +56,7 @@ dissect_capture() {
 	require_cmd tcpdump tshark || return
 	mkdir -p "$r"
 	capture_start "$r/ticks.pcap" 239.2.9.1 "$N" || rc=1
-	$SUB -i veth0 -v -n "$N" -t $(tmo 10) 239.2.9.1 7290 >"$r/sub.out" 2>"$r/sub.err" &
+	$SUB -i veth0 -v -n "$N" -t "$(tmo 10)" 239.2.9.1 7290 >"$r/sub.out" 2>"$r/sub.err" &
 	sub=$!
 	wait_bound "$r/sub.err" || rc=1
 	# paced, so that neither the feed nor tcpdump has a reason to drop
