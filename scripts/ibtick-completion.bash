@@ -411,12 +411,24 @@ _ibtick_md()
 	return 0
 }
 
+# A GROUP:PORT@IFNAME word being typed: the interface after the '@'.
+_ibtick_rule_netdev()
+{
+	local pre n
+
+	[[ $cur == *@* ]] || return 0
+	pre=${cur%@*}@
+	for n in $(_ibtick_netdevs); do
+		[[ $pre$n == "$cur"* ]] && COMPREPLY+=("$pre$n")
+	done
+}
+
 # ibtick-run [-g RULE]... [-f CONFIG] [-v] -- CMD [ARGS...]: after -g the
 # interface of GROUP:PORT@IFNAME, after -f a file, after -- the command and
 # its own completion (bash-completion's _command_offset), else commands.
 _ibtick_run()
 {
-	local cur prev words cword i n pre
+	local cur prev words cword i
 	_ibtick_tool_init || return
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
@@ -437,12 +449,7 @@ _ibtick_run()
 		_ibtick_files
 		return 0 ;;
 	-g)
-		if [[ $cur == *@* ]]; then
-			pre=${cur%@*}@
-			for n in $(_ibtick_netdevs); do
-				[[ $pre$n == "$cur"* ]] && COMPREPLY+=("$pre$n")
-			done
-		fi
+		_ibtick_rule_netdev
 		return 0 ;;
 	esac
 	[[ $cur == -* ]] && _ibtick_reply "-g -f -v -V -h --"
@@ -489,7 +496,7 @@ _ibtick_perf()
 # direction first; after --from/--to the interface of GROUP:PORT@IFNAME.
 _ibtick_relay()
 {
-	local cur prev words cword pre n
+	local cur prev words cword
 	_ibtick_tool_init || return
 	if ((cword == 1)); then
 		_ibtick_reply "udp-to-feed feed-to-udp"
@@ -497,12 +504,7 @@ _ibtick_relay()
 	fi
 	case $prev in
 	--from|--to)
-		if [[ $cur == *@* ]]; then
-			pre=${cur%@*}@
-			for n in $(_ibtick_netdevs); do
-				[[ $pre$n == "$cur"* ]] && COMPREPLY+=("$pre$n")
-			done
-		fi
+		_ibtick_rule_netdev
 		return 0 ;;
 	--rcvbuf|--stats-interval|--slots|--slot-size|--ttl)
 		return 0 ;;
