@@ -88,8 +88,16 @@ dev_bad_requests() {
 }
 
 cli_args_module_loaded() {
-	tests/unit/cli_args.sh "$IBTICK" >/dev/null
-	log_test "CLI argument table with the module loaded" $?
+	local rc=0 out
+	tests/unit/cli_args.sh "$IBTICK" >/dev/null || rc=1
+	# -p indents -j's JSON, as rdma -p does; alone it leaves text as it is
+	out=$("$IBTICK" -p dev show) || rc=1
+	[[ $out == "$("$IBTICK" dev show)" && $out != [\[{]* ]] ||
+		{ echo "  -p alone changed the text output: $out"; rc=1; }
+	out=$("$IBTICK" -j -p dev show) || rc=1
+	echo "$out" | jin "len(j)" >/dev/null && (($(echo "$out" | wc -l) > 1)) ||
+		{ echo "  -j -p is not indented JSON: $out"; rc=1; }
+	log_test "CLI argument table with the module loaded; -p indents -j's JSON only" $rc
 }
 
 port_down_up_events() {

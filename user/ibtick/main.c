@@ -250,8 +250,7 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (pretty)	/* -p alone implies JSON, as with rdma -p */
-		c.json = true;
+	/* -p indents the JSON of -j, as rdma -p does; alone it changes nothing */
 	if (c.json)
 		mode = pretty ? OUT_JSON_PRETTY : OUT_JSON;
 	if (batch_file) {
