@@ -183,10 +183,10 @@ tests/vm/uffdsend: tests/vm/uffdsend.c include/uapi/linux/ibtick.h
 tests/vm/mcsend tests/vm/mcrecv: tests/vm/%: tests/vm/%.c tests/vm/mctick.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra $(if $(WERROR),-Werror) -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
 
-tests/vm/sockapi: tests/vm/sockapi.c $(ADDRARG)
+tests/vm/sockapi: tests/vm/sockapi.c tests/vm/vmcheck.h $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
 
-tests/vm/multifeed: tests/vm/multifeed.c $(ADDRARG)
+tests/vm/multifeed: tests/vm/multifeed.c tests/vm/vmcheck.h $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A)
 
 # the benchmark and market-data tools (user/bench): statistics, the

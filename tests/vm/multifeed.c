@@ -44,63 +44,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "addrarg.h"
+#include "vmcheck.h"
 
 #define GROUP	"239.1.10.1"
 #define NFEEDS	3
 #define PORT0	7301
-
-static int pass, fail, fam;
-
-static void check(int cond, const char *what, int err)
-{
-	if (cond) {
-		pass++;
-		printf("ok - %s\n", what);
-	} else {
-		fail++;
-		printf("not ok - %s (errno %d %s)\n", what, err, strerror(err));
-	}
-	fflush(stdout);
-}
-
-#define EXPECT_ERR(call, want, what) do {				\
-	errno = 0;							\
-	int _r = (call);						\
-	int _e = errno;							\
-	check(_r < 0 && _e == (want), what, _e);			\
-} while (0)
-
-#define EXPECT_OK(call, what) do {					\
-	errno = 0;							\
-	int _r = (call);						\
-	check(_r >= 0, what, errno);					\
-} while (0)
-
-static struct sockaddr_ibtick addr(const char *group, const char *ifname,
-				   int port)
-{
-	struct sockaddr_ibtick sa;
-	char err[128], p[16];
-
-	snprintf(p, sizeof(p), "%d", port);
-	if (addr_from_args(&sa, group, p, ifname, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		exit(2);
-	}
-	return sa;
-}
-
-static int sock(void)
-{
-	int fd = socket(fam, SOCK_DGRAM, 0);
-
-	if (fd < 0) {
-		perror("socket");
-		exit(2);
-	}
-	return fd;
-}
 
 static int add(int fd, const struct sockaddr_ibtick *sa)
 {
@@ -124,9 +72,9 @@ static int feeds(int fd, struct ibtick_member *m, int max)
 
 static void table(const char *sub_if)
 {
-	struct sockaddr_ibtick a = addr(GROUP, sub_if, 7350);
-	struct sockaddr_ibtick b = addr(GROUP, sub_if, 7351);
-	struct sockaddr_ibtick c = addr(GROUP, sub_if, 7352), bad;
+	struct sockaddr_ibtick a = vm_addr(GROUP, sub_if, 7350);
+	struct sockaddr_ibtick b = vm_addr(GROUP, sub_if, 7351);
+	struct sockaddr_ibtick c = vm_addr(GROUP, sub_if, 7352), bad;
 	struct ibtick_ring_geometry g = { .nslots = 64, .slot_size = 64 };
 	struct ibtick_member m[IBTICK_FEEDS_PER_SOCKET + 1];
 	struct ibtick_member_cursor mc = { 0 };
@@ -141,7 +89,7 @@ static void table(const char *sub_if)
 	EXPECT_ERR(setsockopt(s, SOL_IBTICK, IBTICK_ADD_FEED, (void *)8, sizeof(a)), EFAULT,
 		   "ADD_FEED bad pointer -> EFAULT");
 	bad = a;
-	bad.sibt_family = fam + 1;
+	bad.sibt_family = vm_fam + 1;
 	EXPECT_ERR(add(s, &bad), EAFNOSUPPORT, "ADD_FEED wrong family -> EAFNOSUPPORT");
 	bad = a;
 	bad.sibt_group[0] = 10;
@@ -217,12 +165,12 @@ static void table(const char *sub_if)
 		struct sockaddr_ibtick x;
 
 		snprintf(grp, sizeof(grp), "239.1.11.%d", i + 1);
-		x = addr(grp, sub_if, 7400);
+		x = vm_addr(grp, sub_if, 7400);
 		ok = add(t, &x) == 0;
 	}
 	check(ok, "ADD_FEED up to IBTICK_FEEDS_PER_SOCKET", errno);
 	{
-		struct sockaddr_ibtick x = addr("239.1.11.200", sub_if, 7400);
+		struct sockaddr_ibtick x = vm_addr("239.1.11.200", sub_if, 7400);
 
 		EXPECT_ERR(add(t, &x), ENOBUFS, "one more -> ENOBUFS");
 		EXPECT_ERR(bind(t, (void *)&x, sizeof(x)), ENOBUFS, "bind one more -> ENOBUFS");
@@ -298,7 +246,7 @@ static void drain(int s, struct feed_count *fc, int nfeeds, int quiet_ms,
 
 static int publisher(const char *pub_if, int port)
 {
-	struct sockaddr_ibtick pa = addr(GROUP, pub_if, port);
+	struct sockaddr_ibtick pa = vm_addr(GROUP, pub_if, port);
 	int p = sock();
 
 	if (connect(p, (void *)&pa, sizeof(pa)) < 0) {
@@ -342,7 +290,7 @@ static void io(const char *sub_if, const char *pub_if, const char *pub_ip)
 	uint8_t want[16] = { [10] = 0xff, [11] = 0xff };
 
 	for (k = 0; k < NFEEDS; k++)
-		fa[k] = addr(GROUP, sub_if, PORT0 + k);
+		fa[k] = vm_addr(GROUP, sub_if, PORT0 + k);
 	/* sources asked before bind: bind()'s feed records them too */
 	EXPECT_OK(setsockopt(s, SOL_IBTICK, IBTICK_SOURCE_CMSG, &one, sizeof(one)),
 		  "IBTICK_SOURCE_CMSG on, before bind");
@@ -467,7 +415,7 @@ static void io(const char *sub_if, const char *pub_if, const char *pub_ip)
 
 	/* a 1-byte tick to a socket that only bind()s (recvmsg returns 1) */
 	{
-		struct sockaddr_ibtick sa = addr(GROUP, sub_if, PORT0 + 30);
+		struct sockaddr_ibtick sa = vm_addr(GROUP, sub_if, PORT0 + 30);
 		int b = sock(), pb;
 		char c = 'z', got[8];
 		struct pollfd bp = { .fd = b, .events = POLLIN };
@@ -503,8 +451,8 @@ static void io(const char *sub_if, const char *pub_if, const char *pub_ip)
 static void lapped(const char *sub_if, const char *pub_if)
 {
 	struct ibtick_ring_geometry g = { .nslots = 64, .slot_size = 128 };
-	struct sockaddr_ibtick big = addr(GROUP, sub_if, PORT0 + 0 + 60);
-	struct sockaddr_ibtick small = addr(GROUP, sub_if, PORT0 + 1 + 60);
+	struct sockaddr_ibtick big = vm_addr(GROUP, sub_if, PORT0 + 0 + 60);
+	struct sockaddr_ibtick small = vm_addr(GROUP, sub_if, PORT0 + 1 + 60);
 	struct feed_count fc[2] = { 0 };
 	struct ibtick_member mem[2];
 	int s = sock(), geo = sock(), p0, p1, k;
@@ -611,8 +559,8 @@ static double cpu_s(void)
 
 static void revoked(const char *ifname)
 {
-	struct sockaddr_ibtick x = addr("239.1.10.50", ifname, 7390);
-	struct sockaddr_ibtick y = addr("239.1.10.51", ifname, 7391);
+	struct sockaddr_ibtick x = vm_addr("239.1.10.50", ifname, 7390);
+	struct sockaddr_ibtick y = vm_addr("239.1.10.51", ifname, 7391);
 	struct timeval tv = { .tv_sec = 1 };
 	int s = sock(), a = 0, b = 0, err;
 	double c0, c1;
@@ -661,7 +609,7 @@ static void revoked(const char *ifname)
 
 static void dead(const char *if_a, const char *if_b)
 {
-	struct sockaddr_ibtick a = addr(GROUP, if_a, 7380), b = addr(GROUP, if_b, 7381);
+	struct sockaddr_ibtick a = vm_addr(GROUP, if_a, 7380), b = vm_addr(GROUP, if_b, 7381);
 	struct pollfd p;
 	char buf[64];
 	int s = sock();
@@ -692,8 +640,8 @@ static void dead(const char *if_a, const char *if_b)
 
 int main(int argc, char **argv)
 {
-	fam = ibtick_family();
-	if (fam < 0 || argc < 2) {
+	vm_fam = ibtick_family();
+	if (vm_fam < 0 || argc < 2) {
 		fprintf(stderr, "usage: multifeed table SUB_IF PUB_IF | io SUB_IF PUB_IF PUB_IPV4\n");
 		return 2;
 	}
@@ -710,6 +658,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "multifeed: bad arguments\n");
 		return 2;
 	}
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail ? 1 : 0;
+	printf("%d passed, %d failed\n", vm_pass, vm_fail);
+	return vm_fail ? 1 : 0;
 }

@@ -30,60 +30,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "addrarg.h"
+#include "vmcheck.h"
 
 #define GROUP	"239.1.9.9"
 
-static int pass, fail, fam;
-
-static void check(int cond, const char *what, int err)
-{
-	if (cond) {
-		pass++;
-		printf("ok - %s\n", what);
-	} else {
-		fail++;
-		printf("not ok - %s (errno %d %s)\n", what, err, strerror(err));
-	}
-}
-
-/* A call must fail with @want. */
-#define EXPECT_ERR(call, want, what) do {				\
-	errno = 0;							\
-	int _r = (call);						\
-	int _e = errno;							\
-	check(_r < 0 && _e == (want), what, _e);			\
-} while (0)
-
-#define EXPECT_OK(call, what) do {					\
-	errno = 0;							\
-	int _r = (call);						\
-	check(_r >= 0, what, errno);					\
-} while (0)
-
+/* A feed of this program's group. */
 static struct sockaddr_ibtick addr(const char *ifname, int port)
 {
-	struct sockaddr_ibtick sa;
-	char err[128];
-	char p[16];
-
-	snprintf(p, sizeof(p), "%d", port);
-	if (addr_from_args(&sa, GROUP, p, ifname, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		exit(2);
-	}
-	return sa;
-}
-
-static int sock(void)
-{
-	int fd = socket(fam, SOCK_DGRAM, 0);
-
-	if (fd < 0) {
-		perror("socket");
-		exit(2);
-	}
-	return fd;
+	return vm_addr(GROUP, ifname, port);
 }
 
 static uint64_t now_ns(void)
@@ -96,9 +50,9 @@ static uint64_t now_ns(void)
 
 static void table_create(void)
 {
-	EXPECT_ERR(socket(fam, SOCK_STREAM, 0), ESOCKTNOSUPPORT, "socket(SOCK_STREAM) -> ESOCKTNOSUPPORT");
-	EXPECT_ERR(socket(fam, SOCK_SEQPACKET, 0), ESOCKTNOSUPPORT, "socket(SOCK_SEQPACKET) -> ESOCKTNOSUPPORT");
-	EXPECT_ERR(socket(fam, SOCK_DGRAM, 17), EPROTONOSUPPORT, "socket(protocol 17) -> EPROTONOSUPPORT");
+	EXPECT_ERR(socket(vm_fam, SOCK_STREAM, 0), ESOCKTNOSUPPORT, "socket(SOCK_STREAM) -> ESOCKTNOSUPPORT");
+	EXPECT_ERR(socket(vm_fam, SOCK_SEQPACKET, 0), ESOCKTNOSUPPORT, "socket(SOCK_SEQPACKET) -> ESOCKTNOSUPPORT");
+	EXPECT_ERR(socket(vm_fam, SOCK_DGRAM, 17), EPROTONOSUPPORT, "socket(protocol 17) -> EPROTONOSUPPORT");
 	{
 		int fd = sock();
 
@@ -290,7 +244,7 @@ static void table_io(const char *sub_if, const char *pub_if)
 	n = recvmsg(sub, &m, 0);
 	t1 = now_ns();
 	check(n == 10 && (m.msg_flags & MSG_TRUNC), "recvmsg 10-byte buffer: 10 and MSG_TRUNC", errno);
-	check(m.msg_namelen == sizeof(ga) && ga.sibt_port == 7102 && ga.sibt_family == fam,
+	check(m.msg_namelen == sizeof(ga) && ga.sibt_port == 7102 && ga.sibt_family == vm_fam,
 	      "recvmsg: msg_name is the feed", 0);
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_TIMESTAMPNS) {
@@ -454,8 +408,8 @@ static int flap(const char *sub_if, const char *pub_if)
 
 int main(int argc, char **argv)
 {
-	fam = ibtick_family();
-	if (fam < 0 || argc < 2) {
+	vm_fam = ibtick_family();
+	if (vm_fam < 0 || argc < 2) {
 		fprintf(stderr, "usage: sockapi table SUB_IF PUB_IF | wait-dead IF | hold (module loaded)\n");
 		return 2;
 	}
@@ -481,6 +435,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sockapi: bad arguments\n");
 		return 2;
 	}
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail ? 1 : 0;
+	printf("%d passed, %d failed\n", vm_pass, vm_fail);
+	return vm_fail ? 1 : 0;
 }

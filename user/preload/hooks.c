@@ -158,17 +158,8 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	return do_fcntl(fd, cmd, arg);
 }
 
-EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	unsigned long arg;
-	va_list ap;
-
-	pl_init();
-	va_start(ap, cmd);
-	arg = va_arg(ap, unsigned long);
-	va_end(ap);
-	return do_fcntl(fd, cmd, arg);
-}
+/* glibc's large-file name for the same call */
+EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
 EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {

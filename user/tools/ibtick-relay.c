@@ -539,6 +539,7 @@ int main(int argc, char **argv)
 {
 	static struct relay r;
 	int sig_fd, tmr_fd, fd;
+	bool to_feed;
 	char err[160];
 
 	if (relay_parse_args(argc, argv, &r.o, err, sizeof(err))) {
@@ -563,25 +564,15 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	/* the feed side first: "module not loaded" before any UDP error */
-	if (r.o.mode == RELAY_UDP_TO_FEED) {
-		fd = feed_out_open(&r);
-		if (fd < 0)
-			return -fd;
-		r.out_fd = fd;
-		fd = udp_in_open(&r);
-		if (fd < 0)
-			return -fd;
-		r.in_fd = fd;
-	} else {
-		fd = udp_out_open(&r);
-		if (fd < 0)
-			return -fd;
-		r.out_fd = fd;
-		fd = feed_in_open(&r);
-		if (fd < 0)
-			return -fd;
-		r.in_fd = fd;
-	}
+	to_feed = r.o.mode == RELAY_UDP_TO_FEED;
+	fd = to_feed ? feed_out_open(&r) : feed_in_open(&r);
+	if (fd < 0)
+		return -fd;
+	*(to_feed ? &r.out_fd : &r.in_fd) = fd;
+	fd = to_feed ? udp_in_open(&r) : udp_out_open(&r);
+	if (fd < 0)
+		return -fd;
+	*(to_feed ? &r.in_fd : &r.out_fd) = fd;
 	sig_fd = setup_signals();
 	if (sig_fd < 0)
 		return fail("signals");
