@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A/B line arbitration, the pure logic: see arbiter.h for the rules.
+ *
+ * The tracked numbers are [max(base, next - IBT_ARB_SPAN), next), each in
+ * e[number & (IBT_ARB_SPAN - 1)].  Those below @scan are final: delivered
+ * (mask != 0) or declared a gap.  Those in [scan, next) are delivered or
+ * open holes, and become final in order as their window ends: numbers
+ * open in increasing order (a hole opens when a higher number arrives), so
+ * the walk stops at the first that is not due.
+ */
+#include <linux/bitops.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
+
+#include "arbiter.h"
+
+#define IBT_ARB_WINDOW_NS_MAX	(60ULL * 1000 * 1000 * 1000)
+
+/* A run of consecutive gap numbers being collected for gap_fn. */
+struct ibt_arb_run {
+	u64	first;
+	u64	count;
+};
+
+int ibt_arb_cfg_check(const struct ibt_arb_cfg *c)
+{
+	if (c->width != 0 && c->width != 4 && c->width != 8)
+		return -EINVAL;
+	if (!c->width && c->off)
+		return -EINVAL;
+	if ((u32)c->off + c->width > U16_MAX)
+		return -EINVAL;
+	if (c->window_ticks > IBT_ARB_SPAN ||
+	    c->window_ns > IBT_ARB_WINDOW_NS_MAX)
+		return -EINVAL;
+	if (!c->window_ns && !c->window_ticks)
+		return -EINVAL;
+	return 0;
+}
+
+void ibt_arb_init(struct ibt_arb *a, const struct ibt_arb_cfg *c, u32 nrails,
+		  struct ibt_arb_ent *e, ibt_arb_gap_fn gap_fn, void *ctx)
+{
+	memset(a, 0, sizeof(*a));
+	a->cfg = *c;
+	a->nrails = nrails;
+	a->e = e;
+	a->gap_fn = gap_fn;
+	a->ctx = ctx;
+}
+
+void ibt_arb_rail_restart(struct ibt_arb *a, u32 r)
+{
+	a->rail[r].started = false;
+	a->rail[r].last = 0;
+	a->rail[r].epoch = a->epoch;
+}
+
+int ibt_arb_field(const struct ibt_arb_cfg *c, const void *payload, u32 len,
+		  u64 pub_seq, u64 *raw)
+{
+	const u8 *p = (const u8 *)payload + c->off;
+
+	if (!c->width) {
+		*raw = pub_seq;
+		return 0;
+	}
+	if ((u32)c->off + c->width > len)
+		return -EMSGSIZE;
+	if (c->width == 4)
+		*raw = c->big_endian ? get_unaligned_be32(p) :
+				       get_unaligned_le32(p);
+	else
+		*raw = c->big_endian ? get_unaligned_be64(p) :
+				       get_unaligned_le64(p);
+	return 0;
+}
+
+static struct ibt_arb_ent *ibt_arb_ent(struct ibt_arb *a, u64 n)
+{
+	return &a->e[n & (IBT_ARB_SPAN - 1)];
+}
+
+/*
+ * @raw as a number near @ref: a 4-byte field is compared in serial
+ * arithmetic, so that 2^32 - 1 is followed by 2^32 (read as 0).
+ */
+static u64 ibt_arb_unwrap(const struct ibt_arb *a, u64 ref, u64 raw)
+{
+	s32 d;
+
+	if (a->cfg.width != 4)
+		return raw;
+	d = (s32)((u32)raw - (u32)ref);
+	if (d < 0 && (u64)-(s64)d > ref)
+		return raw;	/* below 0: not a wrap */
+	return ref + d;
+}
+
+static void ibt_arb_run_flush(struct ibt_arb *a, struct ibt_arb_run *run)
+{
+	if (!run->count)
+		return;
+	a->gaps++;
+	a->gap_numbers += run->count;
+	if (a->gap_fn)
+		a->gap_fn(a, run->first, run->count, a->ctx);
+	run->count = 0;
+}
+
+static void ibt_arb_run_add(struct ibt_arb *a, struct ibt_arb_run *run,
+			    u64 first, u64 count)
+{
+	if (run->count && run->first + run->count != first)
+		ibt_arb_run_flush(a, run);
+	if (!run->count)
+		run->first = first;
+	run->count += count;
+}
+
+/* Number @a->scan's window is over: a gap, or a delivered number. */
+static void ibt_arb_final(struct ibt_arb *a, struct ibt_arb_run *run)
+{
+	struct ibt_arb_ent *e = ibt_arb_ent(a, a->scan);
+
+	if (!e->mask) {
+		if (!e->gap) {
+			e->gap = 1;
+			a->holes--;
+			ibt_arb_run_add(a, run, a->scan, 1);
+		}
+	} else if (hweight8(e->mask) == 1) {
+		a->st[__ffs(e->mask)].only++;
+	}
+	a->scan++;
+}
+
+static bool ibt_arb_due(const struct ibt_arb *a, const struct ibt_arb_ent *e,
+			u64 n, u64 now)
+{
+	if (a->cfg.window_ns && (s64)(now - e->t) >= (s64)a->cfg.window_ns)
+		return true;
+	return a->cfg.window_ticks && a->next - n > a->cfg.window_ticks;
+}
+
+u64 ibt_arb_expire(struct ibt_arb *a, u64 now)
+{
+	struct ibt_arb_run run = {};
+	u64 at;
+
+	while (a->scan < a->next &&
+	       ibt_arb_due(a, ibt_arb_ent(a, a->scan), a->scan, now))
+		ibt_arb_final(a, &run);
+	ibt_arb_run_flush(a, &run);
+	if (!a->holes || !a->cfg.window_ns)
+		return 0;
+	at = ibt_arb_ent(a, a->scan)->t + a->cfg.window_ns;
+	return at ?: 1;
+}
+
+void ibt_arb_flush(struct ibt_arb *a)
+{
+	struct ibt_arb_run run = {};
+
+	while (a->scan < a->next)
+		ibt_arb_final(a, &run);
+	ibt_arb_run_flush(a, &run);
+}
+
+/* Number @s (>= next) arrived first: holes for what it skipped. */
+static void ibt_arb_advance(struct ibt_arb *a, u64 s, u64 now)
+{
+	struct ibt_arb_run run = {};
+	struct ibt_arb_ent *e;
+	u64 n;
+
+	if (s - a->next >= IBT_ARB_SPAN) {
+		/* more than can be tracked: what is open ends, the rest is one gap */
+		while (a->scan < a->next)
+			ibt_arb_final(a, &run);
+		ibt_arb_run_add(a, &run, a->next, s - a->next);
+		a->scan = s;
+		a->base = s;
+	} else {
+		/* room for [next, s]: what leaves the span is final */
+		while (s - a->scan >= IBT_ARB_SPAN)
+			ibt_arb_final(a, &run);
+		for (n = a->next; n < s; n++) {
+			e = ibt_arb_ent(a, n);
+			e->t = now;
+			e->mask = 0;
+			e->gap = 0;
+			a->holes++;
+		}
+	}
+	ibt_arb_run_flush(a, &run);
+	a->next = s;
+}
+
+static void ibt_arb_lag(struct ibt_arb_rail_stats *st, u64 lag)
+{
+	st->lag_n++;
+	st->lag_sum_ns += lag;
+	if (lag > st->lag_max_ns)
+		st->lag_max_ns = lag;
+	st->lag_hist[min_t(u32, fls64(lag), IBT_ARB_LAG_BUCKETS - 1)]++;
+}
+
+/* The rail's number, with its restarts; false when the tick is stale. */
+static u64 ibt_arb_rail_seq(struct ibt_arb *a, u32 r, u64 raw, bool *stale)
+{
+	struct ibt_arb_rail *rl = &a->rail[r];
+	u64 s;
+	s64 d;
+
+	if (!rl->started) {
+		s = a->started && rl->epoch == a->epoch ?
+			ibt_arb_unwrap(a, a->next, raw) : raw;
+		rl->started = true;
+		rl->last = s;
+	} else {
+		s = ibt_arb_unwrap(a, rl->last, raw);
+		d = s - rl->last;
+		if (d < 0 && (raw <= a->cfg.reset_at || -d > IBT_ARB_SPAN)) {
+			/* joins the session another rail started, or starts one */
+			rl->epoch = rl->epoch < a->epoch ? a->epoch : a->epoch + 1;
+			a->st[r].resets++;
+			s = raw;
+			rl->last = s;
+		} else if (d > 0) {
+			rl->last = s;
+		}
+	}
+	*stale = rl->epoch < a->epoch;
+	return s;
+}
+
+enum ibt_arb_verdict ibt_arb_arrive(struct ibt_arb *a, u32 r, u64 raw,
+				    u64 now, u64 *seq, u32 *flags)
+{
+	struct ibt_arb_rail_stats *st = &a->st[r];
+	u8 bit = BIT(r);
+	struct ibt_arb_ent *e;
+	bool stale;
+	u64 s;
+
+	*flags = 0;
+	ibt_arb_expire(a, now);
+	s = ibt_arb_rail_seq(a, r, raw, &stale);
+	if (stale) {
+		st->stale++;
+		return IBT_ARB_DROP_STALE;
+	}
+	if (a->rail[r].epoch != a->epoch) {
+		/* a new session: the old one's holes are gaps now */
+		ibt_arb_flush(a);
+		a->epoch = a->rail[r].epoch;
+		a->started = false;
+		a->resets++;
+		*flags |= IBT_ARB_RESET;
+	}
+	if (!a->started) {
+		a->started = true;
+		a->base = s;
+		a->scan = s;
+		a->next = s;
+		a->holes = 0;
+	} else if (s < a->next) {
+		e = ibt_arb_ent(a, s);
+		if (s < a->base || a->next - s > IBT_ARB_SPAN ||
+		    (s < a->scan && (e->gap || !e->mask))) {
+			/* declared a gap, or before the arbiter's memory */
+			st->late++;
+			return IBT_ARB_DROP_LATE;
+		}
+		if (e->mask) {
+			if (!(e->mask & bit)) {
+				ibt_arb_lag(st, now > e->t ? now - e->t : 0);
+				e->mask |= bit;
+			}
+			st->dup++;
+			return IBT_ARB_DUP;
+		}
+		/* an open hole, filled in time */
+		e->mask = bit;
+		e->t = now;
+		a->holes--;
+		st->won++;
+		a->delivered++;
+		*flags |= IBT_ARB_LATE;
+		*seq = s;
+		return IBT_ARB_DELIVER;
+	}
+	ibt_arb_advance(a, s, now);
+	e = ibt_arb_ent(a, s);
+	e->t = now;
+	e->mask = bit;
+	e->gap = 0;
+	a->next = s + 1;
+	st->won++;
+	a->delivered++;
+	*seq = s;
+	return IBT_ARB_DELIVER;
+}
+
+u64 ibt_arb_lag_pct(const struct ibt_arb_rail_stats *s, u32 pct)
+{
+	u64 want, sum = 0;
+	u32 i;
+
+	if (!s->lag_n)
+		return 0;
+	want = div_u64(s->lag_n * pct + 99, 100);
+	for (i = 0; i < IBT_ARB_LAG_BUCKETS; i++) {
+		sum += s->lag_hist[i];
+		if (sum >= want)
+			return i >= 63 ? U64_MAX : 1ULL << i;
+	}
+	return U64_MAX;
+}
