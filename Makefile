@@ -55,7 +55,8 @@ NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 
 CLI_SRCS := user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c \
 	    user/ibtick/doctor.c user/ibtick/doctor_checks.c \
-	    user/ibtick/feed.c user/ibtick/feedattr.c user/ibtick/sock.c \
+	    user/ibtick/feed.c user/ibtick/feedattr.c user/ibtick/arbattr.c \
+	    user/ibtick/sock.c \
 	    user/ibtick/stats.c user/ibtick/monitor.c user/ibtick/portctr.c \
 	    user/common/out.c user/common/names.c
 CLI_HDRS := $(wildcard user/ibtick/*.h user/common/*.h include/uapi/linux/*.h)
@@ -128,7 +129,7 @@ $(RUN): user/preload/ibtick-run.c user/preload/runconf.c user/preload/runconf.h 
 
 .PHONY: FORCE
 
-TEST_PROGS := tests/vm/sockapi tests/vm/multifeed tests/vm/ringtest tests/vm/failnth \
+TEST_PROGS := tests/vm/sockapi tests/vm/multifeed tests/vm/arbtest tests/vm/ringtest tests/vm/failnth \
 	      tests/vm/nlstress tests/vm/uffdsend tests/fuzz/sysfuzz \
 	      tests/vm/mcsend tests/vm/mcrecv
 
@@ -185,6 +186,9 @@ tests/vm/mcsend tests/vm/mcrecv: tests/vm/%: tests/vm/%.c tests/vm/mctick.h
 
 tests/vm/sockapi: tests/vm/sockapi.c tests/vm/vmcheck.h $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm
+
+tests/vm/arbtest: tests/vm/arbtest.c tests/vm/vmcheck.h $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A)
 
 tests/vm/multifeed: tests/vm/multifeed.c tests/vm/vmcheck.h $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A)

@@ -20,6 +20,17 @@ int ibt_addr_parse(const void *sa, int len, u16 family, struct ibt_addr *out)
 	memcpy(&a, sa, sizeof(a));
 	if (a.sibt_family != family)
 		return -EAFNOSUPPORT;
+	if (a.sibt_flags == IBTICK_ADDR_FEED_ID) {
+		memcpy(&out->feed_id, a.sibt_group, 4);
+		if (a.sibt_group_family != AF_UNSPEC || a.sibt_reserved ||
+		    a.sibt_port || a.sibt_ifindex || !out->feed_id ||
+		    memcmp(a.sibt_group + 4, zero, sizeof(zero)))
+			return -EINVAL;
+		out->group = 0;
+		out->port = 0;
+		out->ifindex = 0;
+		return 0;
+	}
 	if (a.sibt_group_family == AF_INET6)
 		return -EAFNOSUPPORT;
 	if (a.sibt_group_family != AF_INET || a.sibt_reserved || a.sibt_flags)
@@ -36,5 +47,29 @@ int ibt_addr_parse(const void *sa, int len, u16 family, struct ibt_addr *out)
 	out->group = cpu_to_be32(group);
 	out->port = a.sibt_port;
 	out->ifindex = a.sibt_ifindex;
+	out->feed_id = 0;
 	return 0;
+}
+
+bool ibt_addr_same(const struct ibt_addr *want, const struct ibt_addr *have)
+{
+	return want->feed_id == have->feed_id && want->group == have->group &&
+	       want->port == have->port &&
+	       (!want->ifindex || want->ifindex == have->ifindex);
+}
+
+void ibt_addr_fill(const struct ibt_addr *a, u16 family,
+		   struct sockaddr_ibtick *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sibt_family = family;
+	if (a->feed_id) {
+		sa->sibt_flags = IBTICK_ADDR_FEED_ID;
+		memcpy(sa->sibt_group, &a->feed_id, 4);
+		return;
+	}
+	sa->sibt_port = a->port;
+	sa->sibt_ifindex = a->ifindex;
+	sa->sibt_group_family = AF_INET;
+	memcpy(sa->sibt_group, &a->group, 4);
 }

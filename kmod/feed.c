@@ -127,16 +127,20 @@ static void ibt_feed_unlist(struct ibt_feed *f)
 static void ibt_feed_kill(struct ibt_feed *f, bool drain)
 {
 	lockdep_assert_held(&ibt_feeds_lock);
-	if (drain)
+	if (drain && !f->arb)
 		ibt_tx_drain(f, IBT_TX_DRAIN_MS);
 	WRITE_ONCE(f->live, false);
 	ibt_feeds_gen++;
 	ibt_ev_feed(IBTICK_EV_FEED_DESTROYED, f, 0, 0, 0);
+	/* an arbitrated feed's rails write its ring: they end first */
+	if (f->arb)
+		ibt_arb_stop_locked(f);
 	/* no owner drains or re-arms the CQ after this (poll.c) */
 	ibt_poll_seize(f);
 	ibt_ring_set_dead(&f->ring);
 	wake_up_interruptible_all(&f->wq);
-	ibt_feed_ib_teardown(f);
+	if (!f->arb)
+		ibt_feed_ib_teardown(f);
 }
 
 static void ibt_feed_release(struct kref *ref)
@@ -147,7 +151,9 @@ static void ibt_feed_release(struct kref *ref)
 	ibt_feed_unlist(f);
 	if (f->live)
 		ibt_feed_kill(f, true);
-	ibt_dev_put(f->dev);
+	if (f->dev)
+		ibt_dev_put(f->dev);
+	ibt_arb_free(f);
 	ibt_memlock_uncharge(f);
 	kvfree(f->src);
 	vfree(f->ring_mem);
@@ -159,6 +165,13 @@ void ibt_feed_put(struct ibt_feed *f)
 	mutex_lock(&ibt_feeds_lock);
 	kref_put(&f->ref, ibt_feed_release);
 	mutex_unlock(&ibt_feeds_lock);
+}
+
+/* ibt_feed_put() with ibt_feeds_lock held already. */
+void ibt_feed_put_locked(struct ibt_feed *f)
+{
+	lockdep_assert_held(&ibt_feeds_lock);
+	kref_put(&f->ref, ibt_feed_release);
 }
 
 /* Auto feeds the user @uid created that are still listed. */
@@ -196,37 +209,23 @@ static int ibt_feed_auto_allowed_locked(const struct ibt_feed_params *p)
 }
 
 /*
- * A new feed for @a on device port (@d, @port): its memory, charged, and
- * its place on the list, marked creating; ibt_feed_create() builds the
- * rest.  Takes over the caller's reference on @d.  Context: process,
- * ibt_feeds_lock held.
+ * What every feed has, device or not: the object, its locks, its ring
+ * (charged), its ACL.  Not listed yet; no id.  ibt_feeds_lock held.
  */
-static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
-					      const struct ibt_addr *a,
-					      const struct ibt_feed_params *p,
-					      u64 ring_bytes, bool admin,
-					      struct netlink_ext_ack *extack)
+static struct ibt_feed *ibt_feed_new_locked(const struct ibt_feed_params *p,
+					    u64 ring_bytes, bool admin,
+					    struct netlink_ext_ack *extack)
 {
 	struct ibt_feed *f;
 	int err;
 
 	lockdep_assert_held(&ibt_feeds_lock);
-	err = admin ? 0 : ibt_feed_auto_allowed_locked(p);
-	if (err)
-		goto out_put_dev;
-	err = -ENOMEM;
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
-		goto out_put_dev;
+		return ERR_PTR(-ENOMEM);
 	kref_init(&f->ref);
 	f->by_admin = admin;
 	f->creator = current_fsuid();
-	f->dev = d;
-	f->port_num = port;
-	f->dport = &d->ports[port - rdma_start_port(d->ibdev)];
-	ibt_dev_name(d, f->dev_name);
-	f->group = a->group;
-	f->port = a->port;
 	f->rq_size = IBT_RQ_SIZE;
 	f->sq_size = IBT_SQ_SIZE;
 	init_completion(&f->joined);
@@ -258,6 +257,63 @@ static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
 	if (!f->ring_mem)
 		goto out_free;
 	ibt_ring_init(&f->ring, f->ring_mem, p->nslots, p->slot_size, 0);
+	return f;
+
+out_free:
+	ibt_memlock_uncharge(f);
+	kfree(f);
+	return ERR_PTR(err);
+}
+
+/* Give @f its id and name and put it on the list, creating. */
+static void ibt_feed_list_locked(struct ibt_feed *f,
+				 const struct ibt_feed_params *p)
+{
+	f->id = ibt_feed_next_id++;
+	if (!ibt_feed_next_id)		/* 0 names no feed (IBTICK_MMAP_FEED) */
+		ibt_feed_next_id = 1;
+	if (p->name)
+		strscpy(f->name, p->name, sizeof(f->name));
+	else
+		snprintf(f->name, sizeof(f->name), "auto-%u", f->id);
+	WRITE_ONCE(f->live, true);	/* the receive side may start in setup */
+	f->creating = true;
+	list_add_tail(&f->list, &ibt_feeds);
+	f->listed = true;
+	if (!f->by_admin)
+		ibt_nauto++;
+}
+
+/*
+ * A new feed for @a on device port (@d, @port): its memory, charged, and
+ * its place on the list, marked creating; ibt_feed_create() builds the
+ * rest.  Takes over the caller's reference on @d.  Context: process,
+ * ibt_feeds_lock held.
+ */
+static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
+					      const struct ibt_addr *a,
+					      const struct ibt_feed_params *p,
+					      u64 ring_bytes, bool admin,
+					      struct netlink_ext_ack *extack)
+{
+	struct ibt_feed *f;
+	int err;
+
+	lockdep_assert_held(&ibt_feeds_lock);
+	err = admin ? 0 : ibt_feed_auto_allowed_locked(p);
+	if (err)
+		goto out_put_dev;
+	f = ibt_feed_new_locked(p, ring_bytes, admin, extack);
+	if (IS_ERR(f)) {
+		err = PTR_ERR(f);
+		goto out_put_dev;
+	}
+	f->dev = d;
+	f->port_num = port;
+	f->dport = &d->ports[port - rdma_start_port(d->ibdev)];
+	ibt_dev_name(d, f->dev_name);
+	f->group = a->group;
+	f->port = a->port;
 	f->ifindex = a->ifindex;
 	if (!f->ifindex) {
 		char name[IFNAMSIZ];
@@ -271,19 +327,7 @@ static struct ibt_feed *ibt_feed_alloc_locked(struct ibt_dev *d, u32 port,
 		}
 	}
 
-	f->id = ibt_feed_next_id++;
-	if (!ibt_feed_next_id)		/* 0 names no feed (IBTICK_MMAP_FEED) */
-		ibt_feed_next_id = 1;
-	if (p->name)
-		strscpy(f->name, p->name, sizeof(f->name));
-	else
-		snprintf(f->name, sizeof(f->name), "auto-%u", f->id);
-	WRITE_ONCE(f->live, true);	/* the receive side may start in setup */
-	f->creating = true;
-	list_add_tail(&f->list, &ibt_feeds);
-	f->listed = true;
-	if (!admin)
-		ibt_nauto++;
+	ibt_feed_list_locked(f, p);
 	return f;
 
 out_free:
@@ -345,7 +389,7 @@ static struct ibt_feed *ibt_feed_lookup_locked(struct ibt_dev *d, u32 port,
 	struct ibt_feed *f;
 
 	list_for_each_entry(f, &ibt_feeds, list) {
-		if ((f->live || f->creating) && f->dev == d &&
+		if ((f->live || f->creating) && f->dev == d && !f->rail_of &&
 		    f->port_num == port &&
 		    f->group == a->group && f->port == a->port) {
 			kref_get(&f->ref);
@@ -382,9 +426,9 @@ static int ibt_feed_acl_check(struct ibt_feed *f, unsigned int want)
 }
 
 /*
- * An admin feed's ACL owns its group and feed port on every local port:
- * may the caller @want on an auto feed for @a, on another port (to create
- * it, or to share one that is there)?  Asked of the first admin feed, made
+ * An admin feed's ACL owns its group and feed port on every local port,
+ * an arbitrated feed's its rails': may the caller @want on an auto feed
+ * for @a, on another port (to create it, or to share one that is there)?  Asked of the first admin feed, made
  * or being made, with that group and feed port; 0, or its refusal
  * (-EACCES).  ibt_feeds_lock held.
  */
@@ -393,9 +437,10 @@ static int ibt_feed_admin_claim_locked(const struct ibt_addr *a,
 {
 	struct ibt_feed *f;
 
+	/* a rail's group is its arbitrated feed's: that ACL decides */
 	list_for_each_entry(f, &ibt_feeds, list)
 		if (f->by_admin && f->group == a->group && f->port == a->port)
-			return ibt_feed_acl_check(f, want);
+			return ibt_feed_acl_check(f->rail_of ?: f, want);
 	return 0;
 }
 
@@ -421,6 +466,36 @@ static bool ibt_feed_dead_admin_locked(const struct ibt_addr *a)
  * (@admin true) creates a named feed and finds nothing to share: a feed
  * already serving the address, or the name, is EEXIST.
  */
+/*
+ * The live feed whose id @a names (IBTICK_ADDR_FEED_ID), referenced: any
+ * listed feed but a rail; an arbitrated one only to read (its ticks are
+ * published on its rails' groups).  Nothing is created.
+ */
+static struct ibt_feed *ibt_feed_by_id(const struct ibt_addr *a, bool receive)
+{
+	struct ibt_addr key = {};
+	struct ibt_feed *f;
+	int err = 0;
+
+	mutex_lock(&ibt_feeds_lock);
+	f = ibt_feed_find_locked(a->feed_id, NULL);
+	if (!f || f->rail_of || !f->live) {
+		err = -EADDRNOTAVAIL;
+	} else if (f->arb && !receive) {
+		err = -EOPNOTSUPP;
+	} else if (!f->by_admin) {
+		/* an auto feed: its group's admin ACL decides, as by address */
+		key.group = f->group;
+		key.port = f->port;
+		err = ibt_feed_admin_claim_locked(&key, receive ? IBT_ACL_READ :
+								  IBT_ACL_WRITE);
+	}
+	if (!err)
+		kref_get(&f->ref);
+	mutex_unlock(&ibt_feeds_lock);
+	return err ? ERR_PTR(err) : f;
+}
+
 static struct ibt_feed *ibt_feed_obtain(const struct ibt_addr *a,
 					const struct ibt_feed_params *p,
 					bool admin,
@@ -433,6 +508,8 @@ static struct ibt_feed *ibt_feed_obtain(const struct ibt_addr *a,
 	u32 port;
 	int err;
 
+	if (a->feed_id)
+		return admin ? ERR_PTR(-EINVAL) : ibt_feed_by_id(a, p->receive);
 	err = ibt_ring_geometry(p->nslots, p->slot_size, &ring_bytes);
 	if (err) {
 		NL_SET_ERR_MSG(extack,
@@ -524,6 +601,121 @@ struct ibt_feed *ibt_feed_add_admin(const struct ibt_addr *a,
 }
 
 /*
+ * Rail @idx of the arbitrated feed @parent, on @a: a feed of its own,
+ * receiving from the start, listed (dumps, device removal) but never
+ * shared - lookups by address pass rails by, and binding one by id is
+ * refused.  Its ring is the smallest: its ticks go to @parent's
+ * (rx.c, arb_feed.c), which must be ready for them.  Returns it with a
+ * reference for @parent.  Context: process, no ibtick lock held; sleeps
+ * for the join.
+ */
+struct ibt_feed *ibt_feed_rail_create(struct ibt_feed *parent, u32 idx,
+				      const struct ibt_addr *a,
+				      struct netlink_ext_ack *extack)
+{
+	struct ibt_feed_params p = {
+		.nslots = IBTICK_SLOTS_MIN,
+		.slot_size = IBTICK_SLOT_SIZE_MIN,
+		.comp_vector = parent->comp_vector,
+		.receive = true,
+	};
+	char name[IBTICK_FEED_NAME_MAX];
+	struct ibt_feed *f;
+	struct ibt_dev *d;
+	u64 ring_bytes;
+	u32 port;
+
+	if (ibt_ring_geometry(p.nslots, p.slot_size, &ring_bytes))
+		return ERR_PTR(-EINVAL);
+	/* "NAME.r0", or by the feed's id when the name is too long for it */
+	if (snprintf(name, sizeof(name), "%s.r%u", parent->name, idx) >=
+	    sizeof(name))
+		snprintf(name, sizeof(name), "arb-%u.r%u", parent->id, idx);
+	p.name = name;
+	mutex_lock(&ibt_feeds_lock);
+	if (ibt_feed_name_taken_locked(name)) {
+		NL_SET_ERR_MSG(extack, "a feed has the rail's name (NAME.rN)");
+		f = ERR_PTR(-EEXIST);
+		goto out_unlock;
+	}
+	d = ibt_dev_get_by_netdev(a->ifindex, &port);
+	if (IS_ERR(d)) {
+		NL_SET_ERR_MSG(extack, "no IB/RoCE port behind a rail's netdev");
+		f = ERR_CAST(d);
+		goto out_unlock;
+	}
+	f = ibt_feed_alloc_locked(d, port, a, &p, ring_bytes, true, extack);
+	if (!IS_ERR(f)) {
+		f->rail_of = parent;
+		f->rail_idx = idx;
+	}
+out_unlock:
+	mutex_unlock(&ibt_feeds_lock);
+	if (IS_ERR(f))
+		return f;
+	return ibt_feed_create(f, true, false, extack);
+}
+
+/*
+ * A new arbitrated feed: no device and no verbs of its own, listed as
+ * creating while its caller (arb_feed.c) builds its rails; ended with
+ * ibt_feed_arb_created().  Returned with the creator's reference.
+ * Context: process, no ibtick lock held.
+ */
+struct ibt_feed *ibt_feed_arb_new(const struct ibt_feed_params *p,
+				  struct netlink_ext_ack *extack)
+{
+	struct ibt_feed *f;
+	u64 ring_bytes;
+	int err;
+
+	err = ibt_ring_geometry(p->nslots, p->slot_size, &ring_bytes);
+	if (err) {
+		NL_SET_ERR_MSG(extack,
+			       "slots x slot size exceeds the ring size limit");
+		return ERR_PTR(err);
+	}
+	mutex_lock(&ibt_feeds_lock);
+	if (ibt_feed_name_taken_locked(p->name)) {
+		NL_SET_ERR_MSG(extack, "a feed of that name exists");
+		f = ERR_PTR(-EEXIST);
+	} else {
+		f = ibt_feed_new_locked(p, ring_bytes, true, extack);
+		if (!IS_ERR(f))
+			ibt_feed_list_locked(f, p);
+	}
+	mutex_unlock(&ibt_feeds_lock);
+	return f;
+}
+
+/*
+ * The end of an arbitrated feed's creation: announced, with its own
+ * reference (an admin feed), or, after @err, unlisted and put.  Returns
+ * @f with the creator's reference, or the error.
+ */
+struct ibt_feed *ibt_feed_arb_created(struct ibt_feed *f, int err)
+{
+	mutex_lock(&ibt_feeds_lock);
+	f->creating = false;
+	f->create_err = err;
+	if (err) {
+		ibt_feed_unlist(f);
+		ibt_feed_kill(f, false);
+	} else {
+		WRITE_ONCE(f->admin, true);
+		kref_get(&f->ref);
+		ibt_feeds_gen++;
+		WRITE_ONCE(f->announced, true);
+		ibt_ev_feed(IBTICK_EV_FEED_CREATED, f, 0, 0, 0);
+	}
+	complete_all(&f->created);
+	if (err)
+		kref_put(&f->ref, ibt_feed_release);
+	mutex_unlock(&ibt_feeds_lock);
+	return err ? ERR_PTR(err) : f;
+}
+
+/*
  * The listed feed with @id, or with @name when @name; not referenced.  A
  * feed still being created is not there yet.
  */
@@ -561,10 +753,12 @@ void ibt_feed_del_locked(struct ibt_feed *f)
  */
 void ibt_feeds_exit(void)
 {
-	struct ibt_feed *f, *tmp;
+	struct ibt_feed *f;
 
 	mutex_lock(&ibt_feeds_lock);
-	list_for_each_entry_safe(f, tmp, &ibt_feeds, list)
+	/* one at a time: an arbitrated feed takes its rails with it */
+	while ((f = list_first_entry_or_null(&ibt_feeds, struct ibt_feed,
+					     list)))
 		ibt_feed_del_locked(f);
 	mutex_unlock(&ibt_feeds_lock);
 }

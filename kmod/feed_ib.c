@@ -391,6 +391,9 @@ int ibt_feed_ib_receive(struct ibt_feed *f)
 {
 	int err = 0;
 
+	/* an arbitrated feed's rails receive from their creation */
+	if (f->arb)
+		return ibt_feed_live(f) ? 0 : -ENODEV;
 	/* pairs with ibt_feed_rx_start(): receiving, then all it built */
 	if (smp_load_acquire(&f->receiving))
 		return 0;

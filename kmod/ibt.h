@@ -57,6 +57,7 @@
 
 #include "acl.h"
 #include "addr.h"
+#include "arbiter.h"
 #include "pubtrack.h"
 #include "ring.h"
 
@@ -319,6 +320,51 @@ struct ibt_feed {
 	 */
 	struct ibt_src		*src;		/* set once, release/acquire */
 	atomic_t		src_readers;	/* sockets that want sources */
+	/*
+	 * An arbitrated feed (arb_feed.c) has no device and no verbs of its
+	 * own: @arb, and rails, feeds of their own whose receive path writes
+	 * this feed's ring.  A rail has @rail_of (constant; the arbitrated
+	 * feed holds the rail, never the reverse).
+	 */
+	struct ibt_arb_feed	*arb;
+	struct ibt_feed		*rail_of;
+	u32			rail_idx;
+};
+
+/* One rail of an arbitrated feed. */
+struct ibt_rail {
+	struct ibt_addr		addr;	/* group, port, ifindex: constant */
+	/* its feed, referenced; NULL while down and not rebuilt: ibt_feeds_lock */
+	struct ibt_feed		*feed;
+	bool			up;	/* ibt_feeds_lock; READ_ONCE */
+	u64			rx;	/* ticks received: the arbiter's lock */
+	u64			downs;	/* ibt_feeds_lock */
+	u64			down_ns;	/* in total, before down_since */
+	u64			down_since;	/* ktime_get_ns() while down */
+};
+
+/*
+ * An arbitrated feed's arbitration (arb_feed.c).  @lock serialises the
+ * rails' receive paths (each drains its own CQ, maybe at once on two
+ * CPUs) and the window timer: it is the ring's one producer.  The rails
+ * themselves change under ibt_feeds_lock, by creation, the watch work and
+ * the feed's end.
+ */
+struct ibt_arb_feed {
+	struct ibt_feed		*feed;	/* the arbitrated feed (not held) */
+	spinlock_t		lock;	/* _bh: softirq, thread, timer */
+	struct ibt_arb		arb;
+	bool			stopped;	/* lock: no tick after this */
+	struct hrtimer		timer;	/* the oldest open hole's window */
+	bool			timer_armed;	/* lock */
+	unsigned long		ev_gap_at;	/* rate limit; lock */
+	struct delayed_work	watch;	/* rails going down, coming back */
+	bool			dying;	/* ibt_feeds_lock: no watch after */
+	u32			nrails;
+	struct ibt_rail		rail[IBT_ARB_RAILS_MAX];
+	/* rebuilding a rail: the next try, the backoff (the watch work) */
+	unsigned long		retry_at[IBT_ARB_RAILS_MAX];
+	unsigned long		retry_wait[IBT_ARB_RAILS_MAX];
 };
 
 /*
@@ -486,8 +532,15 @@ int ibt_feeds_init(void);
 void ibt_feeds_exit(void);
 void ibt_feeds_unregister(void);
 int ibt_feed_permission(struct ibt_feed *f, unsigned int want, u32 *gen);
+struct ibt_feed *ibt_feed_rail_create(struct ibt_feed *parent, u32 idx,
+				      const struct ibt_addr *a,
+				      struct netlink_ext_ack *extack);
+struct ibt_feed *ibt_feed_arb_new(const struct ibt_feed_params *p,
+				  struct netlink_ext_ack *extack);
+struct ibt_feed *ibt_feed_arb_created(struct ibt_feed *f, int err);
 int ibt_memlock_charge(struct ibt_feed *f, enum ibt_ml who, u64 bytes);
 void ibt_feed_put(struct ibt_feed *f);
+void ibt_feed_put_locked(struct ibt_feed *f);
 void ibt_feed_fail_locked(struct ibt_feed *f);
 extern struct workqueue_struct *ibt_wq;	/* main.c */
 static inline bool ibt_feed_live(const struct ibt_feed *f)
@@ -525,6 +578,22 @@ void ibt_join_dev_event(unsigned long what, struct ibt_dev *d,
 enum ibt_rx_ctx { IBT_RX_IRQ, IBT_RX_THREAD, IBT_RX_CALLER };
 int ibt_rx_post_all(struct ibt_feed *f);
 int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx);
+
+/* arb_feed.c: arbitrated feeds */
+struct ibt_arb_req {
+	struct ibt_arb_cfg	cfg;
+	u32			nrails;
+	struct ibt_addr		rail[IBT_ARB_RAILS_MAX];
+};
+struct ibt_feed *ibt_arb_feed_add(const struct ibt_feed_params *p,
+				  const struct ibt_arb_req *req,
+				  struct netlink_ext_ack *extack);
+/* a rail's tick (rx.c); true when it went into the ring */
+bool ibt_arb_rx(struct ibt_feed *rail, const struct ibtick_wire_hdr *h,
+		const void *payload, u32 plen, u64 now);
+void ibt_arb_stop_locked(struct ibt_feed *f);
+void ibt_arb_free(struct ibt_feed *f);
+int ibt_arb_fill(struct sk_buff *skb, struct ibt_feed *f);
 
 /* poll.c */
 void ibt_poll_init(struct ibt_feed *f);
@@ -608,6 +677,8 @@ enum ibt_mcgrp {
 void ibt_ev_dev(u8 type, struct ibt_dev *d, u32 port);
 void ibt_ev_feed_error(const struct ibt_feed *f, enum ib_event_type what);
 void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
+		 u64 total);
+void ibt_ev_rail(u8 type, const struct ibt_feed *f, u32 rail, u64 count,
 		 u64 total);
 void ibt_ev_sock(u8 type, const struct ibt_feed *f, const struct ibt_sock *is,
 		 u64 count, u64 total);

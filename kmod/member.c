@@ -309,8 +309,7 @@ int ibt_member_drop(struct ibt_sock *is, sockptr_t optval,
 	for (i = 0; mm && i < mm->n; i++) {
 		struct ibt_member *c = mm->m[i];
 
-		if (c->addr.group != a.group || c->addr.port != a.port ||
-		    (a.ifindex && c->addr.ifindex != a.ifindex))
+		if (!ibt_addr_same(&a, &c->addr))
 			continue;
 		m = c;
 		at = i;
@@ -375,11 +374,7 @@ static void ibt_member_info(const struct ibt_member *m, u32 flags,
 			    struct ibtick_member *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->addr.sibt_family = ibt_family;
-	out->addr.sibt_port = m->addr.port;
-	out->addr.sibt_ifindex = m->addr.ifindex;
-	out->addr.sibt_group_family = AF_INET;
-	memcpy(out->addr.sibt_group, &m->addr.group, 4);
+	ibt_addr_fill(&m->addr, ibt_family, &out->addr);
 	out->feed_id = m->feed->id;
 	out->flags = flags;
 	out->cursor = m->cursor;

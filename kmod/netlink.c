@@ -42,13 +42,46 @@ static struct netlink_range_validation ibt_slot_size_range = {
 	.max = IBTICK_SLOT_SIZE_MAX,
 };
 
+static struct netlink_range_validation ibt_rail_ifindex_range = {
+	.min = 1,
+	.max = INT_MAX,
+};
+
+static struct netlink_range_validation ibt_window_us_range = {
+	.max = 60 * USEC_PER_SEC,
+};
+
+/* A rail of FEED_NEW's IBTICK_A_FEED_ARB: its address, all of it. */
+static const struct nla_policy ibt_rail_policy[IBTICK_A_RAIL_MAX + 1] = {
+	[IBTICK_A_RAIL_GROUP]		= { .type = NLA_BE32 },
+	[IBTICK_A_RAIL_PORT]		= NLA_POLICY_MIN(NLA_U16, 1),
+	[IBTICK_A_RAIL_IFINDEX]		= NLA_POLICY_FULL_RANGE(NLA_U32,
+						&ibt_rail_ifindex_range),
+	[IBTICK_A_RAIL_PAD]		= { .type = NLA_REJECT },
+	[IBTICK_A_RAIL_INDEX ... IBTICK_A_RAIL_MAX] = { .type = NLA_REJECT },
+};
+
+/* FEED_NEW's IBTICK_A_FEED_ARB: the rails, the sequence field, the window. */
+static const struct nla_policy ibt_arb_policy[IBTICK_A_ARB_MAX + 1] = {
+	[IBTICK_A_ARB_RAIL]		= NLA_POLICY_NESTED(ibt_rail_policy),
+	[IBTICK_A_ARB_SEQ_OFF]		= { .type = NLA_U16 },
+	[IBTICK_A_ARB_SEQ_WIDTH]	= NLA_POLICY_MAX(NLA_U8, 8),
+	[IBTICK_A_ARB_SEQ_BE]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[IBTICK_A_ARB_WINDOW_US]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+						&ibt_window_us_range),
+	[IBTICK_A_ARB_WINDOW_TICKS]	= NLA_POLICY_MAX(NLA_U32, IBT_ARB_SPAN),
+	[IBTICK_A_ARB_RESET_AT]		= { .type = NLA_U64 },
+	[IBTICK_A_ARB_PAD]		= { .type = NLA_REJECT },
+	[IBTICK_A_ARB_DELIVERED ... IBTICK_A_ARB_MAX] = { .type = NLA_REJECT },
+};
+
 /*
  * FEED_NEW and FEED_SET: the key and every setting.  What a range cannot
  * say (powers of two, multicast groups, online CPUs, uids that map) the
  * handlers check, naming the attribute.  Reply-only attributes are
  * refused as unknown.
  */
-static const struct nla_policy ibt_feed_cfg_policy[IBTICK_A_FEED_MEMBERSHIP + 1] = {
+static const struct nla_policy ibt_feed_cfg_policy[IBTICK_A_FEED_RAIL_OF + 1] = {
 	[IBTICK_A_FEED_ID]		= { .type = NLA_U32 },
 	[IBTICK_A_FEED_NAME]		= { .type = NLA_NUL_STRING,
 					    .len = IBTICK_FEED_NAME_MAX - 1 },
@@ -75,6 +108,8 @@ static const struct nla_policy ibt_feed_cfg_policy[IBTICK_A_FEED_MEMBERSHIP + 1]
 	[IBTICK_A_FEED_MEMBERSHIP]	= NLA_POLICY_RANGE(NLA_U8,
 						IBTICK_FEED_MEMBER_SEND_ONLY,
 						IBTICK_FEED_MEMBER_FULL),
+	[IBTICK_A_FEED_ARB]		= NLA_POLICY_NESTED(ibt_arb_policy),
+	[IBTICK_A_FEED_RAIL_OF]		= { .type = NLA_REJECT },
 };
 
 /* SOCK_GET dump filters */

@@ -107,13 +107,15 @@ void ibt_ev_dev(u8 type, struct ibt_dev *d, u32 port)
 	rcu_read_unlock();
 }
 
+/* A feed, and its device unless it has none (an arbitrated feed). */
 static int ibt_ev_put_feed(struct sk_buff *skb, const struct ibt_feed *f)
 {
 	return nla_put_u32(skb, IBTICK_A_EV_FEED_ID, f->id) ||
 	       nla_put_string(skb, IBTICK_A_EV_FEED_NAME, f->name) ||
-	       nla_put_u32(skb, IBTICK_A_EV_DEV_INDEX, f->dev->index) ||
-	       nla_put_string(skb, IBTICK_A_EV_DEV_NAME, f->dev_name) ||
-	       nla_put_u32(skb, IBTICK_A_EV_PORT, f->port_num);
+	       (f->dev &&
+		(nla_put_u32(skb, IBTICK_A_EV_DEV_INDEX, f->dev->index) ||
+		 nla_put_string(skb, IBTICK_A_EV_DEV_NAME, f->dev_name) ||
+		 nla_put_u32(skb, IBTICK_A_EV_PORT, f->port_num)));
 }
 
 /* Context: any.  @f's name and device are constant once it is listed. */
@@ -129,6 +131,25 @@ void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
 		ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
 			      ibt_ev_put_feed(skb, f) ||
 			      (err && nla_put_s32(skb, IBTICK_A_EV_ERRNO, err)) ||
+			      ((count || total) &&
+			       ibt_ev_put_counts(skb, count, total)));
+	rcu_read_unlock();
+}
+
+/* An arbitrated feed's event about rail @rail.  Context: any. */
+void ibt_ev_rail(u8 type, const struct ibt_feed *f, u32 rail, u64 count,
+		 u64 total)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	rcu_read_lock();
+	skb = ibt_ev_new(type, IBT_MCGRP_EVENTS, &hdr);
+	if (skb)
+		ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
+			      ibt_ev_put_feed(skb, f) ||
+			      (rail != U32_MAX &&
+			       nla_put_u32(skb, IBTICK_A_EV_RAIL, rail)) ||
 			      ((count || total) &&
 			       ibt_ev_put_counts(skb, count, total)));
 	rcu_read_unlock();

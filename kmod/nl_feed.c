@@ -52,9 +52,6 @@ static int ibt_fill_feed(struct sk_buff *skb, struct ibt_feed *f)
 
 	if (nla_put_u32(skb, IBTICK_A_FEED_ID, f->id) ||
 	    nla_put_string(skb, IBTICK_A_FEED_NAME, f->name) ||
-	    nla_put_be32(skb, IBTICK_A_FEED_GROUP, f->group) ||
-	    nla_put_u16(skb, IBTICK_A_FEED_PORT, f->port) ||
-	    nla_put_u32(skb, IBTICK_A_FEED_IFINDEX, f->ifindex) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_SLOTS, f->ring.nslots) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_SLOT_SIZE, f->ring.slot_size) ||
 	    nla_put_u8(skb, IBTICK_A_FEED_POLL_MODE, READ_ONCE(f->poll_mode)) ||
@@ -64,9 +61,6 @@ static int ibt_fill_feed(struct sk_buff *skb, struct ibt_feed *f)
 	    nla_put_u8(skb, IBTICK_A_FEED_MEMBERSHIP, READ_ONCE(f->member)) ||
 	    nla_put_u8(skb, IBTICK_A_FEED_ADMIN, f->admin) ||
 	    nla_put_u8(skb, IBTICK_A_FEED_LIVE, live) ||
-	    nla_put_u32(skb, IBTICK_A_FEED_DEV_INDEX, f->dev->index) ||
-	    nla_put_string(skb, IBTICK_A_FEED_DEV_NAME, f->dev_name) ||
-	    nla_put_u32(skb, IBTICK_A_FEED_DEV_PORT, f->port_num) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_READERS, atomic_read(&f->readers)) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_PUBLISHERS,
 			atomic_read(&f->publishers)) ||
@@ -74,8 +68,20 @@ static int ibt_fill_feed(struct sk_buff *skb, struct ibt_feed *f)
 	    nla_put_u64_64bit(skb, IBTICK_A_FEED_PRODUCER,
 			      ibt_ring_producer(&f->ring), IBTICK_A_FEED_PAD) ||
 	    nla_put_u64_64bit(skb, IBTICK_A_FEED_RING_BYTES, f->ring.size,
-			      IBTICK_A_FEED_PAD) ||
-	    nla_put_u32(skb, IBTICK_A_FEED_WIRE_MAX, f->wire_max))
+			      IBTICK_A_FEED_PAD))
+		return -EMSGSIZE;
+	/* an arbitrated feed has its rails' addresses and devices, not its own */
+	if (f->arb)
+		return ibt_arb_fill(skb, f) ?: ibt_fill_fstats(skb, f);
+	if (nla_put_be32(skb, IBTICK_A_FEED_GROUP, f->group) ||
+	    nla_put_u16(skb, IBTICK_A_FEED_PORT, f->port) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_IFINDEX, f->ifindex) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_DEV_INDEX, f->dev->index) ||
+	    nla_put_string(skb, IBTICK_A_FEED_DEV_NAME, f->dev_name) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_DEV_PORT, f->port_num) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_WIRE_MAX, f->wire_max) ||
+	    (f->rail_of &&
+	     nla_put_u32(skb, IBTICK_A_FEED_RAIL_OF, f->rail_of->id)))
 		return -EMSGSIZE;
 	if (f->admin &&
 	    (nla_put_u32(skb, IBTICK_A_FEED_OWNER,
@@ -227,6 +233,137 @@ static int ibt_nl_parse_poll(struct genl_info *info, u32 *mode, s32 *cpu)
 	return 0;
 }
 
+/* A rail's address; -EINVAL with the attribute named. */
+static int ibt_nl_parse_rail(struct genl_info *info, const struct nlattr *nest,
+			     struct ibt_addr *a)
+{
+	struct nlattr *tb[IBTICK_A_RAIL_MAX + 1];
+	int err;
+
+	/* the policy has validated it with the request */
+	err = nla_parse_nested(tb, IBTICK_A_RAIL_MAX, nest, NULL, info->extack);
+	if (err)
+		return err;
+	if (!tb[IBTICK_A_RAIL_GROUP] || !tb[IBTICK_A_RAIL_PORT] ||
+	    !tb[IBTICK_A_RAIL_IFINDEX]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nest,
+				    "a rail needs a group, a port and a netdev");
+		return -EINVAL;
+	}
+	a->group = nla_get_be32(tb[IBTICK_A_RAIL_GROUP]);
+	if (!ipv4_is_multicast(a->group) || ipv4_is_local_multicast(a->group)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_RAIL_GROUP],
+				    "not an IPv4 multicast group outside 224.0.0.0/24");
+		return -EINVAL;
+	}
+	a->port = nla_get_u16(tb[IBTICK_A_RAIL_PORT]);
+	a->ifindex = nla_get_u32(tb[IBTICK_A_RAIL_IFINDEX]);
+	return 0;
+}
+
+/*
+ * FEED_NEW of an arbitrated feed (IBTICK_A_FEED_ARB): its rails and
+ * sequence field; of the rest, the ring geometry and the ACL.
+ */
+static int ibt_nl_arb_new(struct genl_info *info, struct ibt_feed_params *p)
+{
+	static const int not_here[] = {
+		IBTICK_A_FEED_GROUP, IBTICK_A_FEED_PORT, IBTICK_A_FEED_IFINDEX,
+		IBTICK_A_FEED_POLL_MODE, IBTICK_A_FEED_POLL_CPU,
+		IBTICK_A_FEED_LOOPBACK, IBTICK_A_FEED_MEMBERSHIP,
+	};
+	struct nlattr **tb = info->attrs, *at[IBTICK_A_ARB_MAX + 1], *rail;
+	struct ibt_arb_req req = {
+		.cfg = { .reset_at = 1 },
+	};
+	struct ibt_feed *f;
+	int err, rem, i, j;
+
+	for (i = 0; i < ARRAY_SIZE(not_here); i++) {
+		if (tb[not_here[i]]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[not_here[i]],
+					    "an arbitrated feed has no address, poll mode or membership of its own: its rails do");
+			return -EINVAL;
+		}
+	}
+	err = nla_parse_nested(at, IBTICK_A_ARB_MAX, tb[IBTICK_A_FEED_ARB],
+			       NULL, info->extack);
+	if (err)
+		return err;
+	nla_for_each_nested(rail, tb[IBTICK_A_FEED_ARB], rem) {
+		if (nla_type(rail) != IBTICK_A_ARB_RAIL)
+			continue;
+		if (req.nrails == IBTICK_ARB_RAILS_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, rail,
+					    "an arbitrated feed has at most 4 rails");
+			return -E2BIG;
+		}
+		err = ibt_nl_parse_rail(info, rail, &req.rail[req.nrails]);
+		if (err)
+			return err;
+		for (j = 0; j < req.nrails; j++) {
+			if (ibt_addr_same(&req.rail[j], &req.rail[req.nrails])) {
+				NL_SET_ERR_MSG_ATTR(info->extack, rail,
+						    "two rails with one address");
+				return -EINVAL;
+			}
+		}
+		req.nrails++;
+	}
+	if (req.nrails < IBTICK_ARB_RAILS_MIN) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_ARB],
+				    "an arbitrated feed needs 2 to 4 rails");
+		return -EINVAL;
+	}
+	if (at[IBTICK_A_ARB_SEQ_OFF])
+		req.cfg.off = nla_get_u16(at[IBTICK_A_ARB_SEQ_OFF]);
+	if (at[IBTICK_A_ARB_SEQ_WIDTH])
+		req.cfg.width = nla_get_u8(at[IBTICK_A_ARB_SEQ_WIDTH]);
+	if (at[IBTICK_A_ARB_SEQ_BE])
+		req.cfg.big_endian = nla_get_u8(at[IBTICK_A_ARB_SEQ_BE]);
+	if (at[IBTICK_A_ARB_WINDOW_US])
+		req.cfg.window_ns = (u64)nla_get_u32(at[IBTICK_A_ARB_WINDOW_US]) *
+				    NSEC_PER_USEC;
+	if (at[IBTICK_A_ARB_WINDOW_TICKS])
+		req.cfg.window_ticks = nla_get_u32(at[IBTICK_A_ARB_WINDOW_TICKS]);
+	if (!at[IBTICK_A_ARB_WINDOW_US] && !at[IBTICK_A_ARB_WINDOW_TICKS])
+		req.cfg.window_ns = IBTICK_ARB_WINDOW_US_DEFAULT * NSEC_PER_USEC;
+	if (at[IBTICK_A_ARB_RESET_AT])
+		req.cfg.reset_at = nla_get_u64(at[IBTICK_A_ARB_RESET_AT]);
+	if (req.cfg.width != 0 && req.cfg.width != 4 && req.cfg.width != 8) {
+		NL_SET_ERR_MSG_ATTR(info->extack, at[IBTICK_A_ARB_SEQ_WIDTH],
+				    "the sequence field is 4 or 8 bytes (0: the publisher sequence)");
+		return -EINVAL;
+	}
+	if (!req.cfg.width && (req.cfg.off || at[IBTICK_A_ARB_SEQ_BE])) {
+		NL_SET_ERR_MSG_ATTR(info->extack, at[IBTICK_A_ARB_SEQ_OFF] ?:
+				    at[IBTICK_A_ARB_SEQ_BE],
+				    "an offset or byte order needs a field width");
+		return -EINVAL;
+	}
+	if ((u32)req.cfg.off + req.cfg.width > U16_MAX) {
+		NL_SET_ERR_MSG_ATTR(info->extack, at[IBTICK_A_ARB_SEQ_OFF],
+				    "the sequence field ends past the largest payload");
+		return -EINVAL;
+	}
+	if (!req.cfg.window_ns && !req.cfg.window_ticks) {
+		NL_SET_ERR_MSG_ATTR(info->extack, at[IBTICK_A_ARB_WINDOW_US] ?:
+				    at[IBTICK_A_ARB_WINDOW_TICKS],
+				    "the window needs a time or a tick count");
+		return -EINVAL;
+	}
+	if (WARN_ON_ONCE(ibt_arb_cfg_check(&req.cfg)))
+		return -EINVAL;	/* the checks above are the same */
+	err = ibt_nl_parse_acl(info, &p->acl);
+	if (err)
+		return err;
+	f = ibt_arb_feed_add(p, &req, info->extack);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	ibt_feed_put(f);
+	return 0;
+}
+
 /* Context: process; GENL_ADMIN_PERM checked. */
 int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
@@ -246,9 +383,7 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 	s32 cpu = -1;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_NAME) ||
-	    GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_GROUP) ||
-	    GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_PORT))
+	if (GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_NAME))
 		return -EINVAL;
 	p.name = nla_data(tb[IBTICK_A_FEED_NAME]);
 	if (!ibt_feed_name_valid(p.name, strlen(p.name))) {
@@ -256,6 +391,11 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 				    "feed names are [A-Za-z0-9_.:-], not starting with '-' or \"auto-\"");
 		return -EINVAL;
 	}
+	if (tb[IBTICK_A_FEED_ARB])
+		return ibt_nl_arb_new(info, &p);
+	if (GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_GROUP) ||
+	    GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_PORT))
+		return -EINVAL;
 	a.group = nla_get_be32(tb[IBTICK_A_FEED_GROUP]);
 	if (!ipv4_is_multicast(a.group) || ipv4_is_local_multicast(a.group)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_GROUP],
@@ -386,6 +526,25 @@ int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_unlock;
 	}
 	/* check everything first: a refused request changes nothing */
+	if (f->rail_of) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a rail belongs to its arbitrated feed: change that");
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	if (f->arb && (tb[IBTICK_A_FEED_ARB] || tb[IBTICK_A_FEED_POLL_MODE] ||
+		       tb[IBTICK_A_FEED_POLL_CPU] || tb[IBTICK_A_FEED_LOOPBACK])) {
+		NL_SET_ERR_MSG(info->extack,
+			       "an arbitrated feed's rails and poll mode are fixed: delete it and add another");
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	if (tb[IBTICK_A_FEED_ARB]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_ARB],
+				    "a feed becomes arbitrated only at feed add");
+		err = -EBUSY;
+		goto out_unlock;
+	}
 	err = ibt_nl_feed_fixed(info, f);
 	if (err)
 		goto out_unlock;
@@ -446,10 +605,15 @@ int ibt_nl_feed_del_doit(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&ibt_feeds_lock);
 	f = ibt_nl_feed_key(info);
-	if (IS_ERR(f))
+	if (IS_ERR(f)) {
 		err = PTR_ERR(f);
-	else
+	} else if (f->rail_of) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a rail goes with its arbitrated feed: delete that");
+		err = -EBUSY;
+	} else {
 		ibt_feed_del_locked(f);
+	}
 	mutex_unlock(&ibt_feeds_lock);
 	return err;
 }

@@ -178,7 +178,9 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns)
 	bool owned = false, got = false;
 
 	do {
-		if (!owned && READ_ONCE(f->poll_mode) == IBTICK_POLL_IRQ) {
+		/* an arbitrated feed has no CQ: its rails' events fill it */
+		if (!owned && !f->arb &&
+		    READ_ONCE(f->poll_mode) == IBTICK_POLL_IRQ) {
 			/* not preempted while the whole feed waits on us */
 			preempt_disable();
 			owned = ibt_poll_trylock(f);

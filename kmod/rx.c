@@ -168,6 +168,11 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	}
 	hlen = h->hdr_len;
 	plen = be16_to_cpu(h->len);
+	if (f->rail_of) {
+		/* a rail: the arbitrated feed decides, and writes its ring */
+		ibt_arb_rx(f, h, (const u8 *)va + hlen, plen, now);
+		goto out;
+	}
 	/* observed even when dropped below: a later reader sees no false gap */
 	v = ibt_pubtrack_observe(&f->pubs, be32_to_cpu(h->pub_id),
 				 be64_to_cpu(h->pub_seq));
@@ -223,7 +228,8 @@ out:
 
 /*
  * Drain up to @budget completions from the receive CQ: write each tick into
- * the ring, repost the buffers in one chain per batch, wake sleepers once.
+ * the ring (a rail's: its arbitrated feed's, through the arbiter), repost
+ * the buffers in one chain per batch, wake sleepers once.
  * Returns the number of completions drained.  The caller owns the CQ
  * (poll.c); @ctx only says which counter the completions go to.
  */
@@ -232,7 +238,9 @@ int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 	struct ib_recv_wr *wr = f->rx_wr;	/* one owner at a time */
 	struct ib_sge (*sge)[2] = f->rx_sge;
 	struct ib_wc *wc = f->rx_wc;
-	u64 before = f->st.rx_ticks;
+	/* whose ring the ticks go to: a rail's go to its arbitrated feed's */
+	struct ibt_feed *to = f->rail_of ?: f;
+	u64 before = ibt_ring_producer(&to->ring);
 	int done = 0, n, i, nr;
 	u64 now = 0, newest, t0 = 0;
 
@@ -290,8 +298,8 @@ int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 		WRITE_ONCE(f->st.cqe_caller, f->st.cqe_caller + done);
 		break;
 	}
-	if (f->st.rx_ticks != before && wq_has_sleeper(&f->wq))
-		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
+	if (ibt_ring_producer(&to->ring) != before && wq_has_sleeper(&to->wq))
+		wake_up_interruptible_poll(&to->wq, EPOLLIN | EPOLLRDNORM);
 	/* the kernel's cost of the ticks: ring writes, reposts, wake-ups */
 	if (t0)
 		WRITE_ONCE(f->st.rx_drain_ns,

@@ -89,8 +89,7 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
 		return err;
 	if (is->feed) {
 		/* a socket may subscribe and publish, on one feed only */
-		if (a.group != is->addr.group || a.port != is->addr.port ||
-		    (a.ifindex && a.ifindex != is->addr.ifindex))
+		if (!ibt_addr_same(&a, &is->addr))
 			return -EISCONN;
 		/* sendto() on a publisher: asked already, unless the ACL moved */
 		if (want == IBT_ACL_WRITE && is->publisher &&
@@ -137,9 +136,7 @@ static int ibt_bind_check(struct ibt_sock *is, struct sockaddr *uaddr,
 	if (mm->n >= IBTICK_FEEDS_PER_SOCKET)
 		return -ENOBUFS;
 	for (i = 0; i < mm->n; i++)
-		if (mm->m[i]->addr.group == a.group &&
-		    mm->m[i]->addr.port == a.port &&
-		    (!a.ifindex || a.ifindex == mm->m[i]->addr.ifindex))
+		if (ibt_addr_same(&a, &mm->m[i]->addr))
 			return -EADDRINUSE;
 	return 0;
 }
@@ -227,15 +224,6 @@ static int ibt_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	return err;
 }
 
-static void ibt_fill_name(const struct ibt_addr *a, struct sockaddr_ibtick *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sibt_family = ibt_family;
-	sa->sibt_port = a->port;
-	sa->sibt_ifindex = a->ifindex;
-	sa->sibt_group_family = AF_INET;
-	memcpy(sa->sibt_group, &a->group, 4);
-}
 
 static int ibt_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 {
@@ -246,7 +234,8 @@ static int ibt_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	if (!is->feed || (peer && !is->publisher) || (!peer && !is->subscribed))
 		err = -ENOTCONN;
 	else
-		ibt_fill_name(&is->addr, (struct sockaddr_ibtick *)uaddr);
+		ibt_addr_fill(&is->addr, ibt_family,
+			      (struct sockaddr_ibtick *)uaddr);
 	mutex_unlock(&is->lock);
 	return err;
 }
@@ -536,7 +525,7 @@ static int ibt_deliver(struct ibt_sock *is, struct ibt_member *m,
 	int err;
 
 	if (msg->msg_name) {
-		ibt_fill_name(&m->addr, msg->msg_name);
+		ibt_addr_fill(&m->addr, ibt_family, msg->msg_name);
 		msg->msg_namelen = sizeof(struct sockaddr_ibtick);
 	}
 	err = ibt_put_cmsgs(is, m, msg, t);

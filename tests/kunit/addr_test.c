@@ -104,10 +104,68 @@ static void addr_fields(struct kunit *test)
 #undef EXPECT_FIELD
 }
 
+static struct sockaddr_ibtick by_id(u32 id)
+{
+	struct sockaddr_ibtick a = {
+		.sibt_family = FAM,
+		.sibt_flags = IBTICK_ADDR_FEED_ID,
+	};
+
+	memcpy(a.sibt_group, &id, 4);
+	return a;
+}
+
+/* A feed named by its id: the rest of the address must be empty. */
+static void addr_feed_id(struct kunit *test)
+{
+	struct sockaddr_ibtick a = by_id(42), back;
+	struct ibt_addr out, have;
+
+	KUNIT_ASSERT_EQ(test, ibt_addr_parse(&a, sizeof(a), FAM, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.feed_id, 42U);
+	KUNIT_EXPECT_EQ(test, out.port, 0);
+	KUNIT_EXPECT_EQ(test, out.ifindex, 0U);
+	ibt_addr_fill(&out, FAM, &back);
+	KUNIT_EXPECT_EQ(test, memcmp(&a, &back, sizeof(a)), 0);
+	have = out;
+	KUNIT_EXPECT_TRUE(test, ibt_addr_same(&out, &have));
+	have.feed_id = 43;
+	KUNIT_EXPECT_FALSE(test, ibt_addr_same(&out, &have));
+
+#define EXPECT_ID(stmt, err) do {					\
+	a = by_id(42);							\
+	stmt;								\
+	KUNIT_EXPECT_EQ_MSG(test, ibt_addr_parse(&a, sizeof(a), FAM, &out), \
+			    err, "%s", #stmt);				\
+} while (0)
+	EXPECT_ID(memset(a.sibt_group, 0, 4), -EINVAL);		/* id 0 */
+	EXPECT_ID(a.sibt_group_family = AF_INET, -EINVAL);
+	EXPECT_ID(a.sibt_port = 1, -EINVAL);
+	EXPECT_ID(a.sibt_ifindex = 1, -EINVAL);
+	EXPECT_ID(a.sibt_reserved = 1, -EINVAL);
+	EXPECT_ID(a.sibt_group[4] = 1, -EINVAL);
+	EXPECT_ID(a.sibt_flags |= 2, -EINVAL);
+	EXPECT_ID(a.sibt_family = 2, -EAFNOSUPPORT);
+#undef EXPECT_ID
+
+	/* by group: the same address, an unset ifindex matching any */
+	a = good();
+	KUNIT_ASSERT_EQ(test, ibt_addr_parse(&a, sizeof(a), FAM, &have), 0);
+	a.sibt_ifindex = 0;
+	KUNIT_ASSERT_EQ(test, ibt_addr_parse(&a, sizeof(a), FAM, &out), 0);
+	KUNIT_EXPECT_TRUE(test, ibt_addr_same(&out, &have));
+	/* but a named ifindex must be the one */
+	KUNIT_EXPECT_FALSE(test, ibt_addr_same(&have, &out));
+	ibt_addr_fill(&have, FAM, &back);
+	a = good();
+	KUNIT_EXPECT_EQ(test, memcmp(&a, &back, sizeof(a)), 0);
+}
+
 static struct kunit_case addr_cases[] = {
 	KUNIT_CASE(addr_good),
 	KUNIT_CASE(addr_bad),
 	KUNIT_CASE(addr_fields),
+	KUNIT_CASE(addr_feed_id),
 	{}
 };
 

@@ -7,6 +7,10 @@
  *                   [ comp-vector N ] [ loopback socket|deny ]
  *                   [ owner USER[:GROUP] ] [ mode OCTAL ]
  *                   [ member send-only|full ]
+ *   ibtick feed add NAME arbitrate rail GROUP PORT NETDEV rail ... (2 to 4)
+ *                   [ seq-field { publisher | off N width 4|8 [ le|be ] } ]
+ *                   [ window-us N ] [ window-ticks N ] [ reset-at N ]
+ *                   [ slots N ] [ slot-size N ] [ owner ... ] [ mode ... ]
  *   ibtick feed set NAME [ the settings above but group/port/netdev ]
  *   ibtick feed del NAME
  *   ibtick feed show [ NAME ]
@@ -30,6 +34,7 @@
 #include <linux/ibtick.h>
 #include <linux/ibtick_netlink.h>
 
+#include "arbattr.h"
 #include "feedattr.h"
 #include "ibtick.h"
 #include "nl.h"
@@ -43,6 +48,10 @@ static void feed_usage(void)
 		"                       [ comp-vector N ] [ loopback { socket | deny } ]\n"
 		"                       [ owner USER[:GROUP] ] [ mode OCTAL ]\n"
 		"                       [ member { send-only | full } ]\n"
+		"       ibtick feed add NAME arbitrate rail GROUP PORT NETDEV rail GROUP PORT NETDEV...\n"
+		"                       [ seq-field { publisher | off N width { 4 | 8 } [ le | be ] } ]\n"
+		"                       [ window-us N ] [ window-ticks N ] [ reset-at N ]\n"
+		"                       [ slots N ] [ slot-size N ] [ owner USER[:GROUP] ] [ mode OCTAL ]\n"
 		"       ibtick feed set NAME [ poll { irq | busy [ cpu N ] } ] [ loopback { socket | deny } ]\n"
 		"                       [ owner USER[:GROUP] ] [ mode OCTAL ]\n"
 		"       ibtick feed del NAME\n"
@@ -94,11 +103,24 @@ static int parse_owner(const char *s, struct nl_msg *msg)
  */
 static int parse_settings(struct cli *c, struct nl_msg *msg, bool add)
 {
-	bool have_group = false, have_port = false;
+	bool have_group = false, have_port = false, arb = false;
+	struct arb_req ar = { 0 };
 	uint32_t v;
 	char *kw, *val;
+	int got;
 
 	while ((kw = cli_next(c))) {
+		if (add && !arb && !strcmp(kw, "arbitrate")) {
+			arb = true;
+			continue;
+		}
+		if (arb) {
+			got = arb_parse_kw(c, kw, &ar);
+			if (got < 0)
+				return EXIT_USAGE;
+			if (got)
+				continue;
+		}
 		val = cli_next(c);
 		if (!val) {
 			fprintf(stderr, "ibtick: \"%s\" needs a value\n", kw);
@@ -190,6 +212,11 @@ static int parse_settings(struct cli *c, struct nl_msg *msg, bool add)
 				add ? "add" : "set", kw);
 			return EXIT_USAGE;
 		}
+	}
+	if (arb) {
+		/* the kernel says what an arbitrated feed does not take */
+		arb_put(msg, &ar);
+		return 0;
 	}
 	if (add && (!have_group || !have_port)) {
 		fprintf(stderr, "ibtick: feed add needs group and port\n");

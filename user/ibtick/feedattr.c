@@ -12,6 +12,7 @@
 #include <linux/ibtick.h>
 #include <ibtick_counters.h>
 
+#include "arbattr.h"
 #include "feedattr.h"
 #include "out.h"
 
@@ -48,6 +49,8 @@ struct nla_policy feed_reply_policy[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_RING_BYTES]	= { .type = NLA_U64 },
 	[IBTICK_A_FEED_STATS]		= { .type = NLA_NESTED },
 	[IBTICK_A_FEED_MEMBERSHIP]	= { .type = NLA_U8 },
+	[IBTICK_A_FEED_ARB]		= { .type = NLA_NESTED },
+	[IBTICK_A_FEED_RAIL_OF]		= { .type = NLA_U32 },
 };
 
 struct nla_policy fstat_policy[IBTICK_A_FSTAT_MAX + 1];	/* all u64 */
@@ -76,6 +79,7 @@ const char *const feed_attr_names[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_OWNER_GROUP]	= "owner (group)",
 	[IBTICK_A_FEED_MODE]		= "mode",
 	[IBTICK_A_FEED_MEMBERSHIP]	= "member",
+	[IBTICK_A_FEED_ARB]		= "arbitrate",
 };
 
 /* the counters' keys, from the one list the kernel uses too */
@@ -141,17 +145,23 @@ int feed_print(struct nlattr **tb, bool stats)
 	uint8_t mode;
 
 	if (!tb[IBTICK_A_FEED_ID] || !tb[IBTICK_A_FEED_NAME] ||
-	    !tb[IBTICK_A_FEED_GROUP] || !tb[IBTICK_A_FEED_PORT]) {
+	    (!tb[IBTICK_A_FEED_ARB] &&
+	     (!tb[IBTICK_A_FEED_GROUP] || !tb[IBTICK_A_FEED_PORT]))) {
 		fprintf(stderr, "ibtick: malformed feed in the kernel's reply\n");
 		return -1;
 	}
-	in.s_addr = nla_get_u32(tb[IBTICK_A_FEED_GROUP]);
-	inet_ntop(AF_INET, &in, grp, sizeof(grp));
 	out_obj_open(NULL);
 	out_u64("id", "%" PRIu64 ": ", get_u32(tb, IBTICK_A_FEED_ID));
 	out_str("name", "%s:", nla_get_string(tb[IBTICK_A_FEED_NAME]));
-	out_str("group", " group %s", grp);
-	out_u64("port", " port %" PRIu64, nla_get_u16(tb[IBTICK_A_FEED_PORT]));
+	if (tb[IBTICK_A_FEED_ARB]) {
+		out_text(" arbitrated");
+	} else {
+		in.s_addr = nla_get_u32(tb[IBTICK_A_FEED_GROUP]);
+		inet_ntop(AF_INET, &in, grp, sizeof(grp));
+		out_str("group", " group %s", grp);
+		out_u64("port", " port %" PRIu64,
+			nla_get_u16(tb[IBTICK_A_FEED_PORT]));
+	}
 	if (tb[IBTICK_A_FEED_NETDEV_NAME])
 		out_str("netdev", " netdev %s",
 			nla_get_string(tb[IBTICK_A_FEED_NETDEV_NAME]));
@@ -164,7 +174,12 @@ int feed_print(struct nlattr **tb, bool stats)
 		out_str("dev", NULL, nla_get_string(tb[IBTICK_A_FEED_DEV_NAME]));
 		out_u64("dev_port", NULL, get_u32(tb, IBTICK_A_FEED_DEV_PORT));
 	}
-	out_str("type", " %s", get_u8(tb, IBTICK_A_FEED_ADMIN) ? "admin" : "auto");
+	if (tb[IBTICK_A_FEED_RAIL_OF])
+		out_u64("rail_of", " rail of %" PRIu64,
+			nla_get_u32(tb[IBTICK_A_FEED_RAIL_OF]));
+	else
+		out_str("type", " %s",
+			get_u8(tb, IBTICK_A_FEED_ADMIN) ? "admin" : "auto");
 	out_str("state", " %s", get_u8(tb, IBTICK_A_FEED_LIVE) ? "live" : "dead");
 	out_text("\n   ");
 	out_u64("readers", " readers %" PRIu64, get_u32(tb, IBTICK_A_FEED_READERS));
@@ -181,7 +196,9 @@ int feed_print(struct nlattr **tb, bool stats)
 	if (tb[IBTICK_A_FEED_RING_BYTES])
 		out_u64("ring_bytes", " ring_bytes %" PRIu64,
 			nla_get_u64(tb[IBTICK_A_FEED_RING_BYTES]));
-	out_u64("wire_max", " wire_max %" PRIu64, get_u32(tb, IBTICK_A_FEED_WIRE_MAX));
+	if (tb[IBTICK_A_FEED_WIRE_MAX])
+		out_u64("wire_max", " wire_max %" PRIu64,
+			get_u32(tb, IBTICK_A_FEED_WIRE_MAX));
 	mode = get_u8(tb, IBTICK_A_FEED_POLL_MODE);
 	out_str("poll", " poll %s", mode == IBTICK_POLL_BUSY ? "busy" : "irq");
 	if (mode == IBTICK_POLL_BUSY && tb[IBTICK_A_FEED_POLL_CPU] &&
@@ -216,6 +233,8 @@ int feed_print(struct nlattr **tb, bool stats)
 			      sizeof(buf)))
 			out_str("mgid", " mgid %s", buf);
 	}
+	if (tb[IBTICK_A_FEED_ARB])
+		arb_print(tb[IBTICK_A_FEED_ARB], stats);
 	if ((stats || out_json()) && tb[IBTICK_A_FEED_STATS])
 		print_stats(tb[IBTICK_A_FEED_STATS]);
 	out_obj_close();
@@ -228,8 +247,23 @@ void feed_print_batch(struct nlattr **tb, FILE *f)
 	char grp[INET_ADDRSTRLEN];
 	struct in_addr in;
 
-	if (!get_u8(tb, IBTICK_A_FEED_ADMIN) || !tb[IBTICK_A_FEED_NAME] ||
-	    !tb[IBTICK_A_FEED_GROUP])
+	if (!get_u8(tb, IBTICK_A_FEED_ADMIN) || !tb[IBTICK_A_FEED_NAME])
+		return;
+	if (tb[IBTICK_A_FEED_ARB]) {
+		fprintf(f, "feed add %s", nla_get_string(tb[IBTICK_A_FEED_NAME]));
+		arb_print_batch(tb[IBTICK_A_FEED_ARB], f);
+		fprintf(f, " slots %u slot-size %u",
+			get_u32(tb, IBTICK_A_FEED_SLOTS),
+			get_u32(tb, IBTICK_A_FEED_SLOT_SIZE));
+		if (tb[IBTICK_A_FEED_MODE])
+			fprintf(f, " owner %u:%u mode %04o",
+				get_u32(tb, IBTICK_A_FEED_OWNER),
+				get_u32(tb, IBTICK_A_FEED_OWNER_GROUP),
+				nla_get_u16(tb[IBTICK_A_FEED_MODE]));
+		fputc('\n', f);
+		return;
+	}
+	if (!tb[IBTICK_A_FEED_GROUP])
 		return;
 	in.s_addr = nla_get_u32(tb[IBTICK_A_FEED_GROUP]);
 	inet_ntop(AF_INET, &in, grp, sizeof(grp));

@@ -41,6 +41,10 @@ static const struct {
 	[IBTICK_EV_SEQ_GAP]		= { "seq_gap", CAT_FEED },
 	[IBTICK_EV_RQ_EMPTY]		= { "rq_empty", CAT_FEED },
 	[IBTICK_EV_FEED_ERROR]		= { "feed_error", CAT_FEED },
+	[IBTICK_EV_RAIL_DOWN]		= { "rail_down", CAT_FEED },
+	[IBTICK_EV_RAIL_UP]		= { "rail_up", CAT_FEED },
+	[IBTICK_EV_ARB_GAP]		= { "arbitrated_gap", CAT_FEED },
+	[IBTICK_EV_SEQ_RESET]		= { "sequence_reset", CAT_FEED },
 };
 
 static struct nla_policy ev_policy[IBTICK_A_EV_MAX + 1] = {
@@ -57,6 +61,7 @@ static struct nla_policy ev_policy[IBTICK_A_EV_MAX + 1] = {
 	[IBTICK_A_EV_COUNT]	= { .type = NLA_U64 },
 	[IBTICK_A_EV_TOTAL]	= { .type = NLA_U64 },
 	[IBTICK_A_EV_IB_EVENT]	= { .type = NLA_U32 },
+	[IBTICK_A_EV_RAIL]	= { .type = NLA_U32 },
 };
 
 struct mon {
@@ -114,6 +119,13 @@ static int on_event(struct nl_msg *msg, void *arg)
 		out_str("feed", " feed %s", nla_get_string(tb[IBTICK_A_EV_FEED_NAME]));
 		if (tb[IBTICK_A_EV_FEED_ID])
 			out_u64("feed_id", NULL, nla_get_u32(tb[IBTICK_A_EV_FEED_ID]));
+	}
+	if (tb[IBTICK_A_EV_RAIL]) {
+		uint32_t r = nla_get_u32(tb[IBTICK_A_EV_RAIL]);
+		char name[2] = { r < 26 ? (char)('A' + r) : '?', 0 };
+
+		out_u64("rail_index", NULL, r);
+		out_str("rail", " rail %s", name);
 	}
 	if (tb[IBTICK_A_EV_DEV_NAME])
 		out_str("dev", " dev %s", nla_get_string(tb[IBTICK_A_EV_DEV_NAME]));

@@ -37,7 +37,16 @@
  * @sibt_reserved:	must be 0.
  * @sibt_group:		AF_INET: the IPv4 group in network byte order in the
  *			first 4 bytes, the other 12 bytes zero.
+ *
+ * With IBTICK_ADDR_FEED_ID the address names a feed by its id (`ibtick feed
+ * show`) instead: the only way to reach an arbitrated feed, which has no
+ * group of its own.  Then @sibt_group_family is 0 (AF_UNSPEC), @sibt_port
+ * and @sibt_ifindex are 0, and the id is the first 4 bytes of @sibt_group
+ * (host byte order, not 0), the other 12 bytes zero.  getsockname() of a
+ * socket bound this way returns the same form.
  */
+#define IBTICK_ADDR_FEED_ID	(1U << 0)
+
 struct sockaddr_ibtick {
 	__u16	sibt_family;
 	__u16	sibt_port;
@@ -154,11 +163,26 @@ struct ibtick_ring_hdr {
  * TRUNCATED	the payload was longer than the slot and was cut to fit
  * OLD		sequence not above the last seen: a duplicate or reordered tick
  * LOCAL	sent from this feed's own QP (loopback, see IBTICK_LOOPBACK)
+ *
+ * In an arbitrated feed's ring (ibtick(7), "Arbitrated feeds") every slot
+ * has ARB set, @pub_seq is the arbitrated sequence number (the field the
+ * feed names, unwrapped to 64 bits), and bits 8..11 say which rail
+ * delivered it (IBTICK_TICK_RAIL()).  Also:
+ * LATE		delivered after a higher number: it filled a hole in time
+ * NODATA	no tick: numbers pub_seq .. pub_seq + gap - 1 were missed by
+ *		every rail (with GAP; len 0; rail bits 0)
+ * RESET	the first number of a new session (the sequence restarted)
  */
 #define IBTICK_TICK_GAP		(1U << 0)
 #define IBTICK_TICK_TRUNCATED	(1U << 1)
 #define IBTICK_TICK_OLD		(1U << 2)
 #define IBTICK_TICK_LOCAL	(1U << 3)
+#define IBTICK_TICK_ARB		(1U << 4)
+#define IBTICK_TICK_LATE	(1U << 5)
+#define IBTICK_TICK_NODATA	(1U << 6)
+#define IBTICK_TICK_RESET	(1U << 7)
+#define IBTICK_TICK_RAIL_SHIFT	8
+#define IBTICK_TICK_RAIL(flags)	(((flags) >> IBTICK_TICK_RAIL_SHIFT) & 0xf)
 
 /*
  * struct ibtick_slot - the descriptor at the start of every slot; the payload

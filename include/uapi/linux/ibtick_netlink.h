@@ -157,6 +157,8 @@ enum {
 	IBTICK_A_FEED_RING_BYTES,	/* u64: header + slots */
 	IBTICK_A_FEED_STATS,		/* nest: IBTICK_A_FSTAT_* */
 	IBTICK_A_FEED_MEMBERSHIP,	/* u8: enum ibtick_feed_membership */
+	IBTICK_A_FEED_ARB,		/* nest: IBTICK_A_ARB_*: an arbitrated feed */
+	IBTICK_A_FEED_RAIL_OF,		/* u32: a rail of this arbitrated feed */
 
 	/* add new constants above here */
 	__IBTICK_A_FEED_CNT,
@@ -188,6 +190,71 @@ enum ibtick_feed_membership {
 	IBTICK_FEED_MEMBER_NONE,	/* not joined: the feed is dead */
 	IBTICK_FEED_MEMBER_SEND_ONLY,
 	IBTICK_FEED_MEMBER_FULL,
+};
+
+/*
+ * An arbitrated feed (FEED_NEW with IBTICK_A_FEED_ARB, no GROUP/PORT of its
+ * own): two to four rails, the sequence field, the window.  FEED_GET adds
+ * the read-only counters.  ibtick(7), "Arbitrated feeds", has the rules.
+ */
+#define IBTICK_ARB_RAILS_MIN	2
+#define IBTICK_ARB_RAILS_MAX	4
+#define IBTICK_ARB_WINDOW_US_DEFAULT 1000	/* when neither window is given */
+
+enum {
+	IBTICK_A_ARB_UNSPEC,
+	IBTICK_A_ARB_PAD,
+	IBTICK_A_ARB_RAIL,		/* nest, one per rail: IBTICK_A_RAIL_* */
+	IBTICK_A_ARB_SEQ_OFF,		/* u16: field offset in the payload */
+	IBTICK_A_ARB_SEQ_WIDTH,		/* u8: 4 or 8; 0 (default): the
+					 * ibtick publisher sequence */
+	IBTICK_A_ARB_SEQ_BE,		/* u8: 1 big-endian, 0 little (default) */
+	IBTICK_A_ARB_WINDOW_US,		/* u32: a hole's time to be filled */
+	IBTICK_A_ARB_WINDOW_TICKS,	/* u32: ... or numbers above it, <= 4096 */
+	IBTICK_A_ARB_RESET_AT,		/* u64: the venue's first number (1) */
+	/* read-only */
+	IBTICK_A_ARB_DELIVERED,		/* u64: numbers written into the ring */
+	IBTICK_A_ARB_GAPS,		/* u64: runs every rail missed */
+	IBTICK_A_ARB_GAP_NUMBERS,	/* u64: numbers in them */
+	IBTICK_A_ARB_RESETS,		/* u64: new sessions */
+	IBTICK_A_ARB_HOLES,		/* u64: open now */
+
+	/* add new constants above here */
+	__IBTICK_A_ARB_CNT,
+	IBTICK_A_ARB_MAX = __IBTICK_A_ARB_CNT - 1
+};
+
+/* One rail of an arbitrated feed. */
+enum {
+	IBTICK_A_RAIL_UNSPEC,
+	IBTICK_A_RAIL_PAD,
+	IBTICK_A_RAIL_GROUP,		/* be32 */
+	IBTICK_A_RAIL_PORT,		/* u16 */
+	IBTICK_A_RAIL_IFINDEX,		/* u32, required */
+	/* read-only */
+	IBTICK_A_RAIL_INDEX,		/* u32: 0 is A, 1 is B, ... */
+	IBTICK_A_RAIL_FEED_ID,		/* u32: its own feed, while up */
+	IBTICK_A_RAIL_UP,		/* u8 */
+	IBTICK_A_RAIL_NETDEV_NAME,	/* string, when the netdev exists */
+	IBTICK_A_RAIL_RX,		/* u64: ticks the rail received */
+	IBTICK_A_RAIL_WON,		/* u64: first copies delivered */
+	IBTICK_A_RAIL_DUP,		/* u64: second copies dropped */
+	IBTICK_A_RAIL_ONLY,		/* u64: numbers no other rail had */
+	IBTICK_A_RAIL_LATE,		/* u64: after the number was a gap */
+	IBTICK_A_RAIL_STALE,		/* u64: of an older session */
+	IBTICK_A_RAIL_SHORT,		/* u64: payload shorter than the field */
+	IBTICK_A_RAIL_RESETS,		/* u64: the rail restarted its sequence */
+	IBTICK_A_RAIL_LAG_N,		/* u64: duplicates timed */
+	IBTICK_A_RAIL_LAG_MEAN_NS,	/* u64: behind the first copy */
+	IBTICK_A_RAIL_LAG_P50_NS,	/* u64: power-of-two bucket bound */
+	IBTICK_A_RAIL_LAG_P99_NS,	/* u64: power-of-two bucket bound */
+	IBTICK_A_RAIL_LAG_MAX_NS,	/* u64 */
+	IBTICK_A_RAIL_DOWNS,		/* u64: times it went down */
+	IBTICK_A_RAIL_DOWN_NS,		/* u64: time down, in total */
+
+	/* add new constants above here */
+	__IBTICK_A_RAIL_CNT,
+	IBTICK_A_RAIL_MAX = __IBTICK_A_RAIL_CNT - 1
 };
 
 /* Feed counters (monotonic, never reset), nested in IBTICK_A_FEED_STATS. */
@@ -305,6 +372,12 @@ enum ibtick_event {
 					 * the feed's QP or CQ (IB_EVENT: which;
 					 * ERRNO: EIO); the feed is torn down
 					 * and its readers see it dead */
+	IBTICK_EV_RAIL_DOWN,		/* RAIL: which; the feed goes on */
+	IBTICK_EV_RAIL_UP,		/* RAIL: which; receiving again */
+	IBTICK_EV_ARB_GAP,		/* COUNT: numbers every rail missed;
+					 * TOTAL: the feed's */
+	IBTICK_EV_SEQ_RESET,		/* RAIL: whose number restarted it;
+					 * TOTAL: the feed's resets */
 };
 
 enum {
@@ -323,6 +396,7 @@ enum {
 	IBTICK_A_EV_COUNT,		/* u64 */
 	IBTICK_A_EV_TOTAL,		/* u64 */
 	IBTICK_A_EV_IB_EVENT,		/* u32: enum ib_event_type of ib_verbs.h */
+	IBTICK_A_EV_RAIL,		/* u32: rail index (0 is A) */
 
 	/* add new constants above here */
 	__IBTICK_A_EV_CNT,

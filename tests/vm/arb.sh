@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# VM topic: arbitrated feeds (A/B line arbitration).  The rig gets a second
+# veth pair for the occasion: rail A is rxe0 (veth0) receiving what rxe1
+# (veth1) publishes, rail B is rxe2 (veth2) receiving what rxe3 (veth3)
+# publishes.  tests/vm/arbtest sends each number on both rails, reads the
+# arbitrated feed and two taps (plain feeds on each rail's group: what each
+# rail received), and checks the feed against the taps; here the kernel's
+# counters are checked against arbtest's:
+#   won_A + won_B                                 == delivered
+#   rx_A + rx_B == delivered + sum(dup + late + stale + short)
+#   rx_A == tap_A, rx_B == tap_B
+#   gap_numbers                                   == numbers both taps missed
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+IBTICK=user/ibtick/ibtick
+ARBTEST=tests/vm/arbtest
+ALL_TESTS="arb_two_rails_loss arb_rail_removed arb_sequence_reset
+	arb_short_payload arb_bad_input arb_save_restore"
+GA=239.9.0.1 GB=239.9.1.1 P=9500
+RAILS="rail $GA $P veth0 rail $GB $P veth2"
+# arbtest's rails: publish A from veth1, B from veth3; taps on veth0, veth2
+ARGS=("$GA:$P@veth1" "$GB:$P@veth3" "$GA:$P@veth0" "$GB:$P@veth2")
+
+# rails_up: the second pair, veth2 <-> veth3 with rxe2 and rxe3.
+rails_up() {
+	local d i
+	if ! ip link show veth2 >/dev/null 2>&1; then
+		ip link add veth2 type veth peer name veth3 || return 1
+		for d in veth2 veth3; do
+			echo 1 >"/proc/sys/net/ipv4/conf/$d/accept_local"
+			echo 0 >"/proc/sys/net/ipv4/conf/$d/rp_filter"
+		done
+		ip addr add 10.99.1.1/24 dev veth2
+		ip addr add 10.99.1.2/24 dev veth3
+	fi
+	# both ends up first: a veth has no carrier while its peer is down
+	ip link set veth2 up && ip link set veth3 up || return 1
+	for i in 2 3; do
+		tc qdisc del dev "veth$i" root 2>/dev/null
+		rdma dev show "rxe$i" >/dev/null 2>&1 ||
+			rdma link add "rxe$i" type rxe netdev "veth$i" || return 1
+		wait_state "rxe$i" ACTIVE >/dev/null || return 1
+	done
+	tc qdisc del dev veth1 root 2>/dev/null
+	return 0
+}
+
+rails_down() {
+	tc qdisc del dev veth1 root 2>/dev/null
+	rdma link delete rxe2 2>/dev/null
+	rdma link delete rxe3 2>/dev/null
+	ip link del veth2 2>/dev/null
+	return 0
+}
+
+test_setup() { restore_rig; rails_up || echo "  rails_up failed"; }
+test_teardown() {
+	kill_jobs
+	$IBTICK feed del arb.t 2>/dev/null
+	restore_rig
+}
+cleanup() { rails_down; rig_cleanup; }
+trap cleanup EXIT
+
+# feed_json: the arbitrated feed arb.t with its counters (one object).
+feed_json() {
+	$IBTICK -j -s feed show arb.t | jin "json.dumps(j[0])"
+}
+
+# sums RESULT.json FEED.json: the counter equations above; prints those
+# that do not hold, status 1 if any.
+sums() {
+	python3 - "$1" "$2" <<-'EOF'
+		import json, sys
+		t = json.load(open(sys.argv[1]))
+		f = json.loads(open(sys.argv[2]).read())
+		a = f["arbitrate"]
+		ra, rb = (r["stats"] for r in a["rails"])
+		lost = sum(r[k] for r in (ra, rb) for k in ("dup", "late", "stale", "short"))
+		checks = [
+		    ("arbtest's own checks", t["ok"]),
+		    ("won_A + won_B == delivered (kernel)",
+		     ra["won"] + rb["won"] == a["delivered"]),
+		    ("delivered (kernel) == delivered (reader)",
+		     a["delivered"] == t["delivered"]),
+		    ("rx_A + rx_B == delivered + dup + late + stale + short",
+		     ra["rx"] + rb["rx"] == a["delivered"] + lost),
+		    ("rx_A == tap_A", ra["rx"] == t["tap_a"]),
+		    ("rx_B == tap_B", rb["rx"] == t["tap_b"]),
+		    ("gap_numbers (kernel) == gap numbers read",
+		     a["gap_numbers"] == t["gap_numbers"]),
+		    ("feed rx_ticks == delivered",
+		     f["stats"]["rx_ticks"] == a["delivered"]),
+		]
+		bad = [name for name, ok in checks if not ok]
+		for name in bad:
+		    print("  does not hold:", name)
+		sys.exit(1 if bad else 0)
+	EOF
+}
+
+# arbtest_run DIR N [OPTS...]: arb.t made, arbtest run; DIR/t.json,
+# DIR/f.json (the feed after), DIR/err.
+arbtest_run() {
+	local d=$1 n=$2 id
+	shift 2
+	mkdir -p "$d"
+	id=$($IBTICK -j feed show arb.t | jin "j[0]['id']") || return 1
+	$ARBTEST "$id" "${ARGS[@]}" "$n" "$@" >"$d/t.out" 2>"$d/err"
+	local rc=$?
+	tail -n 1 "$d/t.out" >"$d/t.json"
+	feed_json >"$d/f.json"
+	echo "  arbtest: $(cat "$d/t.json")"
+	return $rc
+}
+
+arb_two_rails_loss() {
+	local d=$RESULTS/arb/loss n rc=0
+	n=$(cnt 20000 4000)
+	$IBTICK feed add arb.t arbitrate $RAILS seq-field off 0 width 8 le \
+		window-us 200000 || { log_test "two rails: feed add" 1; return; }
+	# independent random loss on each rail, rail B 2 ms behind
+	tc qdisc add dev veth1 root netem loss 1% || rc=1
+	tc qdisc add dev veth3 root netem delay 2ms loss 1% || rc=1
+	# and numbers never sent (gaps), or sent on one rail only (fills)
+	arbtest_run "$d" "$n" --skip-both 997 --skip-a 101 --skip-b 103 --settle 1500 ||
+		rc=1
+	sums "$d/t.json" "$d/f.json" || rc=1
+	jtrue "$d/t.json" "j['expected_gap_numbers'] > 0 and j['late'] > 0" ||
+		{ echo "  no gap or no late fill to look at"; rc=1; }
+	# B is behind: its duplicates lag A's copies by the 2 ms or more
+	python3 -c "import json,sys; f=json.load(open(sys.argv[1])); r=f['arbitrate']['rails'][1]['stats']; sys.exit(0 if r['lag_n'] > 0 and r['lag_mean_ns'] >= 1000000 else 1)" \
+		"$d/f.json" || { echo "  rail B lag: $(cat "$d/f.json")"; rc=1; }
+	log_test "arbitrated feed: two rails with independent loss, B delayed: every number either rail had, once; gaps exactly where both missed; counters add up" $rc
+}
+
+arb_rail_removed() {
+	local d=$RESULTS/arb/removed n rc=0 mon old new
+	n=$(cnt 20000 4000)
+	mkdir -p "$d"
+	$IBTICK feed add arb.t arbitrate $RAILS seq-field off 0 width 8 le \
+		window-us 200000 || { log_test "rail removed: feed add" 1; return; }
+	old=$($IBTICK -j feed show arb.t | jin "j[0]['arbitrate']['rails'][1]['feed_id']")
+	$IBTICK -j monitor feed >"$d/events" 2>&1 &
+	mon=$!
+	arbtest_run "$d" "$n" --rate 2000 --settle 1500 &
+	local pid=$!
+	wait_for "$d/err" bound || rc=1
+	nap 1
+	rdma link delete rxe2 || rc=1
+	wait_for "$d/events" '"rail_down"' || rc=1
+	nap 1
+	rdma link add rxe2 type rxe netdev veth2 || rc=1
+	wait_for "$d/events" '"rail_up"' 20 || rc=1
+	wait "$pid" || rc=1
+	kill "$mon"
+	sums "$d/t.json" "$d/f.json" || rc=1
+	# nothing lost: rail A carried every number
+	jtrue "$d/t.json" "j['delivered'] == j['sent'] and j['gap_numbers'] == 0" ||
+		{ echo "  loss while rail B was gone"; rc=1; }
+	jtrue "$d/f.json" "j['arbitrate']['rails'][1]['state'] == 'up' and j['arbitrate']['rails'][1]['stats']['downs'] == 1" ||
+		{ echo "  rail B not back: $(cat "$d/f.json")"; rc=1; }
+	new=$(jget "$d/f.json" "j['arbitrate']['rails'][1].get('feed_id')")
+	[[ -n $new && $new != "$old" && $new != None ]] ||
+		{ echo "  rail B's feed not rebuilt ($old -> $new)"; rc=1; }
+	# rail B's own feed ended and came back; the arbitrated feed never did
+	python3 - "$d/events" <<-'EOF' || { echo "  events: $(cat "$d/events")"; rc=1; }
+		import json, sys
+		ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+		mine = [(e["event"], e.get("feed"), e.get("rail")) for e in ev]
+		ok = ("feed_destroyed", "arb.t.r1", None) in mine and \
+		    ("rail_down", "arb.t", "B") in mine and ("rail_up", "arb.t", "B") in mine and \
+		    not any(e == "feed_destroyed" and f == "arb.t" for e, f, _ in mine)
+		sys.exit(0 if ok else 1)
+	EOF
+	log_test "arbitrated feed: rail B's device deleted mid-stream and added back: no loss, rail_down/rail_up, rail rebuilt" $rc
+}
+
+arb_sequence_reset() {
+	local d=$RESULTS/arb/reset n rc=0 mon
+	n=$(cnt 12000 6000)
+	mkdir -p "$d"
+	$IBTICK feed add arb.t arbitrate $RAILS seq-field off 0 width 8 le \
+		window-us 200000 || { log_test "reset: feed add" 1; return; }
+	$IBTICK -j monitor feed >"$d/events" 2>&1 &
+	mon=$!
+	arbtest_run "$d" "$n" --reset-at $((n / 2)) --settle 1000 || rc=1
+	kill "$mon"
+	sums "$d/t.json" "$d/f.json" || rc=1
+	jtrue "$d/t.json" "j['resets'] == 1" || { echo "  RESET flags read: not 1"; rc=1; }
+	jtrue "$d/f.json" "j['arbitrate']['resets'] == 1" || rc=1
+	grep -q '"sequence_reset"' "$d/events" || { echo "  no sequence_reset event"; rc=1; }
+	log_test "arbitrated feed: the sequence restarts at 1 mid-stream: one RESET tick, both sessions whole" $rc
+}
+
+arb_short_payload() {
+	local d=$RESULTS/arb/short rc=0
+	$IBTICK feed add arb.t arbitrate $RAILS seq-field off 0 width 8 le \
+		window-us 100000 || { log_test "short: feed add" 1; return; }
+	arbtest_run "$d" 200 --short --settle 500 || rc=1
+	jtrue "$d/f.json" "j['arbitrate']['delivered'] == 0 and all(r['stats']['short'] == r['stats']['rx'] and r['stats']['rx'] > 0 for r in j['arbitrate']['rails'])" ||
+		{ echo "  $(cat "$d/f.json")"; rc=1; }
+	log_test "arbitrated feed: payloads shorter than the field are counted per rail and dropped" $rc
+}
+
+# bad_add WANT ARGS...: feed add must fail, saying WANT.
+bad_add() {
+	local want=$1 out
+	shift
+	if out=$($IBTICK feed add arb.bad arbitrate "$@" 2>&1); then
+		echo "  accepted: $*"
+		$IBTICK feed del arb.bad
+		return 1
+	fi
+	[[ $out == *"$want"* ]] || { echo "  $*: said \"$out\", not \"$want\""; return 1; }
+	return 0
+}
+
+arb_bad_input() {
+	local rc=0 id rid r2="rail $GB $P veth2"
+	bad_add "2 to 4 rails" rail $GA $P veth0 || rc=1
+	bad_add "at most 4 rails" $RAILS rail 239.9.2.1 $P veth0 rail 239.9.3.1 $P veth0 \
+		rail 239.9.4.1 $P veth0 || rc=1
+	bad_add "two rails with one address" rail $GA $P veth0 rail $GA $P veth0 || rc=1
+	bad_add "4 or 8 bytes" $RAILS seq-field off 0 width 3 || rc=1
+	bad_add "ends past the largest payload" $RAILS seq-field off 65530 width 8 || rc=1
+	bad_add "a time or a tick count" $RAILS window-us 0 window-ticks 0 || rc=1
+	bad_add "out of range" $RAILS window-ticks 5000 || rc=1
+	bad_add "no address, poll mode or membership" $RAILS group 239.1.1.1 || rc=1
+	bad_add "no address, poll mode or membership" $RAILS poll busy || rc=1
+	bad_add "not an IPv4 multicast group" rail 10.1.1.1 $P veth0 $r2 || rc=1
+	bad_add "no IB/RoCE port" rail $GA $P lo $r2 || rc=1
+	bad_add "rail needs GROUP PORT NETDEV" rail $GA $P || rc=1
+	bad_add "seq-field is" $RAILS seq-field 8 || rc=1
+	[[ -z $($IBTICK -j feed show | jin "[f['name'] for f in j if f['name'].startswith('arb.bad')] or ''") ]] ||
+		{ echo "  a refused add left a feed: $($IBTICK feed show)"; rc=1; }
+	# a good one, then what may not be done to it or its rails
+	$IBTICK feed add arb.t arbitrate $RAILS || rc=1
+	out=$($IBTICK feed del arb.t.r0 2>&1) && rc=1
+	[[ $out == *"goes with its arbitrated feed"* ]] || { echo "  del rail: $out"; rc=1; }
+	out=$($IBTICK feed set arb.t.r1 mode 0600 2>&1) && rc=1
+	[[ $out == *"belongs to its arbitrated feed"* ]] || { echo "  set rail: $out"; rc=1; }
+	out=$($IBTICK feed set arb.t poll busy 2>&1) && rc=1
+	[[ $out == *"poll mode are fixed"* ]] || { echo "  set poll: $out"; rc=1; }
+	id=$($IBTICK -j feed show arb.t | jin "j[0]['id']")
+	rid=$($IBTICK -j feed show arb.t | jin "j[0]['arbitrate']['rails'][0]['feed_id']")
+	$ARBTEST table "$id" "$rid" || rc=1
+	log_test "arbitrated feed: the extack table of feed add, rails refused to del/set, the by-id errno table" $rc
+}
+
+arb_save_restore() {
+	local rc=0 f=$RESULTS/arb/save
+	mkdir -p "$(dirname "$f")"
+	$IBTICK feed add arb.t arbitrate $RAILS seq-field off 10 width 4 be \
+		window-us 3000 window-ticks 64 reset-at 0 slots 1024 mode 0640 || rc=1
+	$IBTICK feed save >"$f" || rc=1
+	grep -q "^feed add arb.t arbitrate rail $GA $P veth0 rail $GB $P veth2 seq-field off 10 width 4 be window-us 3000 window-ticks 64 reset-at 0 slots 1024" "$f" ||
+		{ echo "  save: $(cat "$f")"; rc=1; }
+	$IBTICK -j feed show arb.t | jin "json.dumps(j[0]['arbitrate'])" >"$f.before"
+	$IBTICK feed del arb.t || rc=1
+	grep -v '^#' "$f" | grep ' arb.t ' >"$f.batch"
+	$IBTICK -b "$f.batch" || rc=1
+	$IBTICK -j feed show arb.t | jin "json.dumps(j[0]['arbitrate'])" >"$f.after"
+	# the configuration came back (the counters start afresh)
+	python3 - "$f.before" "$f.after" <<-'EOF' || rc=1
+		import json, sys
+		keys = ("seq_off", "seq_width", "seq_order", "window_us", "window_ticks", "reset_at")
+		b, a = (json.load(open(p)) for p in sys.argv[1:])
+		same = all(b[k] == a[k] for k in keys) and \
+		    [(r["group"], r["port"], r["netdev"]) for r in b["rails"]] == \
+		    [(r["group"], r["port"], r["netdev"]) for r in a["rails"]]
+		print("  restored:", same)
+		sys.exit(0 if same else 1)
+	EOF
+	log_test "arbitrated feed: feed save writes it, ibtick -b brings it back" $rc
+}
+
+require_guest
+run_tests
