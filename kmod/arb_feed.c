@@ -22,12 +22,13 @@
  * bits of the slots.
  *
  * Locking.  af->lock (a spinlock, taken with BH off) is the ring's one
- * producer: the rails' drains (softirq, busy-poll thread or a spinning
- * caller, each owning its own CQ) and the window timer (a soft hrtimer)
- * take it around each decision and slot.  The rails array changes under
- * ibt_feeds_lock only (creation, the watch work, the end).  The watch work
- * holds a reference on the feed while it is queued, so nobody has to wait
- * for it under ibt_feeds_lock, which it takes.
+ * producer: the rails' drains (the softirq poll of each rail's CQ; rails
+ * stay in poll mode irq) and the window timer (a soft hrtimer on
+ * CLOCK_MONOTONIC) take it around each decision and slot.  The rails
+ * array changes under ibt_feeds_lock only (creation, the watch work, the
+ * end).  The watch work holds a reference on the feed while it is queued,
+ * so the feed's end need not wait for it under ibt_feeds_lock, which it
+ * takes; module unload does wait for it (ibt_arb_quiesce_all()).
  */
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -81,36 +82,35 @@ static void ibt_arb_timer_arm(struct ibt_arb_feed *af, u64 now)
 
 /*
  * Rail @rail's tick @h (payload @payload, @plen bytes) received at @now
- * (CLOCK_REALTIME, the drain's one clock read).  Context: the rail's CQ
- * owner, BH off or softirq.  True when the ring moved (a tick, or a gap
- * the tick closed), so that the caller wakes the feed's readers.
+ * (CLOCK_REALTIME, for the slot) and @mono (CLOCK_MONOTONIC, for the
+ * arbiter's windows and lags): read once per drain.  Context: the rail's
+ * CQ owner, BH off or softirq.  The caller wakes the feed's readers when
+ * its ring moved.
  */
-bool ibt_arb_rx(struct ibt_feed *rail, const struct ibtick_wire_hdr *h,
-		const void *payload, u32 plen, u64 now)
+void ibt_arb_rx(struct ibt_feed *rail, const struct ibtick_wire_hdr *h,
+		const void *payload, u32 plen, u64 now, u64 mono)
 {
 	struct ibt_feed *f = rail->rail_of;
 	struct ibt_arb_feed *af = f->arb;
 	u32 r = rail->rail_idx, aflags, copy;
 	enum ibt_arb_verdict v;
 	struct ibtick_slot *s;
-	u64 before, raw, seq, idx;
-	bool moved;
+	u64 raw, seq, idx;
 	u16 flags;
 
 	spin_lock_bh(&af->lock);
 	if (af->stopped) {
 		spin_unlock_bh(&af->lock);
-		return false;
+		return;
 	}
-	before = ibt_ring_producer(&f->ring);
 	af->rail[r].rx++;
 	if (ibt_arb_field(&af->arb.cfg, payload, plen,
 			  be64_to_cpu(h->pub_seq), &raw)) {
 		af->arb.st[r].short_payload++;
 		goto out;
 	}
-	v = ibt_arb_arrive(&af->arb, r, raw, now, &seq, &aflags);
-	if (aflags & IBT_ARB_RESET)
+	v = ibt_arb_arrive(&af->arb, r, raw, mono, &seq, &aflags);
+	if ((aflags & IBT_ARB_RESET) && ibt_ev_due(&af->ev_reset_at))
 		ibt_ev_rail(IBTICK_EV_SEQ_RESET, f, r, 1, af->arb.resets);
 	if (v != IBT_ARB_DELIVER)
 		goto out;
@@ -140,10 +140,8 @@ bool ibt_arb_rx(struct ibt_feed *rail, const struct ibtick_wire_hdr *h,
 	f->st.rx_ticks++;
 	f->st.rx_bytes += plen;
 out:
-	ibt_arb_timer_arm(af, now);
-	moved = ibt_ring_producer(&f->ring) != before;
+	ibt_arb_timer_arm(af, mono);
 	spin_unlock_bh(&af->lock);
-	return moved;
 }
 
 /* The oldest hole's window ended with no tick to notice it.  Softirq. */
@@ -156,7 +154,7 @@ static enum hrtimer_restart ibt_arb_timer(struct hrtimer *t)
 	spin_lock_bh(&af->lock);
 	before = ibt_ring_producer(&f->ring);
 	if (!af->stopped)
-		at = ibt_arb_expire(&af->arb, ktime_get_real_ns());
+		at = ibt_arb_expire(&af->arb, ktime_get_ns());
 	if (at)
 		hrtimer_set_expires(t, ns_to_ktime(at));
 	else
@@ -296,7 +294,7 @@ struct ibt_feed *ibt_arb_feed_add(const struct ibt_feed_params *p,
 		return f;
 	}
 	spin_lock_init(&af->lock);
-	hrtimer_init(&af->timer, CLOCK_REALTIME, HRTIMER_MODE_ABS_SOFT);
+	hrtimer_init(&af->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	af->timer.function = ibt_arb_timer;
 	INIT_DELAYED_WORK(&af->watch, ibt_arb_watch);
 	af->feed = f;
@@ -363,6 +361,37 @@ void ibt_arb_stop_locked(struct ibt_feed *f)
 	hrtimer_cancel(&af->timer);
 }
 
+/*
+ * Module unload, before the feeds end: no watch work may run after it.
+ * Each arbitrated feed is marked dying, so that its watch does not queue
+ * itself again, then its watch is cancelled or waited for (it may be
+ * building a rail, without ibt_feeds_lock).  Context: process, no ibtick
+ * lock held.
+ */
+void ibt_arb_quiesce_all(void)
+{
+	struct ibt_feed *f, *found;
+
+	for (;;) {
+		found = NULL;
+		mutex_lock(&ibt_feeds_lock);
+		list_for_each_entry(f, &ibt_feeds, list) {
+			if (f->arb && !f->arb->dying) {
+				f->arb->dying = true;
+				kref_get(&f->ref);
+				found = f;
+				break;
+			}
+		}
+		mutex_unlock(&ibt_feeds_lock);
+		if (!found)
+			return;
+		if (cancel_delayed_work_sync(&found->arb->watch))
+			ibt_feed_put(found);	/* the queued work's */
+		ibt_feed_put(found);
+	}
+}
+
 /* The feed's memory goes (its last put).  ibt_feeds_lock held. */
 void ibt_arb_free(struct ibt_feed *f)
 {
@@ -377,7 +406,7 @@ void ibt_arb_free(struct ibt_feed *f)
 
 /* One rail's counters, copied under the arbiter's lock. */
 struct ibt_arb_rail_snap {
-	u64	rx, won, dup, only, late, stale, short_payload, resets;
+	u64	rx, won, dup, only, late, stale, short_payload, bad_seq, resets;
 	u64	lag_n, lag_mean, lag_p50, lag_p99, lag_max;
 };
 
@@ -393,6 +422,7 @@ static void ibt_arb_snap(struct ibt_arb_feed *af, u32 r,
 	o->late = st->late;
 	o->stale = st->stale;
 	o->short_payload = st->short_payload;
+	o->bad_seq = st->bad_seq;
 	o->resets = st->resets;
 	o->lag_n = st->lag_n;
 	o->lag_mean = st->lag_n ? div64_u64(st->lag_sum_ns, st->lag_n) : 0;
@@ -438,6 +468,7 @@ static int ibt_arb_fill_rail(struct sk_buff *skb, struct ibt_arb_feed *af,
 	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LATE, o.late) ||
 	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_STALE, o.stale) ||
 	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_SHORT, o.short_payload) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_BAD_SEQ, o.bad_seq) ||
 	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_RESETS, o.resets) ||
 	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_N, o.lag_n) ||
 	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_MEAN_NS, o.lag_mean) ||

@@ -156,10 +156,11 @@ u64 ibt_arb_expire(struct ibt_arb *a, u64 now)
 	       ibt_arb_due(a, ibt_arb_ent(a, a->scan), a->scan, now))
 		ibt_arb_final(a, &run);
 	ibt_arb_run_flush(a, &run);
-	if (!a->holes || !a->cfg.window_ns)
+	if (!a->holes || !a->cfg.window_ns || a->scan >= a->next)
 		return 0;
 	at = ibt_arb_ent(a, a->scan)->t + a->cfg.window_ns;
-	return at ?: 1;
+	/* never in the past: a timer set there would spin */
+	return (s64)(at - now) > 0 ? at : now + 1;
 }
 
 void ibt_arb_flush(struct ibt_arb *a)
@@ -192,6 +193,7 @@ static void ibt_arb_advance(struct ibt_arb *a, u64 s, u64 now)
 		for (n = a->next; n < s; n++) {
 			e = ibt_arb_ent(a, n);
 			e->t = now;
+			e->t_first = 0;
 			e->mask = 0;
 			e->gap = 0;
 			a->holes++;
@@ -210,32 +212,76 @@ static void ibt_arb_lag(struct ibt_arb_rail_stats *st, u64 lag)
 	st->lag_hist[min_t(u32, fls64(lag), IBT_ARB_LAG_BUCKETS - 1)]++;
 }
 
-/* The rail's number, with its restarts; false when the tick is stale. */
-static u64 ibt_arb_rail_seq(struct ibt_arb *a, u32 r, u64 raw, bool *stale)
+/*
+ * Rail @r restarts its sequence at @raw: it joins the session another
+ * rail started, or starts one.
+ */
+static u64 ibt_arb_rail_reset(struct ibt_arb *a, u32 r, u64 raw)
+{
+	struct ibt_arb_rail *rl = &a->rail[r];
+
+	rl->epoch = rl->epoch < a->epoch ? a->epoch : a->epoch + 1;
+	a->st[r].resets++;
+	rl->last = raw;
+	return raw;
+}
+
+/*
+ * A jump of rail @r's to @s: taken when it confirms the last one (@s is
+ * the number after it), else remembered and refused.
+ */
+static bool ibt_arb_jump_ok(struct ibt_arb_rail *rl, u64 s)
+{
+	if (rl->jump && s == rl->jump)
+		return true;
+	rl->jump = s + 1;
+	return false;
+}
+
+/*
+ * The rail's number, with its restarts.  Sets *@why to IBT_ARB_DROP_STALE
+ * (an older session) or IBT_ARB_DROP_BAD (an unconfirmed jump), else
+ * IBT_ARB_DELIVER.
+ */
+static u64 ibt_arb_rail_seq(struct ibt_arb *a, u32 r, u64 raw,
+			    enum ibt_arb_verdict *why)
 {
 	struct ibt_arb_rail *rl = &a->rail[r];
 	u64 s;
 	s64 d;
 
+	*why = IBT_ARB_DELIVER;
 	if (!rl->started) {
 		s = a->started && rl->epoch == a->epoch ?
 			ibt_arb_unwrap(a, a->next, raw) : raw;
 		rl->started = true;
 		rl->last = s;
+	} else if (a->cfg.width == 4 && raw <= a->cfg.reset_at &&
+		   (u32)raw < (u32)rl->last &&
+		   (u32)rl->last < U32_MAX - IBT_ARB_SPAN) {
+		/* a 4-byte restart, not a wrap: the last was far from 2^32 */
+		s = ibt_arb_rail_reset(a, r, raw);
 	} else {
 		s = ibt_arb_unwrap(a, rl->last, raw);
 		d = s - rl->last;
-		if (d < 0 && (raw <= a->cfg.reset_at || -d > IBT_ARB_SPAN)) {
-			/* joins the session another rail started, or starts one */
-			rl->epoch = rl->epoch < a->epoch ? a->epoch : a->epoch + 1;
-			a->st[r].resets++;
-			s = raw;
-			rl->last = s;
+		if (d < 0 && raw <= a->cfg.reset_at) {
+			s = ibt_arb_rail_reset(a, r, raw);
+		} else if (d < -IBT_ARB_SPAN || d > IBT_ARB_SPAN) {
+			if (!ibt_arb_jump_ok(rl, s)) {
+				*why = IBT_ARB_DROP_BAD;
+				return s;
+			}
+			rl->jump = 0;
+			if (d < 0)
+				s = ibt_arb_rail_reset(a, r, s);
+			else
+				rl->last = s;
 		} else if (d > 0) {
 			rl->last = s;
 		}
 	}
-	*stale = rl->epoch < a->epoch;
+	if (rl->epoch < a->epoch)
+		*why = IBT_ARB_DROP_STALE;
 	return s;
 }
 
@@ -243,17 +289,26 @@ enum ibt_arb_verdict ibt_arb_arrive(struct ibt_arb *a, u32 r, u64 raw,
 				    u64 now, u64 *seq, u32 *flags)
 {
 	struct ibt_arb_rail_stats *st = &a->st[r];
+	enum ibt_arb_verdict why;
 	u8 bit = BIT(r);
 	struct ibt_arb_ent *e;
-	bool stale;
 	u64 s;
 
 	*flags = 0;
 	ibt_arb_expire(a, now);
-	s = ibt_arb_rail_seq(a, r, raw, &stale);
-	if (stale) {
+	/* next + 1 must not wrap, nor the span beyond it */
+	if (raw > U64_MAX - 2 * IBT_ARB_SPAN) {
+		st->bad_seq++;
+		return IBT_ARB_DROP_BAD;
+	}
+	s = ibt_arb_rail_seq(a, r, raw, &why);
+	if (why == IBT_ARB_DROP_STALE) {
 		st->stale++;
-		return IBT_ARB_DROP_STALE;
+		return why;
+	}
+	if (why == IBT_ARB_DROP_BAD) {
+		st->bad_seq++;
+		return why;
 	}
 	if (a->rail[r].epoch != a->epoch) {
 		/* a new session: the old one's holes are gaps now */
@@ -279,15 +334,16 @@ enum ibt_arb_verdict ibt_arb_arrive(struct ibt_arb *a, u32 r, u64 raw,
 		}
 		if (e->mask) {
 			if (!(e->mask & bit)) {
-				ibt_arb_lag(st, now > e->t ? now - e->t : 0);
+				ibt_arb_lag(st, now > e->t_first ?
+					    now - e->t_first : 0);
 				e->mask |= bit;
 			}
 			st->dup++;
 			return IBT_ARB_DUP;
 		}
-		/* an open hole, filled in time */
+		/* an open hole, filled in time; its window stays its own */
 		e->mask = bit;
-		e->t = now;
+		e->t_first = now;
 		a->holes--;
 		st->won++;
 		a->delivered++;
@@ -298,6 +354,7 @@ enum ibt_arb_verdict ibt_arb_arrive(struct ibt_arb *a, u32 r, u64 raw,
 	ibt_arb_advance(a, s, now);
 	e = ibt_arb_ent(a, s);
 	e->t = now;
+	e->t_first = now;
 	e->mask = bit;
 	e->gap = 0;
 	a->next = s + 1;

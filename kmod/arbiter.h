@@ -26,10 +26,19 @@
  *    IBT_ARB_RESET.  Ticks a rail sends from a session older than the
  *    arbiter's are stale and dropped.
  *  - With width 4, a number wraps past 2^32 to 0 and continues (compared
- *    with serial arithmetic), unless it is at or below reset_at.
+ *    with serial arithmetic) when the rail's last number was within
+ *    IBT_ARB_SPAN of 2^32; otherwise one at or below reset_at restarts.
+ *  - The numbers come from the network.  A rail's jump of more than
+ *    IBT_ARB_SPAN, forward or back (but to reset_at or below), is taken
+ *    only once the same rail confirms it with the next number: one stray
+ *    or forged datagram cannot move the arbiter or strand the other rails
+ *    in an old session.  The unconfirmed tick is dropped and counted as
+ *    bad_seq, as is any number within 2 * IBT_ARB_SPAN of 2^64.
  *
  * Numbers are tracked in a window of IBT_ARB_SPAN behind the highest one.
- * Cost per tick: O(1) amortised (each number is finalised once).
+ * Cost per tick: O(1) amortised, each number finalised once; a single
+ * tick may finalise up to IBT_ARB_SPAN numbers (a jump) or open as many
+ * holes.
  *
  * Context: the caller serialises every call on one arbiter (arb_feed.c
  * holds its spinlock).
@@ -61,6 +70,7 @@ struct ibt_arb_rail_stats {
 	u64	late;		/* copies after the number was declared a gap */
 	u64	stale;		/* copies of an older session */
 	u64	short_payload;	/* too short for the sequence field */
+	u64	bad_seq;	/* an unconfirmed jump, or a number near 2^64 */
 	u64	resets;		/* the rail restarted its sequence */
 	u64	lag_n;
 	u64	lag_sum_ns;
@@ -71,13 +81,15 @@ struct ibt_arb_rail_stats {
 /* A rail's own view of its sequence. */
 struct ibt_arb_rail {
 	u64	last;		/* highest number (unwrapped) */
-	u32	epoch;		/* its session */
+	u64	epoch;		/* its session */
+	u64	jump;		/* an unconfirmed jump's number, + 1; 0: none */
 	bool	started;
 };
 
 /* One tracked number. */
 struct ibt_arb_ent {
-	u64	t;		/* first copy, or when the hole opened */
+	u64	t;		/* first copy, or when the hole opened: the window */
+	u64	t_first;	/* when its first copy came: the lag */
 	u8	mask;		/* rails that delivered it */
 	u8	gap;		/* declared a gap */
 };
@@ -91,7 +103,7 @@ struct ibt_arb {
 	struct ibt_arb_cfg	cfg;
 	u32			nrails;
 	bool			started;
-	u32			epoch;	/* the session being delivered */
+	u64			epoch;	/* the session being delivered */
 	u64			base;	/* the session's (or last jump's) first */
 	u64			next;	/* one past the highest delivered */
 	u64			scan;	/* numbers below are final */
@@ -113,6 +125,7 @@ enum ibt_arb_verdict {
 	IBT_ARB_DUP,		/* another copy was delivered */
 	IBT_ARB_DROP_LATE,	/* its number was declared a gap */
 	IBT_ARB_DROP_STALE,	/* an older session */
+	IBT_ARB_DROP_BAD,	/* an unconfirmed jump, or a number near 2^64 */
 };
 
 /* *flags of a delivered tick */
@@ -150,9 +163,10 @@ enum ibt_arb_verdict ibt_arb_arrive(struct ibt_arb *a, u32 r, u64 raw,
 				    u64 now, u64 *seq, u32 *flags);
 
 /*
- * Declare the holes whose window is over at @now.  Returns when the next
- * one's window ends (an absolute time, for a timer), or 0 when no hole is
- * open or only window_ticks can end it.
+ * Declare the holes whose window is over at @now.  Returns a time after
+ * @now to look again (the window's end of the oldest number not final,
+ * which is no later than the oldest hole's), or 0 when no hole is open or
+ * only window_ticks can end it.
  */
 u64 ibt_arb_expire(struct ibt_arb *a, u64 now);
 

@@ -38,7 +38,7 @@ static ssize_t ibt_debug_inject_write(struct file *file,
 		return -EINVAL;
 	mutex_lock(&ibt_feeds_lock);
 	f = ibt_feed_find_locked(id, NULL);
-	if (f && f->live)
+	if (f && f->live && !f->arb)	/* an arbitrated feed has no QP */
 		ibt_feed_ib_inject(f, what);
 	else
 		err = -ENOENT;

@@ -131,7 +131,8 @@ static void ibt_feed_kill(struct ibt_feed *f, bool drain)
 		ibt_tx_drain(f, IBT_TX_DRAIN_MS);
 	WRITE_ONCE(f->live, false);
 	ibt_feeds_gen++;
-	ibt_ev_feed(IBTICK_EV_FEED_DESTROYED, f, 0, 0, 0);
+	if (f->announced)	/* not a failed arbitrated feed's creation */
+		ibt_ev_feed(IBTICK_EV_FEED_DESTROYED, f, 0, 0, 0);
 	/* an arbitrated feed's rails write its ring: they end first */
 	if (f->arb)
 		ibt_arb_stop_locked(f);
@@ -428,7 +429,7 @@ static int ibt_feed_acl_check(struct ibt_feed *f, unsigned int want)
 /*
  * An admin feed's ACL owns its group and feed port on every local port,
  * an arbitrated feed's its rails': may the caller @want on an auto feed
- * for @a, on another port (to create it, or to share one that is there)?  Asked of the first admin feed, made
+ * for @a, on another port (to create it, or to share one there)?  Asked of the first admin feed, made
  * or being made, with that group and feed port; 0, or its refusal
  * (-EACCES).  ibt_feeds_lock held.
  */
@@ -461,12 +462,6 @@ static bool ibt_feed_dead_admin_locked(const struct ibt_addr *a)
 }
 
 /*
- * Find or build the feed for @a.  A socket (@admin false) shares an
- * existing feed and creates one only as an auto feed; an administrator
- * (@admin true) creates a named feed and finds nothing to share: a feed
- * already serving the address, or the name, is EEXIST.
- */
-/*
  * The live feed whose id @a names (IBTICK_ADDR_FEED_ID), referenced: any
  * listed feed but a rail; an arbitrated one only to read (its ticks are
  * published on its rails' groups).  Nothing is created.
@@ -496,6 +491,12 @@ static struct ibt_feed *ibt_feed_by_id(const struct ibt_addr *a, bool receive)
 	return err ? ERR_PTR(err) : f;
 }
 
+/*
+ * Find or build the feed for @a.  A socket (@admin false) shares an
+ * existing feed and creates one only as an auto feed; an administrator
+ * (@admin true) creates a named feed and finds nothing to share: a feed
+ * already serving the address, or the name, is EEXIST.
+ */
 static struct ibt_feed *ibt_feed_obtain(const struct ibt_addr *a,
 					const struct ibt_feed_params *p,
 					bool admin,
@@ -755,6 +756,7 @@ void ibt_feeds_exit(void)
 {
 	struct ibt_feed *f;
 
+	ibt_arb_quiesce_all();
 	mutex_lock(&ibt_feeds_lock);
 	/* one at a time: an arbitrated feed takes its rails with it */
 	while ((f = list_first_entry_or_null(&ibt_feeds, struct ibt_feed,

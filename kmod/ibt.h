@@ -12,6 +12,10 @@
  *       ibt_feed.tx_lock (sendmsg, the drain before teardown)
  *         ibt_feed.new_ah_lock (spinlock: a rejoin's attributes)
  *       ibt_feed.poll_lock (poll mode changes, the busy-poll thread's life)
+ * ibt_arb_feed.lock (spinlock, BH off; arb_feed.c) is taken by a rail's CQ
+ * owner and the window timer, and under ibt_feeds_lock by the watch work
+ * and a feed's end; nothing is taken under it but the feed's wait queue
+ * lock (wake-ups) and the event path.
  * ibt_feed.acl_lock (spinlock, a leaf) guards a feed's ACL and generation.
  * ibt_feed.wq's lock is taken before the socket's wait queue lock: a
  * multi-feed socket's entry on each feed's queue wakes the socket's
@@ -357,7 +361,8 @@ struct ibt_arb_feed {
 	bool			stopped;	/* lock: no tick after this */
 	struct hrtimer		timer;	/* the oldest open hole's window */
 	bool			timer_armed;	/* lock */
-	unsigned long		ev_gap_at;	/* rate limit; lock */
+	unsigned long		ev_gap_at;	/* rate limits; lock */
+	unsigned long		ev_reset_at;
 	struct delayed_work	watch;	/* rails going down, coming back */
 	bool			dying;	/* ibt_feeds_lock: no watch after */
 	u32			nrails;
@@ -588,9 +593,10 @@ struct ibt_arb_req {
 struct ibt_feed *ibt_arb_feed_add(const struct ibt_feed_params *p,
 				  const struct ibt_arb_req *req,
 				  struct netlink_ext_ack *extack);
-/* a rail's tick (rx.c); true when it went into the ring */
-bool ibt_arb_rx(struct ibt_feed *rail, const struct ibtick_wire_hdr *h,
-		const void *payload, u32 plen, u64 now);
+/* a rail's tick (rx.c), with the drain's real and monotonic times */
+void ibt_arb_rx(struct ibt_feed *rail, const struct ibtick_wire_hdr *h,
+		const void *payload, u32 plen, u64 now, u64 mono);
+void ibt_arb_quiesce_all(void);
 void ibt_arb_stop_locked(struct ibt_feed *f);
 void ibt_arb_free(struct ibt_feed *f);
 int ibt_arb_fill(struct sk_buff *skb, struct ibt_feed *f);
@@ -620,6 +626,8 @@ void ibt_member_put(struct ibt_member *m);
 void ibt_member_release(struct ibt_sock *is);
 /* the number of feeds the socket reads (bind()'s included); any context */
 u32 ibt_member_count(struct ibt_sock *is);
+/* does the socket read @f already (bind()'s or added)?  socket lock held */
+bool ibt_member_reads_feed(struct ibt_sock *is, struct ibt_feed *f);
 /* under rcu_read_lock(): the member reading feed @id, or NULL */
 struct ibt_member *ibt_member_find_rcu(struct ibt_sock *is, u32 id);
 

@@ -185,6 +185,14 @@ static int ibt_member_sa(struct sockaddr_ibtick *sa, sockptr_t optval,
 }
 
 static bool ibt_member_reads(struct ibt_sock *is, struct ibt_members *mm,
+			     struct ibt_feed *f);
+
+bool ibt_member_reads_feed(struct ibt_sock *is, struct ibt_feed *f)
+{
+	return ibt_member_reads(is, ibt_members_locked(is), f);
+}
+
+static bool ibt_member_reads(struct ibt_sock *is, struct ibt_members *mm,
 			     struct ibt_feed *f)
 {
 	u32 i;

@@ -70,6 +70,13 @@ static int ibt_fill_feed(struct sk_buff *skb, struct ibt_feed *f)
 	    nla_put_u64_64bit(skb, IBTICK_A_FEED_RING_BYTES, f->ring.size,
 			      IBTICK_A_FEED_PAD))
 		return -EMSGSIZE;
+	if (f->admin &&
+	    (nla_put_u32(skb, IBTICK_A_FEED_OWNER,
+			 from_kuid_munged(ns, f->acl.owner)) ||
+	     nla_put_u32(skb, IBTICK_A_FEED_OWNER_GROUP,
+			 from_kgid_munged(ns, f->acl.group)) ||
+	     nla_put_u16(skb, IBTICK_A_FEED_MODE, f->acl.mode)))
+		return -EMSGSIZE;
 	/* an arbitrated feed has its rails' addresses and devices, not its own */
 	if (f->arb)
 		return ibt_arb_fill(skb, f) ?: ibt_fill_fstats(skb, f);
@@ -82,13 +89,6 @@ static int ibt_fill_feed(struct sk_buff *skb, struct ibt_feed *f)
 	    nla_put_u32(skb, IBTICK_A_FEED_WIRE_MAX, f->wire_max) ||
 	    (f->rail_of &&
 	     nla_put_u32(skb, IBTICK_A_FEED_RAIL_OF, f->rail_of->id)))
-		return -EMSGSIZE;
-	if (f->admin &&
-	    (nla_put_u32(skb, IBTICK_A_FEED_OWNER,
-			 from_kuid_munged(ns, f->acl.owner)) ||
-	     nla_put_u32(skb, IBTICK_A_FEED_OWNER_GROUP,
-			 from_kgid_munged(ns, f->acl.group)) ||
-	     nla_put_u16(skb, IBTICK_A_FEED_MODE, f->acl.mode)))
 		return -EMSGSIZE;
 	if (live && f->qp &&
 	    (nla_put_u32(skb, IBTICK_A_FEED_QPN, f->qp->qp_num) ||
@@ -263,7 +263,8 @@ static int ibt_nl_parse_rail(struct genl_info *info, const struct nlattr *nest,
 
 /*
  * FEED_NEW of an arbitrated feed (IBTICK_A_FEED_ARB): its rails and
- * sequence field; of the rest, the ring geometry and the ACL.
+ * sequence field; of the rest, the ring geometry and completion vector
+ * (in @p already) and the ACL.
  */
 static int ibt_nl_arb_new(struct genl_info *info, struct ibt_feed_params *p)
 {
@@ -391,20 +392,6 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 				    "feed names are [A-Za-z0-9_.:-], not starting with '-' or \"auto-\"");
 		return -EINVAL;
 	}
-	if (tb[IBTICK_A_FEED_ARB])
-		return ibt_nl_arb_new(info, &p);
-	if (GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_GROUP) ||
-	    GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_PORT))
-		return -EINVAL;
-	a.group = nla_get_be32(tb[IBTICK_A_FEED_GROUP]);
-	if (!ipv4_is_multicast(a.group) || ipv4_is_local_multicast(a.group)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_GROUP],
-				    "not an IPv4 multicast group outside 224.0.0.0/24");
-		return -EINVAL;
-	}
-	a.port = nla_get_u16(tb[IBTICK_A_FEED_PORT]);
-	if (tb[IBTICK_A_FEED_IFINDEX])
-		a.ifindex = nla_get_u32(tb[IBTICK_A_FEED_IFINDEX]);
 	if (tb[IBTICK_A_FEED_SLOTS])
 		p.nslots = nla_get_u32(tb[IBTICK_A_FEED_SLOTS]);
 	if (!is_power_of_2(p.nslots)) {
@@ -421,6 +408,20 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (tb[IBTICK_A_FEED_COMP_VECTOR])
 		p.comp_vector = nla_get_u32(tb[IBTICK_A_FEED_COMP_VECTOR]);
+	if (tb[IBTICK_A_FEED_ARB])
+		return ibt_nl_arb_new(info, &p);
+	if (GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_GROUP) ||
+	    GENL_REQ_ATTR_CHECK(info, IBTICK_A_FEED_PORT))
+		return -EINVAL;
+	a.group = nla_get_be32(tb[IBTICK_A_FEED_GROUP]);
+	if (!ipv4_is_multicast(a.group) || ipv4_is_local_multicast(a.group)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_GROUP],
+				    "not an IPv4 multicast group outside 224.0.0.0/24");
+		return -EINVAL;
+	}
+	a.port = nla_get_u16(tb[IBTICK_A_FEED_PORT]);
+	if (tb[IBTICK_A_FEED_IFINDEX])
+		a.ifindex = nla_get_u32(tb[IBTICK_A_FEED_IFINDEX]);
 	if (tb[IBTICK_A_FEED_LOOPBACK])
 		p.loopback_policy = nla_get_u8(tb[IBTICK_A_FEED_LOOPBACK]);
 	/* full: receive (and count) before any reader binds */

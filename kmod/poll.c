@@ -322,6 +322,9 @@ int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu)
 
 	if (mode != IBTICK_POLL_IRQ && mode != IBTICK_POLL_BUSY)
 		return -EINVAL;
+	/* an arbitrated feed has no CQ to poll; its rails stay on events */
+	if (f->arb || f->rail_of)
+		return -EOPNOTSUPP;
 	if (mode == IBTICK_POLL_IRQ)
 		cpu = -1;
 	else if (cpu < -1 || (cpu >= 0 && (cpu >= nr_cpu_ids ||

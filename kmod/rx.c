@@ -132,7 +132,8 @@ static void ibt_rx_source(struct ibt_feed *f, struct ibt_src *src,
 }
 
 /* Check one datagram and write it into the ring. */
-static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
+static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now,
+		       u64 mono)
 {
 	struct ib_device *ibdev = f->dev->ibdev;
 	const struct ibtick_wire_hdr *h;
@@ -170,7 +171,7 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now)
 	plen = be16_to_cpu(h->len);
 	if (f->rail_of) {
 		/* a rail: the arbitrated feed decides, and writes its ring */
-		ibt_arb_rx(f, h, (const u8 *)va + hlen, plen, now);
+		ibt_arb_rx(f, h, (const u8 *)va + hlen, plen, now, mono);
 		goto out;
 	}
 	/* observed even when dropped below: a later reader sees no false gap */
@@ -242,7 +243,7 @@ int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 	struct ibt_feed *to = f->rail_of ?: f;
 	u64 before = ibt_ring_producer(&to->ring);
 	int done = 0, n, i, nr;
-	u64 now = 0, newest, t0 = 0;
+	u64 now = 0, mono = 0, newest, t0 = 0;
 
 	while (done < budget) {
 		n = ib_poll_cq(f->rcq, min(IBT_RX_BATCH, budget - done), wc);
@@ -257,6 +258,9 @@ int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 		if (!t0) {
 			t0 = local_clock();
 			now = ktime_get_real_ns();
+			/* a rail's arbiter: windows that no clock step moves */
+			if (f->rail_of)
+				mono = ktime_get_ns();
 		}
 		newest = f->rx_seq - 1;	/* this batch reposts after the loop */
 		for (i = 0, nr = 0; i < n; i++) {
@@ -276,7 +280,7 @@ int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 			if (wc[i].status != IB_WC_SUCCESS)
 				f->st.rx_errors++;	/* e.g. too long: repost */
 			else
-				ibt_rx_one(f, &wc[i], now);
+				ibt_rx_one(f, &wc[i], now, mono);
 			ibt_rx_sge(f, wc[i].wr_id, &wr[nr], sge[nr]);
 			f->rx[wc[i].wr_id].seq = f->rx_seq++;
 			if (nr)

@@ -91,6 +91,9 @@ static int ibt_attach(struct ibt_sock *is, struct sockaddr *uaddr, int len,
 		/* a socket may subscribe and publish, on one feed only */
 		if (!ibt_addr_same(&a, &is->addr))
 			return -EISCONN;
+		/* an arbitrated feed is published on its rails' groups */
+		if (want == IBT_ACL_WRITE && is->feed->arb)
+			return -EOPNOTSUPP;
 		/* sendto() on a publisher: asked already, unless the ACL moved */
 		if (want == IBT_ACL_WRITE && is->publisher &&
 		    READ_ONCE(is->feed->acl_gen) == is->pub_acl_gen)
@@ -157,6 +160,11 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	err = ibt_attach(is, uaddr, len, IBT_ACL_READ);
 	if (err)
 		goto out;
+	/* added already under its other name (by id, or by group) */
+	if (ibt_member_reads_feed(is, is->feed)) {
+		err = -EADDRINUSE;
+		goto out;
+	}
 	/* a feed its publishers created joins fully for its first reader */
 	err = ibt_feed_ib_receive(is->feed);
 	if (err)
@@ -223,7 +231,6 @@ static int ibt_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	mutex_unlock(&is->lock);
 	return err;
 }
-
 
 static int ibt_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 {

@@ -6,6 +6,81 @@
 
 /* ---- generic netlink ---------------------------------------------------- */
 
+/* One attribute of @type with @len bytes of @v (little-endian) at @p. */
+static size_t put_attr(unsigned char *p, uint16_t type, const void *v,
+		       size_t len)
+{
+	struct nlattr na = { .nla_len = (uint16_t)(NLA_HDRLEN + len),
+			     .nla_type = type };
+
+	memcpy(p, &na, sizeof(na));
+	memmove(p + NLA_HDRLEN, v, len);	/* a nest's content is in place */
+	memset(p + NLA_HDRLEN + len, 0, NLA_ALIGN(len) - len);
+	return NLA_HDRLEN + NLA_ALIGN(len);
+}
+
+/*
+ * An arbitrated feed's IBTICK_A_FEED_ARB nest, mostly well formed: 0 to 5
+ * rails (group, port, netdev), the sequence field and the window, each
+ * value near its limits at times.  Needs 512 bytes of room.
+ */
+static size_t build_arb(struct rng *r, unsigned char *p)
+{
+	static const uint32_t offs[] = { 0, 10, 65527, 65528, 65535 };
+	static const uint32_t wins[] = { 0, 1, 1000, 60000000, 60000001 };
+	static const uint32_t ticks[] = { 0, 1, 64, 4096, 4097 };
+	unsigned char *q = p + NLA_HDRLEN, *rp;
+	unsigned int i, nrails = rn(r, 6);
+	uint64_t v64;
+	uint32_t v;
+	uint16_t v16;
+	uint8_t v8;
+
+	for (i = 0; i < nrails; i++) {
+		rp = q + NLA_HDRLEN;
+		v = pct(r, 90) ? 0x010009efU + (i << 16) : (uint32_t)rnd(r);
+		rp += put_attr(rp, IBTICK_A_RAIL_GROUP, &v, 4);
+		v16 = pct(r, 90) ? 9500 : (uint16_t)rnd(r);
+		rp += put_attr(rp, IBTICK_A_RAIL_PORT, &v16, 2);
+		if (pct(r, 90)) {
+			v = rn(r, 8);
+			rp += put_attr(rp, IBTICK_A_RAIL_IFINDEX, &v, 4);
+		}
+		if (pct(r, 5)) {
+			v = (uint32_t)rnd(r);	/* a read-only one */
+			rp += put_attr(rp, IBTICK_A_RAIL_INDEX + rn(r, 20), &v, 4);
+		}
+		q += put_attr(q, IBTICK_A_ARB_RAIL | NLA_F_NESTED, q + NLA_HDRLEN,
+			      (size_t)(rp - q - NLA_HDRLEN));
+	}
+	if (pct(r, 60)) {
+		v16 = (uint16_t)PICK(r, offs);
+		q += put_attr(q, IBTICK_A_ARB_SEQ_OFF, &v16, 2);
+	}
+	if (pct(r, 60)) {
+		v8 = pct(r, 80) ? PICK(r, ((const uint8_t[]){ 0, 4, 8 })) : (uint8_t)rnd(r);
+		q += put_attr(q, IBTICK_A_ARB_SEQ_WIDTH, &v8, 1);
+	}
+	if (pct(r, 30)) {
+		v8 = (uint8_t)rn(r, 3);
+		q += put_attr(q, IBTICK_A_ARB_SEQ_BE, &v8, 1);
+	}
+	if (pct(r, 50)) {
+		v = PICK(r, wins);
+		q += put_attr(q, IBTICK_A_ARB_WINDOW_US, &v, 4);
+	}
+	if (pct(r, 30)) {
+		v = PICK(r, ticks);
+		q += put_attr(q, IBTICK_A_ARB_WINDOW_TICKS, &v, 4);
+	}
+	if (pct(r, 20)) {
+		v64 = pct(r, 50) ? 1 : rnd(r);
+		q += put_attr(q, IBTICK_A_ARB_RESET_AT, &v64, 8);
+	}
+	return put_attr(p, IBTICK_A_FEED_ARB | NLA_F_NESTED, p + NLA_HDRLEN,
+			(size_t)(q - p - NLA_HDRLEN));
+}
+
 static size_t build_attr(struct rng *r, unsigned char *p, size_t room, int depth)
 {
 	static const char *const names[] = { "rxe0", "rxe1", "mlx5_0", "",
@@ -20,6 +95,8 @@ static size_t build_attr(struct rng *r, unsigned char *p, size_t room, int depth
 
 	if (room < NLA_HDRLEN + 8)
 		return 0;
+	if (!depth && room >= 512 && pct(r, 8))
+		return build_arb(r, p);
 	max = room - NLA_HDRLEN;
 	switch (rn(r, 10)) {
 	case 0: case 1: case 2:

@@ -92,6 +92,17 @@ static socklen_t build_ibt_addr(struct rng *r)
 		memcpy(sa.sibt_group, &g, 4);
 		if (pct(r, 3))
 			sa.sibt_group[4 + rn(r, 12)] = (unsigned char)(1 + rn(r, 255));
+		if (pct(r, 4)) {
+			/* a feed by id (IBTICK_ADDR_FEED_ID), mostly a small one */
+			uint32_t id = pct(r, 90) ? 1 + rn(r, 64) : (uint32_t)rnd(r);
+
+			memset(&sa, 0, sizeof(sa));
+			sa.sibt_family = (uint16_t)fam;
+			sa.sibt_flags = IBTICK_ADDR_FEED_ID;
+			memcpy(sa.sibt_group, &id, 4);
+			if (pct(r, 10))
+				sa.sibt_port = PICK(r, feed_ports);
+		}
 		memcpy(addrbuf, &sa, sizeof(sa));
 		if (pct(r, 10))
 			fill(r, addrbuf + sizeof(sa), 64 - sizeof(sa));

@@ -192,18 +192,24 @@ static void arb_jump(struct kunit *test)
 
 	in(t, 0, 1, 0, &s, &fl);
 	in(t, 0, 3, 0, &s, &fl);		/* 2 open */
+	/* a jump beyond the span waits for the rail's next number */
 	KUNIT_EXPECT_EQ(test, in(t, 0, 10 + IBT_ARB_SPAN, 0, &s, &fl),
+			IBT_ARB_DROP_BAD);
+	KUNIT_EXPECT_EQ(test, t->a.st[0].bad_seq, 1ULL);
+	KUNIT_EXPECT_EQ(test, t->ngaps, 0U);
+	KUNIT_EXPECT_EQ(test, in(t, 0, 11 + IBT_ARB_SPAN, 0, &s, &fl),
 			IBT_ARB_DELIVER);
 	KUNIT_ASSERT_EQ(test, t->ngaps, 2U);
 	KUNIT_EXPECT_EQ(test, t->first[0], 2ULL);
 	KUNIT_EXPECT_EQ(test, t->count[0], 1ULL);
 	KUNIT_EXPECT_EQ(test, t->first[1], 4ULL);
-	KUNIT_EXPECT_EQ(test, t->count[1], 6ULL + IBT_ARB_SPAN);
+	KUNIT_EXPECT_EQ(test, t->count[1], 7ULL + IBT_ARB_SPAN);
 	KUNIT_EXPECT_EQ(test, t->a.holes, 0ULL);
 	/* a copy of a number in the jumped-over run: late */
 	KUNIT_EXPECT_EQ(test, in(t, 1, 3000, 0, &s, &fl), IBT_ARB_DROP_LATE);
 	/* the span moves on: what leaves it is final */
-	KUNIT_EXPECT_EQ(test, in(t, 0, 12 + 2 * IBT_ARB_SPAN, 0, &s, &fl),
+	in(t, 0, 12 + 2 * IBT_ARB_SPAN, 0, &s, &fl);
+	KUNIT_EXPECT_EQ(test, in(t, 0, 13 + 2 * IBT_ARB_SPAN, 0, &s, &fl),
 			IBT_ARB_DELIVER);
 	KUNIT_EXPECT_EQ(test, t->ngaps, 3U);
 }
@@ -296,6 +302,72 @@ static void arb_rail_restart(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->a.resets, 0ULL);
 }
 
+/* A stray number far ahead, then the stream goes on: nothing moves. */
+static void arb_stray(struct kunit *test)
+{
+	struct arb_t *t = arb_new(test, 8, MS, 0);
+	u64 s;
+	u32 fl;
+	int i;
+
+	for (i = 100000; i < 100005; i++) {
+		in(t, 0, i, i, &s, &fl);
+		in(t, 1, i, i, &s, &fl);
+	}
+	KUNIT_EXPECT_EQ(test, in(t, 0, 1ULL << 40, 2000, &s, &fl),
+			IBT_ARB_DROP_BAD);
+	KUNIT_EXPECT_EQ(test, in(t, 1, 1ULL << 40, 2000, &s, &fl),
+			IBT_ARB_DROP_BAD);
+	/* and one far behind (not a venue reset: above reset_at) */
+	KUNIT_EXPECT_EQ(test, in(t, 0, 7, 2000, &s, &fl), IBT_ARB_DROP_BAD);
+	for (i = 100005; i < 100010; i++) {
+		KUNIT_EXPECT_EQ(test, in(t, 0, i, i, &s, &fl), IBT_ARB_DELIVER);
+		KUNIT_EXPECT_EQ(test, in(t, 1, i, i, &s, &fl), IBT_ARB_DUP);
+	}
+	KUNIT_EXPECT_EQ(test, t->a.resets, 0ULL);
+	KUNIT_EXPECT_EQ(test, t->a.st[1].stale, 0ULL);
+	KUNIT_EXPECT_EQ(test, t->ngaps, 0U);
+	/* numbers near 2^64 could wrap next: never taken */
+	KUNIT_EXPECT_EQ(test, in(t, 0, U64_MAX, 3000, &s, &fl), IBT_ARB_DROP_BAD);
+	KUNIT_EXPECT_EQ(test, in(t, 0, U64_MAX - 1, 3000, &s, &fl),
+			IBT_ARB_DROP_BAD);
+	KUNIT_EXPECT_EQ(test, t->a.st[0].bad_seq, 4ULL);
+	KUNIT_EXPECT_EQ(test, in(t, 0, 100010, 3000, &s, &fl), IBT_ARB_DELIVER);
+}
+
+/* A 4-byte sequence far from 2^32 restarting at 1 is a reset, not a wrap. */
+static void arb_reset_u32(struct kunit *test)
+{
+	struct arb_t *t = arb_new(test, 4, MS, 0);
+	u64 s;
+	u32 fl;
+
+	in(t, 0, 3000000000ULL, 0, &s, &fl);
+	in(t, 0, 3000000001ULL, 0, &s, &fl);
+	KUNIT_EXPECT_EQ(test, in(t, 0, 1, 0, &s, &fl), IBT_ARB_DELIVER);
+	KUNIT_EXPECT_EQ(test, s, 1ULL);
+	KUNIT_EXPECT_EQ(test, fl, (u32)IBT_ARB_RESET);
+	KUNIT_EXPECT_EQ(test, t->ngaps, 0U);
+}
+
+/* A filled hole does not hold back the window of the holes after it. */
+static void arb_fill_keeps_window(struct kunit *test)
+{
+	struct arb_t *t = arb_new(test, 0, 1000, 0);
+	u64 s;
+	u32 fl;
+
+	in(t, 0, 1, 0, &s, &fl);
+	in(t, 0, 4, 0, &s, &fl);		/* 2 and 3 open at 0 */
+	KUNIT_EXPECT_EQ(test, in(t, 1, 2, 900, &s, &fl), IBT_ARB_DELIVER);
+	/* B's copy of 4 lags A's by 950, not by 50 */
+	in(t, 1, 4, 950, &s, &fl);
+	KUNIT_EXPECT_EQ(test, t->a.st[1].lag_max_ns, 950ULL);
+	ibt_arb_expire(&t->a, 1000);
+	KUNIT_ASSERT_EQ(test, t->ngaps, 1U);
+	KUNIT_EXPECT_EQ(test, t->first[0], 3ULL);
+}
+
 static void arb_field(struct kunit *test)
 {
 	struct ibt_arb_cfg c = { .window_ns = MS, .reset_at = 1 };
@@ -360,6 +432,9 @@ static struct kunit_case arb_cases[] = {
 	KUNIT_CASE(arb_reset),
 	KUNIT_CASE(arb_before_start),
 	KUNIT_CASE(arb_rail_restart),
+	KUNIT_CASE(arb_stray),
+	KUNIT_CASE(arb_reset_u32),
+	KUNIT_CASE(arb_fill_keeps_window),
 	KUNIT_CASE(arb_field),
 	KUNIT_CASE(arb_cfg),
 	{}

@@ -55,6 +55,7 @@ static const struct {
 	{ IBTICK_A_RAIL_LATE,		"late" },
 	{ IBTICK_A_RAIL_STALE,		"stale" },
 	{ IBTICK_A_RAIL_SHORT,		"short" },
+	{ IBTICK_A_RAIL_BAD_SEQ,	"bad_seq" },
 	{ IBTICK_A_RAIL_RESETS,		"resets" },
 	{ IBTICK_A_RAIL_LAG_N,		"lag_n" },
 	{ IBTICK_A_RAIL_LAG_MEAN_NS,	"lag_mean_ns" },

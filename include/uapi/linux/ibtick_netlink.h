@@ -251,6 +251,8 @@ enum {
 	IBTICK_A_RAIL_LAG_MAX_NS,	/* u64 */
 	IBTICK_A_RAIL_DOWNS,		/* u64: times it went down */
 	IBTICK_A_RAIL_DOWN_NS,		/* u64: time down, in total */
+	IBTICK_A_RAIL_BAD_SEQ,		/* u64: an unconfirmed jump, or a number
+					 * within 8192 of 2^64: dropped */
 
 	/* add new constants above here */
 	__IBTICK_A_RAIL_CNT,
