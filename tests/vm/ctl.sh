@@ -11,7 +11,6 @@ cd "$(dirname "$0")/../.." || exit 1
 IBTICK=user/ibtick/ibtick
 SUB=user/tools/ibtick-sub
 PUB=user/tools/ibtick-pub
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 ALL_TESTS="feed_add_show_truth feed_set_live_and_fixed feed_bad_input
 	sock_show_truth stats_reset_and_deltas unprivileged_denied acl_enforced
 	dead_admin_keeps_address auto_feeds_off feed_del_ends_readers batch_save_restore monitor_events
