@@ -328,6 +328,20 @@ install-user: user
 	fi
 	$(if $(DESTDIR),,-ldconfig)
 
+# The directories install-user creates for ibtick alone (its headers, its
+# private library directory) and the Wireshark plugin directory with its
+# parent, which exist only to hold ibtick.lua where no Wireshark is
+# installed: removed when empty.  The shared ones (bin, man, pkgconfig,
+# systemd, ...) stay: they are the hierarchy's, not ibtick's.  Deepest
+# first; a directory something else still uses is left alone.
+UNINSTALL_DIRS := $(HDRDIR)/linux $(HDRDIR) $(PKGLIBDIR) $(WSLUADIR) \
+	$(if $(filter %/wireshark/plugins,$(WSLUADIR)),$(patsubst %/plugins,%,$(WSLUADIR)))
+define UNINSTALL_RMDIRS
+	for d in $(addprefix $(DESTDIR),$(UNINSTALL_DIRS)); do \
+		if test -d $$d; then rmdir --ignore-fail-on-non-empty $$d; fi; \
+	done
+endef
+
 uninstall: uninstall-module uninstall-user
 
 uninstall-module:
@@ -343,9 +357,7 @@ uninstall-user:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(INST_MAN8)))
 	rm -f $(DESTDIR)$(HDRDIR)/libibtick.h $(DESTDIR)$(HDRDIR)/linux/ibtick.h \
 		$(DESTDIR)$(HDRDIR)/linux/ibtick_netlink.h
-	-rmdir $(DESTDIR)$(HDRDIR)/linux $(DESTDIR)$(HDRDIR)
 	rm -f $(DESTDIR)$(PKGLIBDIR)/libibtick-preload.so
-	-rmdir $(DESTDIR)$(PKGLIBDIR)
 	rm -f $(DESTDIR)$(LIBDIR)/libibtick.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libibtick.so \
 		$(DESTDIR)$(LIBDIR)/libibtick.a $(DESTDIR)$(PKGCONFDIR)/libibtick.pc
 	rm -f $(DESTDIR)$(COMPDIR)/ibtick $(addprefix $(DESTDIR)$(COMPDIR)/,$(COMP_TOOLS)) \
@@ -353,6 +365,7 @@ uninstall-user:
 		$(DESTDIR)$(UNITDIR)/ibtick-relay@.service \
 		$(DESTDIR)$(MODLOADDIR)/ibtick.conf \
 		$(DESTDIR)$(WSLUADIR)/ibtick.lua
+	$(UNINSTALL_RMDIRS)
 	@f=$(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; \
 	if test -e $$f && ! cmp -s $$f scripts/ibtick.modprobe.conf; then \
 		echo "ibtick: keeping $$f: it differs from the installed one"; \
