@@ -166,7 +166,7 @@ _ibtick()
 	local _ibtick_cmd=${1:-ibtick}
 	# in the order ibtick matches abbreviations: "s" is sock, "d" dev
 	local objects="dev feed sock stats monitor doctor help"
-	local gopts="-j -p -s -b -f -V -h --json --pretty --statistics --batch --force --version --help"
+	local gopts="-j -p -s -d -b -f -V -h --json --pretty --statistics --details --batch --force --version --help"
 	local i obj="" oi=0 verb="" vi=0 batch=0
 
 	if declare -F _init_completion >/dev/null 2>&1; then

@@ -21,7 +21,9 @@ trap 'rm -rf "$tmp"' EXIT
 # last word is the one completed (empty after a trailing blank)
 cases=(
 	"dev feed sock stats monitor doctor help|ibtick "
-	"-j -p -s -b -f -V -h --json --pretty --statistics --batch --force --version --help|ibtick -"
+	"-j -p -s -d -b -f -V -h --json --pretty --statistics --details --batch --force --version --help|ibtick -"
+	"--details|ibtick --det"
+	"show add set del save help|ibtick -d -j feed "
 	"show add set del save help|ibtick feed "
 	"add|ibtick f a"
 	"irq busy|ibtick feed add f1 poll "

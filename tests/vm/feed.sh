@@ -277,7 +277,7 @@ stalled_send_blocks_nobody() {
 # feed_qp NAME: "member deliveries rx_ticks loopback_dropped tx_ticks" of
 # feed NAME; deliveries are the receive completions its QP had, by anyone
 feed_qp() {
-	"$IBTICK" -j -s feed show "$1" | JIN_BIND="f = j[0]; s = f['stats']" \
+	"$IBTICK" -j -d -s feed show "$1" | JIN_BIND="f = j[0]; s = f['stats']" \
 		jin "f['member'], s['cqe_irq'] + s['cqe_thread'] + s['cqe_caller'], s['rx_ticks'], s['loopback_dropped'], s['tx_ticks']"
 }
 
@@ -397,7 +397,7 @@ slow_join_blocks_nobody() {
 	echo 0 >"$d/slow_join_ms"
 	echo 0 >"$d/slow_join_group"
 	# one feed for both readers
-	$IBTICK -j feed show | jin "[(f['readers'], f['member']) for f in j if f['group'] == '$g']" >"$r/feeds.txt"
+	$IBTICK -j -d feed show | jin "[(f['readers'], f['member']) for f in j if f['group'] == '$g']" >"$r/feeds.txt"
 	same "$(cat "$r/feeds.txt")" "[(2, 'full')]" "feeds of $g" || rc=1
 	$PUB -i veth1 -n 1 $g $p >/dev/null || rc=1
 	wait
