@@ -15,7 +15,8 @@
  * into out.c's text or JSON printer.
  *
  * Input: byte 0: 0x01 -j, 0x02 -p, 0x04 -s, 0x08 -s again, 0x10 name a
- * device (a doit rather than a dump), 0x20 -d; the rest is the script.
+ * device (a doit rather than a dump), 0x20 -d (the port details: GID 0,
+ * events; some seeds have it); the rest is the script.
  *
  * Invariants: no crash, no ASan/UBSan/LSan report (reply buffers are
  * exactly as long as the datagram or message, see nl_stub.c), the exit
@@ -97,17 +98,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (dir) {
 		n = nl_stub_canned(0, s, sizeof(s));
 		seed(dir, "dump-text", 0x00, s, n);
-		seed(dir, "dump-json-stats", 0x05, s, n);
+		seed(dir, "dump-json-stats-details", 0x25, s, n);
 		n = nl_stub_canned(1, s, sizeof(s));
 		seed(dir, "error-extack", 0x10, s, n);
 		n = nl_stub_canned(2, s, sizeof(s));
-		seed(dir, "dump-intr-pretty", 0x03, s, n);
+		seed(dir, "dump-intr-pretty-details", 0x23, s, n);
 		n = nl_stub_canned(3, s, sizeof(s));
 		seed(dir, "doit-ack-stats", 0x1c, s, n);
 		n = nl_stub_canned(4, s, sizeof(s));
 		seed(dir, "error-extack-uncapped", 0x10, s, n);
 		n = nl_stub_canned(0x10, s, sizeof(s));
-		seed(dir, "dump-text-enc", 0x04, s, n);
+		seed(dir, "dump-text-enc-details", 0x24, s, n);
 		n = nl_stub_canned(0x12, s, sizeof(s));
 		seed(dir, "dump-intr-json-enc", 0x01, s, n);
 		n = nl_stub_canned(0x13, s, sizeof(s));
