@@ -75,7 +75,7 @@ dev_details() {
 	for w in num_ports netdev_index max_mtu gid0 events port_active port_err; do
 		[[ " $(echo $plain) " != *" $w "* ]] || { echo "  plain output has $w"; rc=1; }
 	done
-	[[ " $(echo $plain) " == *" netdev veth0 "*" mtu "* ]] || { echo "  plain output lacks netdev/mtu"; rc=1; }
+	[[ " $(echo $plain) " == *" netdev veth0 mtu "* ]] || { echo "  plain output lacks netdev/mtu"; rc=1; }
 	keys="'num_ports', 'netdev_index', 'max_mtu', 'gid0', 'events'"
 	w=$("$IBTICK" -j dev show rxe0 | jin "sorted(k for k in ($keys) if k in j[0] or k in j[0]['ports'][0])")
 	[[ $w == "[]" ]] || { echo "  JSON without -d has $w"; rc=1; }
