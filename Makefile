@@ -68,7 +68,8 @@ UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c \
 	     tests/unit/runconf_test.c user/preload/runconf.c \
 	     tests/unit/arpparse_test.c user/preload/arpparse.c \
-	     tests/unit/relayarg_test.c user/common/relayarg.c
+	     tests/unit/relayarg_test.c user/common/relayarg.c \
+	     tests/unit/ibport_test.c user/bench/ibport.c
 
 # libibtick: shared (soname libibtick.so.0) and static, the fast path inline
 # in its header.
@@ -202,8 +203,8 @@ TICKRD := user/bench/tickrd.c user/bench/tickrd.h user/bench/args.c user/bench/a
 user/tools/ibtick-md: user/tools/ibtick-md.c user/bench/latstats.c user/bench/latstats.h user/bench/tickgen.c user/bench/tickgen.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickgen.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
-user/tools/ibtick-perf: user/tools/ibtick-perf.c user/bench/latstats.c user/bench/latstats.h user/bench/kcount.c user/bench/kcount.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/latstats.c user/bench/kcount.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
+user/tools/ibtick-perf: user/tools/ibtick-perf.c user/bench/latstats.c user/bench/latstats.h user/bench/kcount.c user/bench/kcount.h user/bench/ibport.c user/bench/ibport.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/latstats.c user/bench/kcount.c user/bench/ibport.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
 user/tools/ibtick-gen: user/tools/ibtick-gen.c user/bench/tickgen.c user/bench/tickgen.h user/common/out.c user/common/out.h
 	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/tickgen.c user/common/out.c -lm
@@ -332,6 +333,20 @@ install-user: user
 	fi
 	$(if $(DESTDIR),,-ldconfig)
 
+# The directories install-user creates for ibtick alone (its headers, its
+# private library directory) and the Wireshark plugin directory with its
+# parent, which exist only to hold ibtick.lua where no Wireshark is
+# installed: removed when empty.  The shared ones (bin, man, pkgconfig,
+# systemd, ...) stay: they are the hierarchy's, not ibtick's.  Deepest
+# first; a directory something else still uses is left alone.
+UNINSTALL_DIRS := $(HDRDIR)/linux $(HDRDIR) $(PKGLIBDIR) $(WSLUADIR) \
+	$(if $(filter %/wireshark/plugins,$(WSLUADIR)),$(patsubst %/plugins,%,$(WSLUADIR)))
+define UNINSTALL_RMDIRS
+	for d in $(addprefix $(DESTDIR),$(UNINSTALL_DIRS)); do \
+		if test -d $$d; then rmdir --ignore-fail-on-non-empty $$d; fi; \
+	done
+endef
+
 uninstall: uninstall-module uninstall-user
 
 uninstall-module:
@@ -347,9 +362,7 @@ uninstall-user:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(INST_MAN8)))
 	rm -f $(DESTDIR)$(HDRDIR)/libibtick.h $(DESTDIR)$(HDRDIR)/linux/ibtick.h \
 		$(DESTDIR)$(HDRDIR)/linux/ibtick_netlink.h
-	-rmdir $(DESTDIR)$(HDRDIR)/linux $(DESTDIR)$(HDRDIR)
 	rm -f $(DESTDIR)$(PKGLIBDIR)/libibtick-preload.so
-	-rmdir $(DESTDIR)$(PKGLIBDIR)
 	rm -f $(DESTDIR)$(LIBDIR)/libibtick.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libibtick.so \
 		$(DESTDIR)$(LIBDIR)/libibtick.a $(DESTDIR)$(PKGCONFDIR)/libibtick.pc
 	rm -f $(DESTDIR)$(COMPDIR)/ibtick $(addprefix $(DESTDIR)$(COMPDIR)/,$(COMP_TOOLS)) \
@@ -357,6 +370,7 @@ uninstall-user:
 		$(DESTDIR)$(UNITDIR)/ibtick-relay@.service \
 		$(DESTDIR)$(MODLOADDIR)/ibtick.conf \
 		$(DESTDIR)$(WSLUADIR)/ibtick.lua
+	$(UNINSTALL_RMDIRS)
 	@f=$(DESTDIR)$(SYSCONFDIR)/modprobe.d/ibtick.conf; \
 	if test -e $$f && ! cmp -s $$f scripts/ibtick.modprobe.conf; then \
 		echo "ibtick: keeping $$f: it differs from the installed one"; \

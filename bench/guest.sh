@@ -68,7 +68,7 @@ print(",".join(p))' "$SEED" "$r" "$PATHS")
 	printf '{"round":%d,"order":"%s"}\n' "$r" "$order" >>"$R/rounds.json"
 	hist=()
 	((r == ROUNDS)) && hist=(-H "$R/lat.svg")
-	$P lat -j -k "$order" -n "$N" -w 1000 -c 1 -C 0 -i veth1 -I veth0 \
+	$P lat -j -k "$order" -n "$N" -w 1000 -c 1 -C 0 -L veth1 -I veth0 \
 		--raw "$R/raw/r$r-" "${hist[@]}" 239.9.0.1 7900 |
 		sed "s/^{/{\"round\":$r,/" >>"$R/rounds.json" ||
 		echo "round $r: ibtick-perf failed; the summary leaves out what has no samples"
@@ -79,17 +79,17 @@ grep -c '"kind"' "$R/rounds.json" | sed 's/$/ rows/'
 # The same paths once more with the kernel's work counted per round trip
 # (tracing slows every path: these times are not used)
 say "ping-pong, counted: system calls, softirqs, CQ events and arms, QP deliveries, allocations"
-$P lat -j --counts -k "${PATHS// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 -i veth1 -I veth0 \
+$P lat -j --counts -k "${PATHS// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 -L veth1 -I veth0 \
 	239.9.0.1 7900 >"$R/counts.json"
 grep -o '"kind":"[^"]*"\|"qp_deliveries_[ab]":[0-9.]*\|"cq_events":[0-9.]*' "$R/counts.json" | paste -sd' ' | fold -w 160
 
 say "one way, mapped reader, 5000/s"
-$P oneway -j -k mapped -n "$N" -w 1000 -r 5000 -i veth0 -I veth1 -H "$R/oneway.svg" \
+$P oneway -j -k mapped -n "$N" -w 1000 -r 5000 -L veth0 -I veth1 -H "$R/oneway.svg" \
 	239.9.0.2 7920 >"$R/oneway.json"
 tail -n 1 "$R/oneway.json" | cut -c1-200
 
 say "publish rate and loss"
-$P rate -j -n 20000 -r 5000 -i veth0 -I veth1 239.9.0.3 7930 >"$R/rate.json"
+$P rate -j -n 20000 -r 5000 -L veth0 -I veth1 239.9.0.3 7930 >"$R/rate.json"
 tail -n +2 "$R/rate.json" | cut -c1-200
 timeout 300 ib_send_bw -d rxe0 -c UD -s 64 -n 100000 -F >"$R/bw-server.txt" 2>&1 &
 sleep 2
@@ -103,7 +103,7 @@ for k in epoll recvmsg; do
 	say "fan-out, $k readers"
 	port=7940
 	[[ $k == recvmsg ]] && port=7950
-	$P fanout -j -k $k -N 1,2,4,8,16 -n 5000 -w 0 -r 2000 -i veth0 -I veth1 \
+	$P fanout -j -k $k -N 1,2,4,8,16 -n 5000 -w 0 -r 2000 -L veth0 -I veth1 \
 		239.9.0.4 $port >"$R/fanout-$k.json"
 	tail -n +2 "$R/fanout-$k.json" | cut -c1-200
 done

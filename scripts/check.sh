@@ -104,9 +104,11 @@ build() {
 unit() {
 	local rc=0
 	make -s WERROR=1 tests/unit/unit user/preload/ibtick-run \
-		user/preload/libibtick-preload.so tests/vm/mcsend tests/vm/mcrecv || return 1
+		user/preload/libibtick-preload.so tests/vm/mcsend tests/vm/mcrecv \
+		user/tools/ibtick-perf || return 1
 	tests/unit/unit || rc=1
 	tests/unit/cli_args.sh user/ibtick/ibtick || rc=1
+	tests/unit/perf_args.sh user/tools/ibtick-perf || rc=1
 	bash --norc --noprofile tests/unit/completion.sh || rc=1
 	tests/unit/doctor_tree.sh user/ibtick/ibtick || rc=1
 	tests/unit/preload_host.sh || rc=1
@@ -114,7 +116,7 @@ unit() {
 	return $rc
 }
 
-# The unit stage runs six programs; sum their count lines.
+# The unit stage runs seven programs; sum their count lines.
 account_unit() {
 	local log=$logdir/unit.log p=0 f=0 s=0 line
 	while read -r line; do

@@ -82,7 +82,7 @@ echo "  $samples ping-pong samples each, 64 bytes, half round trip, both ends pi
 echo "  spinning readers against the spinning floor and sockperf --nonblocked, sleeping"
 echo "  readers against blocking sockperf; this takes a few minutes"
 $T/ibtick-perf lat -j -k floor,mapped,busy,udp-spin,recvmsg,epoll,udp -n "$samples" -w 1000 \
-	-c 1 -C 0 -i veth1 -I veth0 -H "$R/latency.svg" 239.7.0.2 9200 >"$R/compare.json"
+	-c 1 -C 0 -L veth1 -I veth0 -H "$R/latency.svg" 239.7.0.2 9200 >"$R/compare.json"
 scripts/demo-table.py --pairs "$R/compare.json"
 
 rmmod ibtick

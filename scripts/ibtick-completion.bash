@@ -166,7 +166,7 @@ _ibtick()
 	local _ibtick_cmd=${1:-ibtick}
 	# in the order ibtick matches abbreviations: "s" is sock, "d" dev
 	local objects="dev feed sock stats monitor doctor help"
-	local gopts="-j -p -s -b -f -V -h --json --pretty --statistics --batch --force --version --help"
+	local gopts="-j -p -s -d -b -f -V -h --json --pretty --statistics --details --batch --force --version --help"
 	local i obj="" oi=0 verb="" vi=0 batch=0
 
 	if declare -F _init_completion >/dev/null 2>&1; then
@@ -457,8 +457,9 @@ _ibtick_run()
 }
 
 # ibtick-perf MODE [options] GROUP PORT: the mode first; after -k the
-# reader kinds (lat takes a comma-separated list of paths); after -i/-I an
-# interface; after -H and --raw a file.
+# reader kinds (lat takes a comma-separated list of paths); after -L/-I an
+# interface, after -d (perftest's) an RDMA device; after -H and --raw a
+# file.
 _ibtick_perf()
 {
 	local cur prev words cword kinds pre k
@@ -468,8 +469,11 @@ _ibtick_perf()
 		return 0
 	fi
 	case $prev in
-	-i|-I)
+	-L|--netdev|-I|--peer-netdev)
 		_ibtick_reply "$(_ibtick_netdevs)"
+		return 0 ;;
+	-d|--ib-dev)
+		_ibtick_reply "$(_ibtick_devs)"
 		return 0 ;;
 	-k)
 		kinds="mapped epoll recvmsg busy"
@@ -484,11 +488,11 @@ _ibtick_perf()
 	-H|--hist|--raw)
 		_ibtick_files
 		return 0 ;;
-	-B|-n|-w|-s|-S|-r|-N|-c|-C)
+	-B|-n|-w|-s|-S|-r|-N|-c|-C|-i|--ib-port|-x|--gid-index)
 		return 0 ;;
 	esac
 	[[ $cur == -* ]] &&
-		_ibtick_reply "-i -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --hist --compare --raw --counts -h"
+		_ibtick_reply "-L -d -i -x -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --netdev --ib-dev --ib-port --gid-index --peer-netdev --hist --compare --raw --counts -h"
 	return 0
 }
 

@@ -11,7 +11,11 @@
 #                            library through pkg-config alone
 #   depmod_finds_module      depmod/modinfo in D find the staged module for
 #                            KVER and its vermagic names KVER
-#   uninstall_leaves_nothing make uninstall removes every file install made
+#   uninstall_leaves_nothing make uninstall removes every file install made,
+#                            and the directories it made for ibtick alone
+#                            (include/ibtick, lib/ibtick, the Wireshark
+#                            plugin directory): only the shared hierarchy
+#                            is left
 #   edited_modprobe_kept     an edited modprobe.d file survives uninstall and
 #                            a second install
 #   install_refused_over_dkms  make install refuses to put a second module
@@ -29,6 +33,8 @@
 #
 # Ends with "package: N passed, N failed, N skipped".
 #   tests/package/run.sh [TEST...]
+# Each test runs alone too: those that look at the staged install make it
+# first when no earlier test has.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd -P)
 cd "$top" || exit 1
@@ -97,26 +103,48 @@ expected_files() {
 want() { [[ -z ${only:-} || " $only " == *" $1 "* ]]; }
 only="$*"
 
+# Directories left under $1 that are not the shared hierarchy's (where
+# programs, pages, libraries, units and modules go on any host): after an
+# uninstall there must be none, e.g. no include/ibtick, lib/ibtick or an
+# empty lib/wireshark/plugins.  $2: the PREFIX, without its leading /.
+own_dirs_left() {
+	local p=$2 d
+	(cd "$1" && find . -mindepth 1 -type d | sed 's|^\./||' | sort) | while read -r d; do
+		case $d in
+		etc | etc/modprobe.d | lib | lib/modules | "lib/modules/$KVER" | "lib/modules/$KVER/updates") ;;
+		usr | "$p" | "$p"/bin | "$p"/include | "$p"/lib | "$p"/lib/pkgconfig) ;;
+		"$p"/lib/systemd | "$p"/lib/systemd/system | "$p"/lib/modules-load.d) ;;
+		"$p"/share | "$p"/share/man | "$p"/share/man/man[1378]) ;;
+		"$p"/share/bash-completion | "$p"/share/bash-completion/completions) ;;
+		*) echo "$d" ;;
+		esac
+	done
+}
+
+# The install most tests look at, made once by the first that needs it, so
+# that each test runs alone too (tests/package/run.sh man_pages).
 D=$work/dest
-if want install_file_list || want depmod_finds_module || want uninstall_leaves_nothing ||
-   want pkgconfig_links; then
-	rc=0
-	mk "$install_target" DESTDIR="$D" || rc=$?
-fi
-
-if want install_file_list; then
-	if ((rc != 0)); then
-		tail -n 20 "$work/make.log"
-		notok install_file_list "make $install_target failed (status $rc)"
-	else
-		diff -u <(expected_files | sort) <(files_in "$D") >"$work/list.diff"
-		d=$?
-		sed 's/^/# /' "$work/list.diff"
-		result install_file_list $d "installed files differ from the list (- missing, + extra)"
+staged_rc=
+# staged TEST: 0 when D holds make $install_target; else says so for TEST
+staged() {
+	if [[ -z $staged_rc ]]; then
+		staged_rc=0
+		mk "$install_target" DESTDIR="$D" || staged_rc=$?
+		((staged_rc == 0)) || tail -n 20 "$work/make.log"
 	fi
+	((staged_rc == 0)) && return 0
+	notok "$1" "make $install_target failed (status $staged_rc)"
+	return 1
+}
+
+if want install_file_list && staged install_file_list; then
+	diff -u <(expected_files | sort) <(files_in "$D") >"$work/list.diff"
+	d=$?
+	sed 's/^/# /' "$work/list.diff"
+	result install_file_list $d "installed files differ from the list (- missing, + extra)"
 fi
 
-if want pkgconfig_links; then
+if want pkgconfig_links && staged pkgconfig_links; then
 	r=0
 	pc=$D/usr/local/lib/pkgconfig
 	flags=$(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$D pkg-config --cflags --libs libibtick) || r=1
@@ -134,7 +162,7 @@ if want pkgconfig_links; then
 	result pkgconfig_links $r "see $work/make.log"
 fi
 
-if want man_pages; then
+if want man_pages && staged man_pages; then
 	r=0
 	M=$D/usr/local/share/man
 	for b in "$D"/usr/local/bin/*; do
@@ -156,7 +184,7 @@ fi
 if want depmod_finds_module; then
 	if [[ -z $KVER ]]; then
 		skipped depmod_finds_module "no installed kernel has a build directory"
-	else
+	elif staged depmod_finds_module; then
 		r=0
 		depmod -b "$D" "$KVER" 2>>"$work/make.log" || r=1
 		f=$(modinfo -b "$D" -k "$KVER" -F filename ibtick 2>&1) || r=1
@@ -170,13 +198,15 @@ if want depmod_finds_module; then
 	fi
 fi
 
-if want uninstall_leaves_nothing; then
+if want uninstall_leaves_nothing && staged uninstall_leaves_nothing; then
 	r=0
+	[[ -d $D/usr/local/lib/wireshark/plugins ]] || { r=1; echo "# nothing installed to remove"; }
 	mk "$uninstall_target" DESTDIR="$D" || r=1
 	left=$(files_in "$D")
 	[[ -z $left ]] || { r=1; printf '# left: %s\n' $left; }
-	[[ ! -e $D/usr/local/include/ibtick ]] || { r=1; echo "# include/ibtick left"; }
-	result uninstall_leaves_nothing $r "make $uninstall_target left files behind"
+	left=$(own_dirs_left "$D" usr/local)
+	[[ -z $left ]] || { r=1; printf '# directory left: %s\n' $left; }
+	result uninstall_leaves_nothing $r "make $uninstall_target left files or directories of its own behind"
 fi
 
 if want install_prefix_usr; then
@@ -198,6 +228,8 @@ if want install_prefix_usr; then
 	[[ -e $P/usr/lib/wireshark/plugins/ibtick.lua ]] || { r=1; echo "# Wireshark dissector"; }
 	mk uninstall-user DESTDIR="$P" PREFIX=/usr || r=1
 	[[ -z $(files_in "$P") ]] || { r=1; echo "# uninstall-user left files"; }
+	left=$(own_dirs_left "$P" usr)
+	[[ -z $left ]] || { r=1; printf '# directory left: %s\n' $left; }
 	result install_prefix_usr $r
 fi
 

@@ -42,5 +42,6 @@ extern const struct unit_case doctor_cases[];
 extern const struct unit_case runconf_cases[];
 extern const struct unit_case arpparse_cases[];
 extern const struct unit_case relayarg_cases[];
+extern const struct unit_case ibport_cases[];
 
 #endif

@@ -17,6 +17,7 @@ static const struct unit_case *const suites[] = {
 	runconf_cases,
 	arpparse_cases,
 	relayarg_cases,
+	ibport_cases,
 };
 
 int main(void)

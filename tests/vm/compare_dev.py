@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare `ibtick -j dev show` field by field with the ground truth of
+"""Compare `ibtick -j -d dev show` field by field with the ground truth of
 `rdma -j link show` and `ibv_devinfo -v` (rdma-core tools nobody here wrote).
 
 usage: compare_dev.py IBTICK_BINARY
@@ -21,7 +21,7 @@ def run(*cmd):
 def parse_devinfo(text):
     """ibv_devinfo -v output -> {dev: {fields..., 'ports': {num: {...}}}}"""
     devs, dev, port = {}, None, None
-    dev_keys = ("fw_ver", "node_guid", "sys_image_guid")
+    dev_keys = ("fw_ver", "node_guid", "sys_image_guid", "phys_port_cnt")
     for line in text.splitlines():
         s = line.strip()
         m = re.match(r"hca_id:\s+(\S+)", s)
@@ -67,7 +67,7 @@ def leading_int(s):
 
 def main():
     ibtick = sys.argv[1]
-    mine = json.loads(run(ibtick, "-j", "dev", "show"))
+    mine = json.loads(run(ibtick, "-j", "-d", "dev", "show"))
     links = json.loads(run("rdma", "-j", "link", "show"))
     devinfo = parse_devinfo(run("ibv_devinfo", "-v"))
     c = Checker()
@@ -85,6 +85,10 @@ def main():
         c.eq(f"{name} node_guid", d.get("node_guid"), info.get("node_guid"))
         c.eq(f"{name} sys_image_guid", d.get("sys_image_guid"),
              info.get("sys_image_guid"))
+        c.eq(f"{name} num_ports", d.get("num_ports"),
+             leading_int(info.get("phys_port_cnt")))
+        c.eq(f"{name} num_ports = ports listed", d.get("num_ports"),
+             len(d["ports"]))
         for p in d["ports"]:
             num = p["port"]
             what = f"{name}/{num}"

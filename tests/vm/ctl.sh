@@ -11,9 +11,8 @@ cd "$(dirname "$0")/../.." || exit 1
 IBTICK=user/ibtick/ibtick
 SUB=user/tools/ibtick-sub
 PUB=user/tools/ibtick-pub
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 ALL_TESTS="feed_add_show_truth feed_set_live_and_fixed feed_bad_input
-	sock_show_truth stats_reset_and_deltas unprivileged_denied acl_enforced
+	show_details sock_show_truth stats_reset_and_deltas unprivileged_denied acl_enforced
 	dead_admin_keeps_address auto_feeds_off feed_del_ends_readers batch_save_restore monitor_events
 	doctor_healthy_and_broken nlstress_random"
 R=${RESULTS:-/tmp}/ctl
@@ -35,9 +34,10 @@ add_t1() {
 		slot-size 128 mode 0640 owner 0:0 "$@"
 }
 
-# jq_feed FEED EXPR: python expression on feed FEED's JSON object (bound to f)
+# jq_feed FEED EXPR: python expression on feed FEED's JSON object (bound to
+# f), with the details (-d)
 jq_feed() {
-	"$IBTICK" -j feed show "$1" | JIN_BIND="f = j[0]" jin "$2"
+	"$IBTICK" -j -d feed show "$1" | JIN_BIND="f = j[0]" jin "$2"
 }
 
 # until_true SECONDS CMD...: until CMD succeeds (polling, SECONDS times SLOW)
@@ -132,6 +132,77 @@ feed_bad_input() {
 	check_eq "$($IBTICK -j feed show | jin "sorted(f['name'] for f in j)")" "['t1']" "feeds"
 	check_err $rc
 	log_test "feed add/del bad input: kernel refusals name the attribute (exit 1), usage errors exit 2"
+}
+
+# has TEXT WORD...: every WORD is in TEXT (words compared whole); says
+# which is missing
+has() {
+	local t=" $(echo $1) " w
+	shift
+	for w in "$@"; do
+		[[ $t == *" $w "* ]] || { echo "  missing '$w' in:$t"; return 1; }
+	done
+}
+
+# lacks TEXT WORD...: no WORD is in TEXT as a word
+lacks() {
+	local t=" $(echo $1) " w
+	shift
+	for w in "$@"; do
+		[[ $t != *" $w "* ]] || { echo "  '$w' without -d in:$t"; return 1; }
+	done
+}
+
+# -d shows what plain output leaves out, with the values the kernel and
+# rdma(8) have; plain text and JSON have none of it
+show_details() {
+	local rc=0 plain det qpn id ifi di p json keys rb
+	add_t1 comp-vector 0 poll busy cpu 0 loopback deny || rc=1
+	nap 1
+	plain=$($IBTICK feed show t1) || rc=1
+	det=$($IBTICK -d feed show t1) || rc=1
+	echo "$det" | sed 's/^/  -d: /'
+	qpn=$(echo "$det" | sed -n 's/.* qpn \([0-9]*\) .*/\1/p')
+	# the QP -d names is the UD QP rdma lists for rxe0
+	[[ -n $qpn ]] && rdma res show qp lqpn "$qpn" 2>/dev/null | grep -q "rxe0.*type UD" ||
+		{ echo "  qpn '$qpn' is not a UD QP of rxe0:"; rdma res show qp | head -5; rc=1; }
+	ifi=$(cat /sys/class/net/veth0/ifindex)
+	di=$(rdma -j dev show rxe0 | jin "j[0]['ifindex']")
+	has "$det" t1: group 239.3.0.1 port 7300 netdev veth0 ifindex "$ifi" dev rxe0/1 \
+		dev_index "$di" slots 1024 slot-size 128 wire_max poll busy cpu 0 comp-vector 0 \
+		loopback deny owner 0:0 mode 0640 member send-only qpn "$qpn" \
+		qkey "$(jq_feed t1 "f['qkey']")" mgid "$(jq_feed t1 "f['mgid']")" || rc=1
+	# geometry: -d's ring bytes hold the slots asked for
+	rb=$(echo "$det" | sed -n 's/.* ring_bytes \([0-9]*\).*/\1/p')
+	((${rb:-0} >= 1024 * 128)) || { echo "  ring_bytes '$rb'"; rc=1; }
+	has "$plain" t1: group 239.3.0.1 port 7300 netdev veth0 dev rxe0/1 admin live readers || rc=1
+	lacks "$plain" ifindex dev_index slots slot-size ring_bytes wire_max poll comp-vector \
+		loopback owner mode member qpn qkey mgid || rc=1
+	# JSON: the same keys with -d only
+	keys="'ifindex', 'dev_index', 'slots', 'slot_size', 'ring_bytes', 'wire_max', 'poll', 'poll_cpu', 'comp_vector', 'loopback', 'owner', 'owner_group', 'mode', 'member', 'qpn', 'qkey', 'mgid'"
+	json=$($IBTICK -j feed show t1)
+	check_eq "$(echo "$json" | jin "sorted(k for k in ($keys) if k in j[0])")" "[]" "JSON keys without -d"
+	check_eq "$(jq_feed t1 "sorted(k for k in ($keys) if k not in f)")" "[]" "JSON keys with -d"
+	check_eq "$(jq_feed t1 "f['qpn'], f['ifindex'], f['dev_index'], f['slots'], f['poll_cpu']")" \
+		"$qpn $ifi $di 1024 0" "JSON -d values"
+	# sock show -d: the reader's feed id, mappings, loopback
+	$SUB -i veth0 -n 1000000 -t $(tmo 30) 239.3.0.1 7300 >/dev/null 2>"$R/d.err" &
+	p=$!
+	wait_bound "$R/d.err" || rc=1
+	id=$(jq_feed t1 "f['id']")
+	plain=$($IBTICK sock show feed t1) || rc=1
+	det=$($IBTICK -d sock show feed t1) || rc=1
+	echo "  -d: $det"
+	has "$det" "pid" "$p" feed t1 feed_id "$id" mappings 0 loopback || rc=1
+	has "$plain" "pid" "$p" feed t1 || rc=1
+	lacks "$plain" feed_id mappings loopback || rc=1
+	check_eq "$($IBTICK -j sock show feed t1 | jin "sorted(k for k in ('feed_id', 'mappings', 'loopback') if k in j[0])")" "[]" "sock JSON without -d"
+	check_eq "$($IBTICK -j -d sock show feed t1 | jin "j[0]['feed_id'], j[0]['mappings'], type(j[0]['loopback']).__name__")" \
+		"$id 0 bool" "sock JSON -d"
+	kill $p 2>/dev/null
+	wait $p 2>/dev/null
+	check_err $rc
+	log_test "-d: feed and sock show add the ring, poll, ACL, QP (rdma's) and ids, in text and JSON; plain output has none of them"
 }
 
 # socks_done: t1's two sockets in $R/socks.json, each having had 300 ticks
@@ -335,7 +406,7 @@ batch_save_restore() {
 	add_t1 || rc=1
 	$IBTICK feed add b1 group 239.3.1.1 port 7310 netdev veth0 slots 256 slot-size 512 owner 0:0 mode 0604 || rc=1
 	$IBTICK feed add b2 group 239.3.1.2 port 7311 netdev veth1 poll busy loopback deny || rc=1
-	$IBTICK -j feed show >"$R/before.json"
+	$IBTICK -j -d feed show >"$R/before.json"
 	$IBTICK feed save >"$R/feeds.batch" || rc=1
 	# one "feed add" line per admin feed: t1, b1, b2
 	check_eq "$(sed -n 's/^feed add \([^ ]*\) .*/\1/p' "$R/feeds.batch" | sort | xargs)" "b1 b2 t1" "saved feeds"
@@ -346,7 +417,7 @@ feed del b2
 feed del t1" || rc=1
 	check_eq "$($IBTICK -j feed show)" "[]" "all deleted"
 	$IBTICK -b "$R/feeds.batch" || rc=1
-	$IBTICK -j feed show >"$R/after.json"
+	$IBTICK -j -d feed show >"$R/after.json"
 	python3 - "$R/before.json" "$R/after.json" <<'PY' || rc=1
 import json, sys
 keys = ('name', 'group', 'port', 'netdev', 'slots', 'slot_size', 'poll',

@@ -7,12 +7,13 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
 IBTICK=user/ibtick/ibtick
-ALL_TESTS="dev_dump_matches_truth dev_doit_matches_dump dev_bad_requests
+ALL_TESTS="dev_dump_matches_truth dev_doit_matches_dump dev_details dev_bad_requests
 	cli_args_module_loaded port_down_up_events renamed_while_shown"
 
-# $1: device, $2: jq-like python expression on the port object
+# $1: device, $2: jq-like python expression on the port object (-d: with
+# the event counters)
 port_field() {
-	"$IBTICK" -j dev show "$1" | jin "(lambda p: $2)(j[0]['ports'][0])"
+	"$IBTICK" -j -d dev show "$1" | jin "(lambda p: $2)(j[0]['ports'][0])"
 }
 
 # rxe's own count of link-down transitions (rdma statistic), ground truth
@@ -52,6 +53,35 @@ import json,sys; print(json.dumps([x for x in json.load(sys.stdin) if x['ifname'
 		fi
 	done
 	log_test "dev show DEV (doit) equals its entry in the dump" $rc
+}
+
+# -d adds the port count, the netdev's index, max_mtu, GID 0 and the event
+# counters, with the values sysfs and rdma have; plain text and JSON leave
+# them out
+dev_details() {
+	local rc=0 plain det gid want w keys
+	plain=$("$IBTICK" dev show rxe0) || rc=1
+	det=$("$IBTICK" -d dev show rxe0) || rc=1
+	echo "$det" | sed 's/^/  -d: /'
+	gid=$(echo "$det" | sed -n 's/.* gid0 \([0-9a-f:]*\).*/\1/p')
+	want=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0)
+	[[ -n $gid ]] && python3 -c "import ipaddress,sys; sys.exit(ipaddress.IPv6Address(sys.argv[1]) != ipaddress.IPv6Address(sys.argv[2]))" "$gid" "$want" ||
+		{ echo "  gid0 '$gid', sysfs $want"; rc=1; }
+	for w in "num_ports 1" "netdev veth0 netdev_index $(cat /sys/class/net/veth0/ifindex)" \
+		"max_mtu $(port_field rxe0 "p['max_mtu']")" "port_active $(port_field rxe0 "p['events']['port_active']")" \
+		"port_err $(port_field rxe0 "p['events']['port_err']")"; do
+		[[ " $(echo $det) " == *" $w "* ]] || { echo "  -d lacks '$w'"; rc=1; }
+	done
+	for w in num_ports netdev_index max_mtu gid0 events port_active port_err; do
+		[[ " $(echo $plain) " != *" $w "* ]] || { echo "  plain output has $w"; rc=1; }
+	done
+	[[ " $(echo $plain) " == *" netdev veth0 mtu "* ]] || { echo "  plain output lacks netdev/mtu"; rc=1; }
+	keys="'num_ports', 'netdev_index', 'max_mtu', 'gid0', 'events'"
+	w=$("$IBTICK" -j dev show rxe0 | jin "sorted(k for k in ($keys) if k in j[0] or k in j[0]['ports'][0])")
+	[[ $w == "[]" ]] || { echo "  JSON without -d has $w"; rc=1; }
+	w=$("$IBTICK" -j -d dev show rxe0 | jin "sorted(k for k in ($keys) if k not in j[0] and k not in j[0]['ports'][0])")
+	[[ $w == "[]" ]] || { echo "  JSON with -d lacks $w"; rc=1; }
+	log_test "-d: dev show adds port count, netdev index, max_mtu, GID 0 (sysfs's) and event counters, text and JSON" $rc
 }
 
 # Expect exit status $1 and output containing every later argument.

@@ -40,11 +40,10 @@ multi_feed_io() {
 
 multi_feed_revoked() {
 	local rc=0 r=$RESULTS/multirevoke pid
-	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 	mkdir -p "$r"
 	chmod 0755 "$r"
 	$IBTICK feed add mrev group 239.1.10.50 port 7390 netdev veth0 mode 0644 || rc=1
-	"${nobody[@]}" tests/vm/multifeed revoke veth0 >"$r/out" 2>&1 &
+	"${NOBODY[@]}" tests/vm/multifeed revoke veth0 >"$r/out" 2>&1 &
 	pid=$!
 	wait_for "$r/out" bound || rc=1
 	$PUB -i veth1 -n 5 -r 1000 239.1.10.50 7390 >/dev/null || rc=1
@@ -135,28 +134,22 @@ slow_reader_lapped() {
 
 publish_needs_cap_net_raw() {
 	local rc=0 out
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		$PUB -i veth1 -n 1 239.2.0.3 7202 2>&1) && rc=1
+	out=$("${NOBODY[@]}" $PUB -i veth1 -n 1 239.2.0.3 7202 2>&1) && rc=1
 	[[ $out == *"Operation not permitted"* ]] || { echo "  unprivileged publish: $out"; rc=1; }
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		$SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.3 7202 2>&1)
+	out=$("${NOBODY[@]}" $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.3 7202 2>&1)
 	[[ $out == *"bound"* ]] || { echo "  unprivileged subscribe: $out"; rc=1; }
 	# the ring of a feed a user creates counts against RLIMIT_MEMLOCK
-	out=$(prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7206 2>&1) && rc=1
+	out=$(prlimit --memlock=65536 "${NOBODY[@]}" $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7206 2>&1) && rc=1
 	[[ $out == *"No buffer space available"* ]] || { echo "  64 KiB memlock, 1 MiB ring: $out"; rc=1; }
 	# and so are its send and receive buffers (on the rig: 256 + 1024 of
 	# 1 KiB, the port's MTU): 1.5 MiB holds the ring, not the rest
-	out=$(prlimit --memlock=$((3 << 19)) setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7209 2>&1) && rc=1
+	out=$(prlimit --memlock=$((3 << 19)) "${NOBODY[@]}" $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7209 2>&1) && rc=1
 	[[ $out == *"No buffer space available"* ]] || { echo "  1.5 MiB memlock, 1 MiB ring + buffers: $out"; rc=1; }
-	out=$(prlimit --memlock=$((4 << 20)) setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7207 2>&1)
+	out=$(prlimit --memlock=$((4 << 20)) "${NOBODY[@]}" $SUB -i veth0 -n 1 -t $(tmo 1) 239.2.0.6 7207 2>&1)
 	[[ $out == *"bound"* ]] || { echo "  4 MiB memlock, 1 MiB ring + 1.3 MiB of buffers: $out"; rc=1; }
 	# a ring smaller than the default would lap everyone after: not a
 	# user's to impose on a new auto feed
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all $SUB -i veth0 -S 64 -Z 256 -n 1 -t $(tmo 1) 239.2.0.6 7208 2>&1) && rc=1
+	out=$("${NOBODY[@]}" $SUB -i veth0 -S 64 -Z 256 -n 1 -t $(tmo 1) 239.2.0.6 7208 2>&1) && rc=1
 	[[ $out == *"Operation not permitted"* ]] || { echo "  unprivileged 64-slot ring: $out"; rc=1; }
 	log_test "publishing needs CAP_NET_RAW; a created feed's ring and buffers are charged to RLIMIT_MEMLOCK; no ring smaller than the default" $rc
 }
@@ -166,16 +159,15 @@ publish_needs_cap_net_raw() {
 # neither.
 auto_feed_limits() {
 	local rc=0 r=$RESULTS/limits m=/sys/module/ibtick/parameters out
-	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 	mkdir -p "$r"
 	echo 2 >$m/max_user_feeds
-	"${nobody[@]}" $SUB -i veth0 -n 1 -t $(tmo 30) 239.2.1.1 7221 >/dev/null 2>"$r/a.err" &
-	"${nobody[@]}" $SUB -i veth0 -n 1 -t $(tmo 30) 239.2.1.2 7222 >/dev/null 2>"$r/b.err" &
+	"${NOBODY[@]}" $SUB -i veth0 -n 1 -t $(tmo 30) 239.2.1.1 7221 >/dev/null 2>"$r/a.err" &
+	"${NOBODY[@]}" $SUB -i veth0 -n 1 -t $(tmo 30) 239.2.1.2 7222 >/dev/null 2>"$r/b.err" &
 	wait_bound "$r/a.err" "$r/b.err" || rc=1
-	out=$("${nobody[@]}" $SUB -i veth0 -n 1 -t 1 239.2.1.3 7223 2>&1) && rc=1
+	out=$("${NOBODY[@]}" $SUB -i veth0 -n 1 -t 1 239.2.1.3 7223 2>&1) && rc=1
 	[[ $out == *"No buffer space available"* ]] || { echo "  a third feed of one user: $out"; rc=1; }
 	# sharing a feed another user made costs nothing
-	out=$("${nobody[@]}" $SUB -i veth0 -n 1 -t 1 239.2.1.1 7221 2>&1)
+	out=$("${NOBODY[@]}" $SUB -i veth0 -n 1 -t 1 239.2.1.1 7221 2>&1)
 	[[ $out == *"bound"* ]] || { echo "  sharing an existing feed: $out"; rc=1; }
 	out=$($SUB -i veth0 -n 1 -t 1 239.2.1.3 7223 2>&1)
 	[[ $out == *"bound"* ]] || { echo "  root (CAP_NET_ADMIN) past the user cap: $out"; rc=1; }
@@ -192,7 +184,6 @@ auto_feed_limits() {
 	wait
 	log_test "auto feeds capped per user (max_user_feeds) and per host (max_feeds); feed add is not" $rc
 }
-
 
 port_flap_rejoin() {
 	local rc=0 r=$RESULTS/flap pid
@@ -286,7 +277,7 @@ stalled_send_blocks_nobody() {
 # feed_qp NAME: "member deliveries rx_ticks loopback_dropped tx_ticks" of
 # feed NAME; deliveries are the receive completions its QP had, by anyone
 feed_qp() {
-	"$IBTICK" -j -s feed show "$1" | JIN_BIND="f = j[0]; s = f['stats']" \
+	"$IBTICK" -j -d -s feed show "$1" | JIN_BIND="f = j[0]; s = f['stats']" \
 		jin "f['member'], s['cqe_irq'] + s['cqe_thread'] + s['cqe_caller'], s['rx_ticks'], s['loopback_dropped'], s['tx_ticks']"
 }
 
@@ -406,7 +397,7 @@ slow_join_blocks_nobody() {
 	echo 0 >"$d/slow_join_ms"
 	echo 0 >"$d/slow_join_group"
 	# one feed for both readers
-	$IBTICK -j feed show | jin "[(f['readers'], f['member']) for f in j if f['group'] == '$g']" >"$r/feeds.txt"
+	$IBTICK -j -d feed show | jin "[(f['readers'], f['member']) for f in j if f['group'] == '$g']" >"$r/feeds.txt"
 	same "$(cat "$r/feeds.txt")" "[(2, 'full')]" "feeds of $g" || rc=1
 	$PUB -i veth1 -n 1 $g $p >/dev/null || rc=1
 	wait

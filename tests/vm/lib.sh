@@ -155,6 +155,10 @@ require_cmd() {
 	done
 }
 
+# NOBODY CMD...: run CMD as the unprivileged user nobody (65534), with no
+# supplementary group and no inheritable capability: "${NOBODY[@]}" CMD
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+
 # IBTICK_SLOW: how many times slower than the stock kernel this guest runs
 # (scripts/vm-debug.sh sets it for the KASAN/lockdep kernel, which under
 # TCG is about ten times slower).  Timeouts are stretched by it and traffic

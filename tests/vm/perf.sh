@@ -46,18 +46,20 @@ ORDERED="x['t_min'] <= x['t_typical'] <= x['percentile_99'] <= x['percentile_99.
 
 lat_kinds() {
 	local rc=0 k n=$(cnt 2000) r=$RESULTS/perf
+	# this side named as perftest names it: rxe1's port 1, GID index 0 is veth1
 	for k in mapped epoll recvmsg busy; do
-		perf lat-$k lat -j -k $k -n "$n" -w 50 -i veth1 -I veth0 239.8.0.1 7800 || rc=1
+		perf lat-$k lat -j -k $k -n "$n" -w 50 -d rxe1 -i 1 -x 0 -I veth0 239.8.0.1 7800 || rc=1
 		jlines "$r/lat-$k.json" "'env' in L[0] and L[1]['kind'] == '$k' and L[1]['n_iterations'] == $n and all($ORDERED for x in L[1:]) and L[1]['MsgSize'] == 64" || rc=1
+		grep -q -- "-d rxe1 -i 1 -x 0: netdev veth1" "$r/lat-$k.err" || { echo "  -d rxe1: $(cat "$r/lat-$k.err")"; rc=1; }
 	done
-	log_test "lat: mapped, epoll, recvmsg, busy readers: $n samples each, statistics in order" $rc
+	log_test "lat -d rxe1 -i 1 -x 0 (veth1): mapped, epoll, recvmsg, busy readers: $n samples each, statistics in order" $rc
 }
 
 lat_sweep() {
 	local rc=0 n=$(cnt 300) r=$RESULTS/perf
 	# 32 .. 2048 bytes: the bench's ports take 1024 - 32 (the wire header),
 	# so the sweep must stop cleanly after 512
-	perf sweep lat -j -a -S 2048 -n "$n" -w 20 -i veth1 -I veth0 239.8.0.1 7880 || rc=1
+	perf sweep lat -j -a -S 2048 -n "$n" -w 20 -L veth1 -I veth0 239.8.0.1 7880 || rc=1
 	jlines "$r/sweep.json" "[x['MsgSize'] for x in L[1:]] == [32, 64, 128, 256, 512] and all($ORDERED and x['n_iterations'] == $n for x in L[1:])" || rc=1
 	log_test "lat -a: 32..512 bytes, one row each; the sweep ends at the port's MTU" $rc
 }
@@ -67,7 +69,7 @@ lat_compare() {
 	require_cmd ib_send_lat sockperf || return
 	mkdir -p "$r"
 	timeout $(tmo 600) $P lat --compare -j -k mapped -n "$n" -w 50 -H "$r/lat.svg" \
-		-i veth1 -I veth0 239.8.0.1 7810 >"$r/compare.json" 2>"$r/compare.err" ||
+		-L veth1 -I veth0 239.8.0.1 7810 >"$r/compare.json" 2>"$r/compare.err" ||
 		{ echo "  exit $?"; cat "$r/compare.err"; rc=1; }
 	# four rows, every one with a result; the floor's ratios around 1
 	jlines "$r/compare.json" "[x['compare'] for x in L if 'compare' in x] == ['ib_send_lat -c UD, before', 'ibtick mapped', 'sockperf UDP multicast', 'ib_send_lat -c UD, after'] and all(x['ok'] and x['t_typical'] > 0 and x['percentile_99.9'] >= x['t_typical'] and x['median_ratio'] > 0 for x in L if 'compare' in x) and [x for x in L if 'compare' in x][1]['n_iterations'] == $n" || rc=1
@@ -87,7 +89,7 @@ lat_paths() {
 	# the references as rows, in the order given, each with its class and
 	# every sample in its raw file
 	perf paths lat -j -k udp,floor,mapped,udp-spin,recvmsg -n "$n" -w 20 -c 1 -C 0 \
-		--raw "$r/raw/p-" -i veth1 -I veth0 239.8.0.1 7820 || rc=1
+		--raw "$r/raw/p-" -L veth1 -I veth0 239.8.0.1 7820 || rc=1
 	jlines "$r/paths.json" "[(x['kind'], x['class']) for x in L[1:]] == [('udp', 'sleep'), ('floor', 'spin'), ('mapped', 'spin'), ('udp-spin', 'spin'), ('recvmsg', 'sleep')] and all($ORDERED for x in L[1:]) and all(x['n_iterations'] == $n for x in L[1:] if x['kind'] in ('floor', 'mapped', 'recvmsg'))" || rc=1
 	for p in udp floor mapped udp-spin recvmsg; do
 		[[ -s $r/raw/p-$p.txt ]] || { echo "  no raw samples for $p"; rc=1; continue; }
@@ -101,7 +103,7 @@ lat_counts() {
 	require_cmd ib_send_lat || return
 	[[ -d /sys/kernel/tracing || -d /sys/kernel/debug/tracing ]] || { skip "no tracefs"; return; }
 	perf counts lat -j --counts -k floor,mapped,recvmsg -n "$n" -w 20 -c 1 -C 0 \
-		-i veth1 -I veth0 239.8.0.1 7830 || rc=1
+		-L veth1 -I veth0 239.8.0.1 7830 || rc=1
 	# counts, not times: the floor and every ibtick path deliver exactly
 	# once per hop on each host (a feed that only publishes is a send-only
 	# member: its own QP gets no copy); the floor arms no CQ; a blocking
@@ -120,7 +122,8 @@ for x in map(json.loads, open(sys.argv[1])):
 
 oneway_counts() {
 	local rc=0 n=$(cnt 3000) r=$RESULTS/perf
-	perf oneway oneway -j -n "$n" -w 100 -r 2000 -i veth0 -I veth1 239.8.0.2 7820 || rc=1
+	perf oneway oneway -j -n "$n" -w 100 -r 2000 --ib-dev rxe0 --ib-port 1 -I veth1 239.8.0.2 7820 || rc=1
+	grep -q -- "-d rxe0 -i 1 -x 0: netdev veth0" "$r/oneway.err" || { echo "  --ib-dev rxe0: $(cat "$r/oneway.err")"; rc=1; }
 	# what the feed took was delivered or counted lost; stage split present
 	jlines "$r/oneway.json" "all($ORDERED for x in L[1:]) and L[1]['published'] == $n + 100 and L[1]['delivered'] + L[1]['lost_ring'] == L[1]['feed_rx'] and L[1]['lost_wire'] == L[1]['published'] - L[1]['feed_rx'] and L[1]['other'] == 0 and L[1]['feed_rx'] > 0.95 * L[1]['published'] and L[1]['n_iterations'] > 0.9 * $n and L[1]['wire_median'] > 0 and L[1]['deliver_median'] > 0" || rc=1
 	log_test "oneway: delivered + lost in the ring == taken by the feed; kernel stages measured" $rc
@@ -128,14 +131,14 @@ oneway_counts() {
 
 rate_steps() {
 	local rc=0 n=$(cnt 2000) r=$RESULTS/perf
-	perf rate rate -j -n "$n" -r 2000 -i veth0 -I veth1 239.8.0.3 7830 || rc=1
+	perf rate rate -j -n "$n" -r 2000 -L veth0 -I veth1 239.8.0.3 7830 || rc=1
 	jlines "$r/rate.json" "len(L) == 9 and [x['offered'] for x in L[1:8]] == [2000, 4000, 8000, 16000, 32000, 64000, 0] and all(x['sent'] == $n and x['achieved'] > 0 for x in L[1:8]) and L[8]['total'] and L[8]['sent'] == 7 * $n and L[8]['delivered'] == sum(x['delivered'] for x in L[1:8]) and L[8]['delivered'] + L[8]['lost_ring'] == L[8]['feed_rx'] and L[8]['lost_wire'] == L[8]['sent'] - L[8]['feed_rx'] and L[8]['other'] == 0" || rc=1
 	log_test "rate: 7 steps (x2 each, then flat out); in all, delivered + lost in the ring == taken by the feed" $rc
 }
 
 fanout_counts() {
 	local rc=0 n=$(cnt 1000) r=$RESULTS/perf
-	perf fanout fanout -j -k epoll -N 1,3 -n "$n" -w 0 -r 1000 -i veth0 -I veth1 239.8.0.4 7840 || rc=1
+	perf fanout fanout -j -k epoll -N 1,3 -n "$n" -w 0 -r 1000 -L veth0 -I veth1 239.8.0.4 7840 || rc=1
 	jlines "$r/fanout.json" "[x['readers'] for x in L[1:]] == [1, 3] and all(x['published'] == $n and x['delivered'] + x['lost'] == x['readers'] * x['feed_rx'] and x['kernel_ns_per_tick'] > 0 for x in L[1:]) and L[1]['ratio'] == 1.0" || rc=1
 	log_test "fanout: 1 and 3 epoll readers, delivered + lost == readers x taken, kernel cost per tick" $rc
 }
@@ -178,21 +181,27 @@ bad_arguments() {
 		$P $args >/dev/null 2>&1
 		[[ $? == 2 ]] || { echo "  ibtick-perf $args: not exit 2"; rc=1; }
 	done <<'EOF'
-bogus -i veth0 239.8.0.9 1
+bogus -L veth0 239.8.0.9 1
 lat 239.8.0.9 1
-lat -i veth0 239.8.0.9
-lat -i veth0 -n 0 239.8.0.9 1
-lat -i veth0 -s 8 239.8.0.9 1
-lat -i veth0 -s 99999 239.8.0.9 1
-lat -i veth0 -k nosuch 239.8.0.9 1
-lat -i veth0 --compare 239.8.0.9 1
-lat -i veth0 -I veth1 --compare -a 239.8.0.9 1
-oneway -i veth0 239.8.0.9 1
-rate -i veth0 -I veth1 -e 239.8.0.9 1
-fanout -i veth0 -I veth1 -N 0 239.8.0.9 1
-fanout -i veth0 -I veth1 -N 1,,2 239.8.0.9 1
-lat -i veth0 -B 99999 239.8.0.9 1
-lat -i veth0 239.8.0.9 70000
+lat -L veth0 239.8.0.9
+lat -L veth0 -n 0 239.8.0.9 1
+lat -L veth0 -s 8 239.8.0.9 1
+lat -L veth0 -s 99999 239.8.0.9 1
+lat -L veth0 -k nosuch 239.8.0.9 1
+lat -L veth0 --compare 239.8.0.9 1
+lat -L veth0 -I veth1 --compare -a 239.8.0.9 1
+oneway -L veth0 239.8.0.9 1
+rate -L veth0 -I veth1 -e 239.8.0.9 1
+fanout -L veth0 -I veth1 -N 0 239.8.0.9 1
+fanout -L veth0 -I veth1 -N 1,,2 239.8.0.9 1
+lat -L veth0 -B 99999 239.8.0.9 1
+lat -L veth0 239.8.0.9 70000
+lat -i veth0 239.8.0.9 1
+lat -d rxe0 -L veth0 239.8.0.9 1
+lat -L veth0 -x 1 239.8.0.9 1
+lat -d nosuch0 239.8.0.9 1
+lat -d rxe0 -i 2 239.8.0.9 1
+lat -d rxe0 -x 200 239.8.0.9 1
 EOF
 	$MD read -k nosuch -i veth0 239.8.0.9 1 >/dev/null 2>&1
 	[[ $? == 2 ]] || { echo "  ibtick-md read -k nosuch: not exit 2"; rc=1; }

@@ -301,8 +301,7 @@ mixed_socket_drops_counted() {
 
 publish_refused_clear_message() {
 	local out=$R/refused.out p=7370
-	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		$RUN -g 239.3.6.1:$p@veth1 -- $SEND -i 10.99.0.2 -n 10 239.3.6.1:$p >"$out" 2>"$R/refused.err"
+	"${NOBODY[@]}" $RUN -g 239.3.6.1:$p@veth1 -- $SEND -i 10.99.0.2 -n 10 239.3.6.1:$p >"$out" 2>"$R/refused.err"
 	check_fail $? "an unprivileged publisher succeeded"
 	cat "$R/refused.err" "$out"
 	grep -q "publishing to 239.3.6.1:$p (ifindex [0-9]*) over ibtick refused: Operation not permitted: publishing on an auto feed needs CAP_NET_RAW" \

@@ -27,8 +27,7 @@ sockopt_table() {
 }
 
 sockopt_unprivileged() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		$RT opts -i veth0 239.3.0.3 7302
+	"${NOBODY[@]}" $RT opts -i veth0 239.3.0.3 7302
 	log_test "an unprivileged reader may map and move its cursor, not change the poll mode (EPERM)" $?
 }
 

@@ -2,7 +2,12 @@
 /*
  * ibtick dev: the RDMA devices and ports ibtick can build feeds on.
  *
- *   ibtick dev show [DEV]
+ *   ibtick [-d] [-s] dev show [DEV]
+ *
+ * Plain output: what a device and its ports are and their state.  -d adds
+ * what the kernel sends besides: the port count, the netdev's index, the
+ * largest MTU, GID 0, the SM's LID and the LMC (IB), and the per-port
+ * event counters (also shown by -s, with the sysfs counters).
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -95,7 +100,7 @@ static void print_events(struct cli *c, struct nlattr *nest)
 
 	if (nla_parse_nested(tb, IBTICK_A_EVCNT_MAX, nest, dev_evcnt_policy) < 0)
 		return;
-	if (!c->json && !c->stats)
+	if (!c->details && !c->stats)
 		return;
 	out_text("\n        events");
 	out_obj_open("events");
@@ -160,14 +165,14 @@ static int print_port(struct cli *c, struct nlattr *nest)
 	if (tb[IBTICK_A_PORT_NETDEV_NAME])
 		out_str("netdev", " netdev %s",
 			nla_get_string(tb[IBTICK_A_PORT_NETDEV_NAME]));
-	if (tb[IBTICK_A_PORT_NETDEV_IFINDEX])
+	if (c->details && tb[IBTICK_A_PORT_NETDEV_IFINDEX])
 		out_u64("netdev_index", " netdev_index %" PRIu64,
 			nla_get_u32(tb[IBTICK_A_PORT_NETDEV_IFINDEX]));
 	out_text("\n       ");
 	if (tb[IBTICK_A_PORT_ACTIVE_MTU])
 		out_u64("active_mtu", " mtu %" PRIu64,
 			nla_get_u32(tb[IBTICK_A_PORT_ACTIVE_MTU]));
-	if (tb[IBTICK_A_PORT_MAX_MTU])
+	if (c->details && tb[IBTICK_A_PORT_MAX_MTU])
 		out_u64("max_mtu", " max_mtu %" PRIu64,
 			nla_get_u32(tb[IBTICK_A_PORT_MAX_MTU]));
 	if (tb[IBTICK_A_PORT_RATE] && tb[IBTICK_A_PORT_WIDTH] &&
@@ -183,16 +188,16 @@ static int print_port(struct cli *c, struct nlattr *nest)
 		out_u64("width", NULL, w);
 		out_u64("speed_mbps", NULL, s);
 	}
-	if (tb[IBTICK_A_PORT_GID0] &&
+	if (c->details && tb[IBTICK_A_PORT_GID0] &&
 	    inet_ntop(AF_INET6, nla_data(tb[IBTICK_A_PORT_GID0]), buf, sizeof(buf)))
 		out_str("gid0", " gid0 %s", buf);
 	if (tb[IBTICK_A_PORT_LID]) {
 		out_text("\n       ");
 		out_u64("lid", " lid %" PRIu64, nla_get_u32(tb[IBTICK_A_PORT_LID]));
-		if (tb[IBTICK_A_PORT_SM_LID])
+		if (c->details && tb[IBTICK_A_PORT_SM_LID])
 			out_u64("sm_lid", " sm_lid %" PRIu64,
 				nla_get_u32(tb[IBTICK_A_PORT_SM_LID]));
-		if (tb[IBTICK_A_PORT_LMC])
+		if (c->details && tb[IBTICK_A_PORT_LMC])
 			out_u64("lmc", " lmc %" PRIu64,
 				nla_get_u8(tb[IBTICK_A_PORT_LMC]));
 	}
@@ -237,6 +242,9 @@ static int print_dev(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 		out_str("sys_image_guid", " sys_image_guid %s",
 			fmt_guid(guid, sizeof(guid),
 				 nla_get_u64(tb[IBTICK_A_DEV_SYS_IMAGE_GUID])));
+	if (c->details && tb[IBTICK_A_DEV_NUM_PORTS])
+		out_u64("num_ports", " num_ports %" PRIu64,
+			nla_get_u32(tb[IBTICK_A_DEV_NUM_PORTS]));
 	out_nl();
 	snprintf(cur_dev, sizeof(cur_dev), "%s", nla_get_string(tb[IBTICK_A_DEV_NAME]));
 	out_arr_open("ports");

@@ -13,7 +13,7 @@
  *                   [ slots N ] [ slot-size N ] [ owner ... ] [ mode ... ]
  *   ibtick feed set NAME [ the settings above but group/port/netdev ]
  *   ibtick feed del NAME
- *   ibtick feed show [ NAME ]
+ *   ibtick [-d] [-s] feed show [ NAME ]
  *   ibtick feed save
  *
  * The command line is checked here for form (numbers, words, names that
@@ -274,7 +274,7 @@ static int print_feed(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	struct cli *c = arg;
 
 	(void)nlh;
-	return feed_print(tb, c->stats > 0);
+	return feed_print(tb, c->stats > 0, c->details);
 }
 
 static int save_feed(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)

@@ -138,57 +138,15 @@ static void print_stats(struct nlattr *nest)
 	out_obj_close();
 }
 
-int feed_print(struct nlattr **tb, bool stats)
+/*
+ * -d: the ring and how it is polled, who may use the feed, and the
+ * multicast group and UD QP the kernel made for it.
+ */
+static void print_details(struct nlattr **tb)
 {
-	char grp[INET_ADDRSTRLEN], buf[64];
-	struct in_addr in;
+	char buf[64];
 	uint8_t mode;
 
-	if (!tb[IBTICK_A_FEED_ID] || !tb[IBTICK_A_FEED_NAME] ||
-	    (!tb[IBTICK_A_FEED_ARB] &&
-	     (!tb[IBTICK_A_FEED_GROUP] || !tb[IBTICK_A_FEED_PORT]))) {
-		fprintf(stderr, "ibtick: malformed feed in the kernel's reply\n");
-		return -1;
-	}
-	out_obj_open(NULL);
-	out_u64("id", "%" PRIu64 ": ", get_u32(tb, IBTICK_A_FEED_ID));
-	out_str("name", "%s:", nla_get_string(tb[IBTICK_A_FEED_NAME]));
-	if (tb[IBTICK_A_FEED_ARB]) {
-		out_text(" arbitrated");
-	} else {
-		in.s_addr = nla_get_u32(tb[IBTICK_A_FEED_GROUP]);
-		inet_ntop(AF_INET, &in, grp, sizeof(grp));
-		out_str("group", " group %s", grp);
-		out_u64("port", " port %" PRIu64,
-			nla_get_u16(tb[IBTICK_A_FEED_PORT]));
-	}
-	if (tb[IBTICK_A_FEED_NETDEV_NAME])
-		out_str("netdev", " netdev %s",
-			nla_get_string(tb[IBTICK_A_FEED_NETDEV_NAME]));
-	out_u64("ifindex", NULL, get_u32(tb, IBTICK_A_FEED_IFINDEX));
-	if (tb[IBTICK_A_FEED_DEV_NAME]) {
-		snprintf(buf, sizeof(buf), "%s/%u",
-			 nla_get_string(tb[IBTICK_A_FEED_DEV_NAME]),
-			 get_u32(tb, IBTICK_A_FEED_DEV_PORT));
-		out_text(" dev %s", buf);
-		out_str("dev", NULL, nla_get_string(tb[IBTICK_A_FEED_DEV_NAME]));
-		out_u64("dev_port", NULL, get_u32(tb, IBTICK_A_FEED_DEV_PORT));
-	}
-	if (tb[IBTICK_A_FEED_RAIL_OF])
-		out_u64("rail_of", " rail of %" PRIu64,
-			nla_get_u32(tb[IBTICK_A_FEED_RAIL_OF]));
-	else
-		out_str("type", " %s",
-			get_u8(tb, IBTICK_A_FEED_ADMIN) ? "admin" : "auto");
-	out_str("state", " %s", get_u8(tb, IBTICK_A_FEED_LIVE) ? "live" : "dead");
-	out_text("\n   ");
-	out_u64("readers", " readers %" PRIu64, get_u32(tb, IBTICK_A_FEED_READERS));
-	out_u64("publishers", " publishers %" PRIu64,
-		get_u32(tb, IBTICK_A_FEED_PUBLISHERS));
-	out_u64("sockets", " sockets %" PRIu64, get_u32(tb, IBTICK_A_FEED_SOCKETS));
-	if (tb[IBTICK_A_FEED_PRODUCER])
-		out_u64("producer", " producer %" PRIu64,
-			nla_get_u64(tb[IBTICK_A_FEED_PRODUCER]));
 	out_text("\n   ");
 	out_u64("slots", " slots %" PRIu64, get_u32(tb, IBTICK_A_FEED_SLOTS));
 	out_u64("slot_size", " slot-size %" PRIu64,
@@ -233,6 +191,65 @@ int feed_print(struct nlattr **tb, bool stats)
 			      sizeof(buf)))
 			out_str("mgid", " mgid %s", buf);
 	}
+}
+
+int feed_print(struct nlattr **tb, bool stats, bool details)
+{
+	char grp[INET_ADDRSTRLEN], buf[64];
+	struct in_addr in;
+
+	if (!tb[IBTICK_A_FEED_ID] || !tb[IBTICK_A_FEED_NAME] ||
+	    (!tb[IBTICK_A_FEED_ARB] &&
+	     (!tb[IBTICK_A_FEED_GROUP] || !tb[IBTICK_A_FEED_PORT]))) {
+		fprintf(stderr, "ibtick: malformed feed in the kernel's reply\n");
+		return -1;
+	}
+	out_obj_open(NULL);
+	out_u64("id", "%" PRIu64 ": ", get_u32(tb, IBTICK_A_FEED_ID));
+	out_str("name", "%s:", nla_get_string(tb[IBTICK_A_FEED_NAME]));
+	if (tb[IBTICK_A_FEED_ARB]) {
+		out_text(" arbitrated");
+	} else {
+		in.s_addr = nla_get_u32(tb[IBTICK_A_FEED_GROUP]);
+		inet_ntop(AF_INET, &in, grp, sizeof(grp));
+		out_str("group", " group %s", grp);
+		out_u64("port", " port %" PRIu64,
+			nla_get_u16(tb[IBTICK_A_FEED_PORT]));
+	}
+	if (tb[IBTICK_A_FEED_NETDEV_NAME])
+		out_str("netdev", " netdev %s",
+			nla_get_string(tb[IBTICK_A_FEED_NETDEV_NAME]));
+	if (details)
+		out_u64("ifindex", " ifindex %" PRIu64,
+			get_u32(tb, IBTICK_A_FEED_IFINDEX));
+	if (tb[IBTICK_A_FEED_DEV_NAME]) {
+		snprintf(buf, sizeof(buf), "%s/%u",
+			 nla_get_string(tb[IBTICK_A_FEED_DEV_NAME]),
+			 get_u32(tb, IBTICK_A_FEED_DEV_PORT));
+		out_text(" dev %s", buf);
+		out_str("dev", NULL, nla_get_string(tb[IBTICK_A_FEED_DEV_NAME]));
+		out_u64("dev_port", NULL, get_u32(tb, IBTICK_A_FEED_DEV_PORT));
+		if (details && tb[IBTICK_A_FEED_DEV_INDEX])
+			out_u64("dev_index", " dev_index %" PRIu64,
+				get_u32(tb, IBTICK_A_FEED_DEV_INDEX));
+	}
+	if (tb[IBTICK_A_FEED_RAIL_OF])
+		out_u64("rail_of", " rail of %" PRIu64,
+			nla_get_u32(tb[IBTICK_A_FEED_RAIL_OF]));
+	else
+		out_str("type", " %s",
+			get_u8(tb, IBTICK_A_FEED_ADMIN) ? "admin" : "auto");
+	out_str("state", " %s", get_u8(tb, IBTICK_A_FEED_LIVE) ? "live" : "dead");
+	out_text("\n   ");
+	out_u64("readers", " readers %" PRIu64, get_u32(tb, IBTICK_A_FEED_READERS));
+	out_u64("publishers", " publishers %" PRIu64,
+		get_u32(tb, IBTICK_A_FEED_PUBLISHERS));
+	out_u64("sockets", " sockets %" PRIu64, get_u32(tb, IBTICK_A_FEED_SOCKETS));
+	if (tb[IBTICK_A_FEED_PRODUCER])
+		out_u64("producer", " producer %" PRIu64,
+			nla_get_u64(tb[IBTICK_A_FEED_PRODUCER]));
+	if (details)
+		print_details(tb);
 	if (tb[IBTICK_A_FEED_ARB])
 		arb_print(tb[IBTICK_A_FEED_ARB], stats);
 	if ((stats || out_json()) && tb[IBTICK_A_FEED_STATS])

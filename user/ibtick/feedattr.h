@@ -24,8 +24,12 @@ extern const struct ibt_nl_obj feed_obj;
 extern const char *const feed_attr_names[IBTICK_A_FEED_MAX + 1];
 extern const char *const fstat_keys[IBTICK_A_FSTAT_MAX + 1];
 
-/* One feed (attributes parsed into @tb) through out.h; -s adds counters. */
-int feed_print(struct nlattr **tb, bool stats);
+/*
+ * One feed (attributes parsed into @tb) through out.h; -s adds counters
+ * (JSON has them always), -d (@details) the ring, poll, access and
+ * multicast/QP attributes, in text and JSON.
+ */
+int feed_print(struct nlattr **tb, bool stats, bool details);
 /* "feed add ..." recreating an admin feed; nothing for auto feeds. */
 void feed_print_batch(struct nlattr **tb, FILE *f);
 

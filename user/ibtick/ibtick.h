@@ -17,6 +17,8 @@ struct cli {
 	char	**argv;
 	int	stats;		/* -s given (count) */
 	bool	json;
+	bool	details;	/* -d: the attributes plain output leaves out,
+				 * in text and JSON alike (as rdma -d) */
 };
 
 /* One verb of an object; entry 0 of a table is the default verb. */

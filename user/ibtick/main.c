@@ -24,8 +24,8 @@ static void usage(FILE *f)
 		"       %s -V\n"
 		"       %s [ OPTIONS ] -b FILE\n"
 		"where  OBJECT := { dev | feed | sock | stats | monitor | doctor | help }\n"
-		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -b[atch] FILE |\n"
-		"                    -f[orce] | -V[ersion] | -h[elp] }\n",
+		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -d[etails] |\n"
+		"                    -b[atch] FILE | -f[orce] | -V[ersion] | -h[elp] }\n",
 		prog, prog, prog);
 }
 
@@ -210,6 +210,7 @@ int main(int argc, char **argv)
 		{ "json",	no_argument, NULL, 'j' },
 		{ "pretty",	no_argument, NULL, 'p' },
 		{ "statistics",	no_argument, NULL, 's' },
+		{ "details",	no_argument, NULL, 'd' },
 		{ "batch",	required_argument, NULL, 'b' },
 		{ "force",	no_argument, NULL, 'f' },
 		{ "version",	no_argument, NULL, 'V' },
@@ -222,7 +223,7 @@ int main(int argc, char **argv)
 	bool pretty = false, force = false;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jpsb:fVh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+jpsdb:fVh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			c.json = true;
@@ -232,6 +233,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			c.stats++;
+			break;
+		case 'd':
+			c.details = true;
 			break;
 		case 'b':
 			batch_file = optarg;

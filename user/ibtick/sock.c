@@ -2,7 +2,10 @@
 /*
  * ibtick sock: every AF_IBTICK socket on the host, as ss(8) shows TCP's.
  *
- *   ibtick sock show [ feed NAME ] [ pid N ]
+ *   ibtick [-d] [-s] sock show [ feed NAME ] [ pid N ]
+ *
+ * -d adds the feed's id, the feed count of a socket reading one, its
+ * mappings of the ring and its loopback setting (IBTICK_LOOPBACK).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -103,14 +106,22 @@ static int print_sock(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	out_u64("uid", " uid %" PRIu64, get(tb, IBTICK_A_SOCK_UID));
 	if (tb[IBTICK_A_SOCK_FEED_NAME]) {
 		out_str("feed", " feed %s", nla_get_string(tb[IBTICK_A_SOCK_FEED_NAME]));
-		out_u64("feed_id", NULL, get(tb, IBTICK_A_SOCK_FEED_ID));
+		if (c->details)
+			out_u64("feed_id", " feed_id %" PRIu64,
+				get(tb, IBTICK_A_SOCK_FEED_ID));
 	}
 	out_str("mode", " mode %s", sock_mode((uint32_t)get(tb, IBTICK_A_SOCK_FLAGS)));
 	/* a multi-feed socket (IBTICK_ADD_FEED): how many it reads */
 	if (tb[IBTICK_A_SOCK_FEEDS])
-		out_u64("feeds", get(tb, IBTICK_A_SOCK_FEEDS) > 1 ? " feeds %" PRIu64 : NULL,
-			get(tb, IBTICK_A_SOCK_FEEDS));
-	out_u64("mappings", NULL, get(tb, IBTICK_A_SOCK_MAPPINGS));
+		out_u64("feeds", c->details || get(tb, IBTICK_A_SOCK_FEEDS) > 1 ?
+			" feeds %" PRIu64 : NULL, get(tb, IBTICK_A_SOCK_FEEDS));
+	if (c->details) {
+		out_u64("mappings", " mappings %" PRIu64,
+			get(tb, IBTICK_A_SOCK_MAPPINGS));
+		if (tb[IBTICK_A_SOCK_LOOPBACK])
+			out_bool("loopback", " loopback %s",
+				 get(tb, IBTICK_A_SOCK_LOOPBACK) != 0);
+	}
 	if (tb[IBTICK_A_SOCK_CURSOR]) {
 		out_u64("cursor", " cursor %" PRIu64, get(tb, IBTICK_A_SOCK_CURSOR));
 		out_u64("lag", " lag %" PRIu64, get(tb, IBTICK_A_SOCK_LAG));

@@ -3,12 +3,14 @@
  * ibtick-perf: latency and rate of ibtick feeds, measured the way perftest
  * and sockperf measure (so the numbers line up with ib_send_lat's).
  *
- *   ibtick-perf lat    [opts] -i IF [-I IF2 | -e] GROUP PORT   ping-pong, 1/2 RTT
- *   ibtick-perf oneway [opts] -i IF -I IF2 GROUP PORT          send -> read
- *   ibtick-perf rate   [opts] -i IF -I IF2 GROUP PORT          loss against rate
- *   ibtick-perf fanout [opts] -i IF -I IF2 GROUP PORT          N readers on a feed
+ *   ibtick-perf lat    [opts] LOCAL [-I IF2 | -e] GROUP PORT   ping-pong, 1/2 RTT
+ *   ibtick-perf oneway [opts] LOCAL -I IF2 GROUP PORT          send -> read
+ *   ibtick-perf rate   [opts] LOCAL -I IF2 GROUP PORT          loss against rate
+ *   ibtick-perf fanout [opts] LOCAL -I IF2 GROUP PORT          N readers on a feed
  *
- * -i is this side's netdev (the reader's), -I the other side's: that side
+ * LOCAL is this side's netdev (the reader's): -L IF, or in perftest's words
+ * -d DEV [-i PORT] [-x GID_INDEX] (user/bench/ibport.c finds the netdev).
+ * -I is the other side's netdev: that side
  * (echo, publisher) runs in a child process on the same host.  Without
  * -I, `lat` expects `ibtick-perf lat -e` on the other host.  Feeds: PORT
  * (and PORT + 1 for lat's way back; fanout uses PORT, PORT + 1, ... per
@@ -45,6 +47,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "ibport.h"
 #include "kcount.h"
 #include "latstats.h"
 #include "libibtick.h"
@@ -1681,8 +1684,13 @@ static void usage(void)
 	fprintf(stderr,
 		"Usage: %s MODE [options] GROUP PORT\n"
 		"  MODE: lat | oneway | rate | fanout\n"
-		"  -i IF       this side's netdev (readers)\n"
-		"  -I IF       the other side's netdev (echo or publisher, run as a child)\n"
+		"  -L IF       --netdev: this side's netdev (readers), or, as perftest names it:\n"
+		"  -d DEV      --ib-dev: this side's RDMA device, its port's netdev, with\n"
+		"  -i PORT     --ib-port: the device's port (default 1) and\n"
+		"  -x INDEX    --gid-index: the GID table entry whose netdev (RoCE; a VLAN's,\n"
+		"              say) is meant (default 0); InfiniBand: the port's IPoIB netdev\n"
+		"  -I IF       --peer-netdev: the other side's netdev (echo or publisher,\n"
+		"              run as a child)\n"
 		"  -e          lat: be the echo side only (for two hosts)\n"
 		"  -k KIND     reader: mapped (default), epoll, recvmsg, busy (SO_BUSY_POLL);\n"
 		"              lat takes a list (mapped,busy,...): a row for each, in that\n"
@@ -1765,8 +1773,16 @@ int main(int argc, char **argv)
 		{ "compare", no_argument, NULL, 'X' },
 		{ "raw", required_argument, NULL, 'R' },
 		{ "counts", no_argument, NULL, 'K' },
+		{ "netdev", required_argument, NULL, 'L' },
+		{ "peer-netdev", required_argument, NULL, 'I' },
+		{ "ib-dev", required_argument, NULL, 'd' },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "gid-index", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static char ibnetdev[64];
+	const char *ibdev = NULL, *ib_port = NULL, *gid_index = NULL;
+	char why[200];
 	int opt, m;
 
 	if (argc < 2)
@@ -1779,16 +1795,27 @@ int main(int argc, char **argv)
 	o.mode = (enum mode)m;
 	argc--;
 	argv++;
-	while ((opt = getopt_long(argc, argv, "aB:c:C:ei:I:jH:hk:n:N:r:s:S:w:",
+	while ((opt = getopt_long(argc, argv, "aB:c:C:d:ei:I:jH:hk:L:n:N:r:s:S:w:x:",
 				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a': o.sweep = true; break;
 		case 'B': o.busy_cpu = (int)NUM(optarg, -1, 4095); break;
 		case 'c': o.cpu = (int)NUM(optarg, 0, 4095); break;
 		case 'C': o.cpu2 = (int)NUM(optarg, 0, 4095); break;
+		case 'd': ibdev = optarg; break;
 		case 'e': o.echo = true; break;
-		case 'i': o.ifname = optarg; break;
+		case 'i':
+			/* perftest's -i; it named the netdev here before -L */
+			if (!*optarg || optarg[strspn(optarg, "0123456789")]) {
+				fprintf(stderr, "%s: -i is the RDMA device's port number, as perftest's (-d DEV -i PORT); a netdev is -L %s\n",
+					PROG, optarg);
+				return 2;
+			}
+			ib_port = optarg;
+			break;
 		case 'I': o.ifname2 = optarg; break;
+		case 'L': o.ifname = optarg; break;
+		case 'x': gid_index = optarg; break;
 		case 'j': o.json = true; break;
 		case 'X': o.compare = true; break;
 		case 'R': o.raw = optarg; break;
@@ -1809,6 +1836,28 @@ int main(int argc, char **argv)
 		case 'w': o.warm = NUM(optarg, 0, 100000000); break;
 		default: usage();
 		}
+	}
+	if (ibdev && o.ifname) {
+		fprintf(stderr, "%s: this side is -L IF or -d DEV [-i PORT] [-x INDEX], not both\n", PROG);
+		return 2;
+	}
+	if (!ibdev && (ib_port || gid_index)) {
+		fprintf(stderr, "%s: -i and -x go with -d DEV\n", PROG);
+		return 2;
+	}
+	if (ibdev) {
+		unsigned int port = ib_port ? (unsigned int)NUM(ib_port, 1, 255) : 1;
+		unsigned int gid = gid_index ? (unsigned int)NUM(gid_index, 0, 65535) : 0;
+		const char *sysfs = getenv("IBTICK_SYSFS");	/* tests: a prepared tree */
+
+		if (ibport_netdev(sysfs ? sysfs : "/sys", ibdev, port, gid, ibnetdev,
+				  sizeof(ibnetdev), why, sizeof(why))) {
+			fprintf(stderr, "%s: -d %s -i %u -x %u: %s\n", PROG, ibdev, port, gid, why);
+			return 2;
+		}
+		fprintf(stderr, "%s: -d %s -i %u -x %u: netdev %s\n", PROG, ibdev, port, gid,
+			ibnetdev);
+		o.ifname = ibnetdev;
 	}
 	if (argc - optind != 2 || !o.ifname)
 		usage();

@@ -7,7 +7,7 @@
  * headers filled in by the stub), DONE, errors with extended-ACK TLVs,
  * interrupted dumps, receive and send failures, or raw bytes.
  *
- * The CLI runs for real - "ibtick [-j] [-p] [-s [-s]] dev show [mlx5_0]"
+ * The CLI runs for real - "ibtick [-j] [-p] [-s [-s]] [-d] dev show [mlx5_0]"
  * through ibtick_main() (main.c compiled with -Dmain=ibtick_main) - so the
  * replies go through libnl's receive loop, nl.c's ibt_nl_call (its
  * on_valid/on_error/on_done handlers, the dump retry loop, genlmsg_parse
@@ -15,7 +15,8 @@
  * into out.c's text or JSON printer.
  *
  * Input: byte 0: 0x01 -j, 0x02 -p, 0x04 -s, 0x08 -s again, 0x10 name a
- * device (a doit rather than a dump); the rest is the script.
+ * device (a doit rather than a dump), 0x20 -d (the port details: GID 0,
+ * events; some seeds have it); the rest is the script.
  *
  * Invariants: no crash, no ASan/UBSan/LSan report (reply buffers are
  * exactly as long as the datagram or message, see nl_stub.c), the exit
@@ -37,7 +38,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *argv[10];
+	char *argv[11];
 	int argc = 0, ret;
 
 	if (!size)
@@ -51,6 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc++] = "-s";
 	if (data[0] & 0x08)
 		argv[argc++] = "-s";
+	if (data[0] & 0x20)
+		argv[argc++] = "-d";
 	argv[argc++] = "dev";
 	argv[argc++] = "show";
 	if (data[0] & 0x10)
@@ -95,17 +98,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (dir) {
 		n = nl_stub_canned(0, s, sizeof(s));
 		seed(dir, "dump-text", 0x00, s, n);
-		seed(dir, "dump-json-stats", 0x05, s, n);
+		seed(dir, "dump-json-stats-details", 0x25, s, n);
 		n = nl_stub_canned(1, s, sizeof(s));
 		seed(dir, "error-extack", 0x10, s, n);
 		n = nl_stub_canned(2, s, sizeof(s));
-		seed(dir, "dump-intr-pretty", 0x03, s, n);
+		seed(dir, "dump-intr-pretty-details", 0x23, s, n);
 		n = nl_stub_canned(3, s, sizeof(s));
 		seed(dir, "doit-ack-stats", 0x1c, s, n);
 		n = nl_stub_canned(4, s, sizeof(s));
 		seed(dir, "error-extack-uncapped", 0x10, s, n);
 		n = nl_stub_canned(0x10, s, sizeof(s));
-		seed(dir, "dump-text-enc", 0x04, s, n);
+		seed(dir, "dump-text-enc-details", 0x24, s, n);
 		n = nl_stub_canned(0x12, s, sizeof(s));
 		seed(dir, "dump-intr-json-enc", 0x01, s, n);
 		n = nl_stub_canned(0x13, s, sizeof(s));

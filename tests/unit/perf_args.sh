@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# ibtick-perf's command line as a table of {exit status, arguments, text}:
+# perftest's -d DEV -i PORT -x GID_INDEX, resolved to a netdev in a prepared
+# sysfs tree (IBTICK_SYSFS), -L/--netdev, and each bad combination's
+# message.  Nothing here needs the module: a good command line ends at
+# "the ibtick module is not loaded" (exit 1); where the module is loaded
+# those cases are skipped (they would start a measurement).
+#
+#   perf_args.sh PATH_TO_IBTICK_PERF
+set -u
+bin=${1:?usage: perf_args.sh PATH_TO_IBTICK_PERF}
+
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+# rxe0: RoCE on veth0, GID index 1 a VLAN's (veth0.5); mlx4_0: InfiniBand,
+# IPoIB ib0 on port 1
+mkdir -p "$t/class/infiniband/rxe0/ports/1/gid_attrs/ndevs" \
+	"$t/class/infiniband/mlx4_0/ports/1" "$t/class/net/ib0/device/infiniband/mlx4_0"
+echo Ethernet >"$t/class/infiniband/rxe0/ports/1/link_layer"
+echo veth0 >"$t/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+echo veth0.5 >"$t/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/1"
+echo InfiniBand >"$t/class/infiniband/mlx4_0/ports/1/link_layer"
+echo 0 >"$t/class/net/ib0/dev_port"
+export IBTICK_SYSFS=$t
+
+G="239.1.1.1 7000"
+# status|arguments|what the output must contain (optional)
+cases=(
+	"2|lat -i veth0 $G|-i is the RDMA device's port number, as perftest's (-d DEV -i PORT); a netdev is -L veth0"
+	"2|lat -d rxe0 -L veth0 $G|this side is -L IF or -d DEV [-i PORT] [-x INDEX], not both"
+	"2|lat -L veth0 -i 1 $G|-i and -x go with -d DEV"
+	"2|lat --netdev veth0 --gid-index 1 $G|-i and -x go with -d DEV"
+	"2|lat -d nosuch0 $G|-d nosuch0 -i 1 -x 0: no RDMA device nosuch0"
+	"2|lat -d rxe0 -i 2 $G|-d rxe0 -i 2 -x 0: rxe0 has no port 2"
+	"2|lat -d rxe0 -i 0 $G|'0': want a number in [1, 255]"
+	"2|lat -d rxe0 -x 2 $G|-d rxe0 -i 1 -x 2: rxe0 port 1 has no netdev at GID index 2"
+	"2|lat -d rxe0 -x -1 $G|'-1': want a number in [0, 65535]"
+	"2|lat -d mlx4_0 -x 1 $G|its GIDs have no netdev"
+	"2|lat $G|Usage:"
+	"2|lat -d rxe0 239.1.1.1|Usage:"
+	"2|oneway -d rxe0 $G|oneway needs -I"
+	"2|oneway --ib-dev rxe0 --ib-port 1 $G|-d rxe0 -i 1 -x 0: netdev veth0"
+	"2|lat -h|-L IF       --netdev:"
+	"2|lat --help|-x INDEX    --gid-index:"
+)
+if [[ -d /sys/module/ibtick ]]; then
+	echo "# the ibtick module is loaded: good command lines not run (they would measure)"
+	skip=6
+else
+	skip=0
+	cases+=(
+		"1|lat -d rxe0 $G|-d rxe0 -i 1 -x 0: netdev veth0"
+		"1|lat -d rxe0 -i 1 -x 1 -I veth1 $G|-d rxe0 -i 1 -x 1: netdev veth0.5"
+		"1|lat --ib-dev mlx4_0 --ib-port 1 --gid-index 0 $G|-d mlx4_0 -i 1 -x 0: netdev ib0"
+		"1|rate -d rxe0 -I veth1 $G|the ibtick module is not loaded"
+		"1|lat -L veth0 -I veth1 $G|the ibtick module is not loaded"
+		"1|fanout --netdev veth0 --peer-netdev veth1 $G|the ibtick module is not loaded"
+	)
+fi
+
+pass=0
+fail=0
+for c in "${cases[@]}"; do
+	IFS='|' read -r want args expect <<<"$c"
+	# shellcheck disable=SC2086 # word splitting of the arguments is wanted
+	out=$("$bin" $args 2>&1)
+	got=$?
+	if [[ $got == "$want" && ( -z $expect || $out == *"$expect"* ) ]]; then
+		pass=$((pass + 1))
+		echo "ok - ibtick-perf $args -> $got"
+	else
+		fail=$((fail + 1))
+		echo "not ok - ibtick-perf $args -> $got (want $want${expect:+, output containing \"$expect\"})"
+		echo "$out" | head -5 | sed 's/^/    /'
+	fi
+done
+echo "perf_args: $pass passed, $fail failed, $skip skipped"
+((fail == 0))
