@@ -145,8 +145,40 @@ _ibtick_feed_args()
 		return 0 ;;
 	esac
 
+	# an arbitrated feed: rail GROUP PORT NETDEV..., its sequence field
+	if [[ $verb == add && ${words[first]} == arbitrate ]] && ((cword > first)); then
+		if ((cword >= 3)) && [[ ${words[cword - 3]} == rail ]]; then
+			_ibtick_reply "$(_ibtick_netdevs)"
+			return 0
+		fi
+		if ((cword >= 2)) && [[ ${words[cword - 2]} == rail ]]; then
+			return 0	# the port
+		fi
+		case $prev in
+		rail|off|window-us|window-ticks|reset-at)
+			return 0 ;;
+		seq-field)
+			_ibtick_reply "publisher off"
+			return 0 ;;
+		width)
+			_ibtick_reply "4 8"
+			return 0 ;;
+		esac
+		if ((cword >= 2)) && [[ ${words[cword - 2]} == off ]]; then
+			_ibtick_reply "width"
+			return 0
+		fi
+		kws="seq-field window-us window-ticks reset-at slots slot-size comp-vector owner mode"
+		if ((cword >= 2)) && [[ ${words[cword - 2]} == width ]]; then
+			kws="le be $kws"
+		fi
+		# rails may repeat
+		_ibtick_reply "rail $(_ibtick_unused "$kws" "$first")"
+		return 0
+	fi
 	if [[ $verb == add ]]; then
 		kws="group port netdev slots slot-size poll comp-vector loopback owner mode member"
+		((cword == first)) && kws="arbitrate $kws"
 	else
 		kws="poll loopback owner mode slots slot-size comp-vector"
 	fi

@@ -137,6 +137,20 @@ arb_two_rails_loss() {
 	# B is behind: its duplicates lag A's copies by the 2 ms or more
 	python3 -c "import json,sys; f=json.load(open(sys.argv[1])); r=f['arbitrate']['rails'][1]['stats']; sys.exit(0 if r['lag_n'] > 0 and r['lag_mean_ns'] >= 1000000 else 1)" \
 		"$d/f.json" || { echo "  rail B lag: $(cat "$d/f.json")"; rc=1; }
+	# measured, not asserted: the kernel's receive work per tick on a rail
+	# (arbitration and the arbitrated ring) and on its tap, a plain feed
+	# on the same group and device that took the same datagrams
+	$IBTICK -j -s feed show | python3 -c '
+import json, sys
+fs = json.load(sys.stdin)
+t = json.load(open(sys.argv[1]))
+for name, x in (("arb.t.r0", "a"), ("arb.t.r1", "b")):
+    st = next(f for f in fs if f["name"] == name)["stats"]
+    rail = st["rx_drain_ns"] / max(1, st["cqe_irq"] + st["cqe_thread"] + st["cqe_caller"])
+    tap = t["tap_%s_drain_ns" % x] / max(1, t["tap_%s_cqes" % x])
+    print("  %s: kernel receive work %.0f ns per completion, its tap %.0f ns: %.2fx" %
+          (name, rail, tap, rail / max(1, tap)))
+' "$d/t.json" || true
 	log_test "arbitrated feed: two rails with independent loss, B delayed: every number either rail had, once; gaps exactly where both missed; counters add up" $rc
 }
 

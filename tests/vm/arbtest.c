@@ -226,6 +226,19 @@ static void settle(int ta, int tb, int fr, struct seen *sn, uint64_t n,
 	}
 }
 
+/* A tap's feed: its receive work (ns) and completions, for the log. */
+static void tap_cost(int fd, uint64_t *ns, uint64_t *cqes)
+{
+	struct ibtick_stats st;
+	socklen_t len = sizeof(st);
+
+	memset(&st, 0, sizeof(st));
+	if (getsockopt(fd, SOL_IBTICK, IBTICK_STATISTICS, &st, &len) < 0)
+		return;
+	*ns = st.feed_rx_drain_ns;
+	*cqes = st.feed_cqe_irq + st.feed_cqe_thread + st.feed_cqe_caller;
+}
+
 static int bound(const struct sockaddr_ibtick *sa)
 {
 	int fd = sock();
@@ -318,6 +331,7 @@ int main(int argc, char **argv)
 	uint64_t n, s, k, sent = 0, skip_both = 0, skip_a = 0, skip_b = 0;
 	uint64_t reset_at = 0, rate = 4000, settle_ms = 500, t0, due;
 	uint64_t n_a = 0, n_b = 0, delivered = 0, gap_numbers = 0;
+	uint64_t ns_a = 0, ns_b = 0, cqe_a = 0, cqe_b = 0;
 	struct verdict v = { 0 };
 	struct sockaddr_ibtick byid, pa, pb, ra, rb;
 	int fa, fb, ta, tb, fr, i, shorty = 0, ok;
@@ -428,13 +442,17 @@ int main(int argc, char **argv)
 	n_b += sn.n_b;
 	delivered += sn.delivered;
 	gap_numbers += sn.gap_numbers;
+	tap_cost(ta, &ns_a, &cqe_a);
+	tap_cost(tb, &ns_b, &cqe_b);
 	ok = !v.miss && !v.extra && !v.gap_wrong && !sn.dup && !sn.order_bad &&
 	     !sn.rail_bad && !sn.range_bad && !sn.nodata_len_bad;
 	printf("{\"sent\": %llu, \"tap_a\": %llu, \"tap_b\": %llu, \"delivered\": %llu, "
 	       "\"gap_numbers\": %llu, \"markers\": %llu, \"expected_gap_numbers\": %llu, "
 	       "\"late\": %llu, \"resets\": %llu, \"missing\": %llu, \"extra\": %llu, "
 	       "\"gap_wrong\": %llu, \"dup\": %llu, \"order_bad\": %llu, "
-	       "\"rail_bad\": %llu, \"bad\": %llu, \"ok\": %s}\n",
+	       "\"rail_bad\": %llu, \"bad\": %llu, \"tap_a_drain_ns\": %llu, "
+	       "\"tap_a_cqes\": %llu, \"tap_b_drain_ns\": %llu, \"tap_b_cqes\": %llu, "
+	       "\"ok\": %s}\n",
 	       (unsigned long long)sent, (unsigned long long)n_a,
 	       (unsigned long long)n_b, (unsigned long long)delivered,
 	       (unsigned long long)gap_numbers, (unsigned long long)sn.markers,
@@ -444,6 +462,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)sn.dup, (unsigned long long)sn.order_bad,
 	       (unsigned long long)sn.rail_bad,
 	       (unsigned long long)(sn.range_bad + sn.nodata_len_bad),
+	       (unsigned long long)ns_a, (unsigned long long)cqe_a,
+	       (unsigned long long)ns_b, (unsigned long long)cqe_b,
 	       ok ? "true" : "false");
 	return ok ? 0 : 1;
 }
