@@ -48,6 +48,7 @@
 #include <linux/sched/clock.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/version.h>
 
 #include "ibt.h"
 
@@ -178,12 +179,16 @@ static void ibt_poll_unlock_caller(struct ibt_feed *f)
  * mlx5 call the handler: those keep the softirq poll), and from a driver
  * known to call the handler there holding none of its own locks, so that
  * polling, reposting and re-arming from inside it cannot deadlock.  That is
- * rxe: its CQ tasklet (comp_task, up to 6.3) or, later, its responder
- * running in NET_RX; when it calls from process context (its work queue)
- * the test below fails and the softirq poll is used.
+ * rxe as 6.1 has it: rxe_cq_post() schedules the CQ's own tasklet
+ * (comp_task), which calls the handler with nothing held.  Later rxe calls
+ * the handler straight from rxe_cq_post(), from its tasks, which may run in
+ * process context; that has not been checked here, so those kernels keep
+ * the softirq poll until it is.
  */
 static bool ibt_rx_comp_direct_ok(const struct ibt_feed *f)
 {
+	if (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0))
+		return false;
 	return READ_ONCE(rx_comp_drain) && in_serving_softirq() &&
 	       !in_hardirq() && !in_nmi() &&
 	       f->dev->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
