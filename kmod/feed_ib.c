@@ -307,7 +307,7 @@ int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
 		err = PTR_ERR(f->rcq);
 		goto out_pd;
 	}
-	irq_poll_init(&f->iop, IBT_RX_BATCH * 4, ibt_rx_poll);
+	irq_poll_init(&f->iop, IBT_RX_WEIGHT, ibt_rx_poll);
 	cqa.cqe = f->sq_size;
 	f->scq = ib_create_cq(ibdev, ibt_tx_comp, ibt_cq_event, f, &cqa);
 	if (IS_ERR(f->scq)) {

@@ -125,6 +125,7 @@ struct ibt_dev {
 #define IBT_SQ_SIZE		256
 #define IBT_TX_DRAIN_MS		1000
 #define IBT_RX_BATCH		16	/* receive completions per poll */
+#define IBT_RX_WEIGHT		(IBT_RX_BATCH * 4) /* per softirq poll or CQ event */
 #define IBT_TX_REAP_BATCH	16	/* send completions per poll */
 #define IBT_JOIN_TIMEOUT_MS	10000
 #define IBT_REJOIN_MAX_S	16	/* backoff cap, as IPoIB */

@@ -8,7 +8,11 @@
  * ibt_poll_unlock().  Three kinds of owner:
  *
  *  - the softirq poll (irq_poll, IRQ mode): scheduled by the CQ event,
- *    drains, re-arms with REPORT_MISSED_EVENTS;
+ *    drains, re-arms with REPORT_MISSED_EVENTS.  When the driver calls the
+ *    CQ event in softirq context (rxe), the event drains and re-arms
+ *    itself, the same way, one softirq fewer per tick (ibt_rx_comp); the
+ *    softirq poll then only takes what exceeds its budget, MISSED, and the
+ *    busy caller's deferred re-arm;
  *  - the busy-poll thread (BUSY mode): owns the CQ while it spins, with the
  *    CQ event left disarmed, also while it yields to the scheduler; it
  *    hands the CQ back (re-armed) while the feed has no subscribed socket
@@ -24,7 +28,8 @@
  *
  * A CQ event that finds the CQ owned must not be lost: the softirq poll
  * completes (so that it can be scheduled again), sets IBT_POLL_MISSED and
- * tries once more; the owner, after dropping the bit, looks at MISSED and
+ * tries once more (a draining CQ event does the same, without the
+ * completing); the owner, after dropping the bit, looks at MISSED and
  * reschedules the softirq poll.  The two sides are ordered by full
  * barriers (set, mb, test - as Dekker), so one of them always sees the
  * other.  The owner re-arms the CQ while it still owns it:
@@ -43,6 +48,7 @@
 #include <linux/sched/clock.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/version.h>
 
 #include "ibt.h"
 
@@ -55,6 +61,16 @@
 static unsigned int busy_poll_defer_us;
 module_param(busy_poll_defer_us, uint, 0644);
 MODULE_PARM_DESC(busy_poll_defer_us, "leave the receive CQ disarmed this long (us) after an SO_BUSY_POLL caller drained it (default 0: re-arm at once)");
+
+/*
+ * Drain the receive CQ in the CQ event itself when the driver calls it in
+ * softirq context (ibt_rx_comp); off, the event always schedules the
+ * softirq poll.  At most IBT_RX_WEIGHT completions per event (the softirq
+ * poll's weight), the rest in the softirq poll.
+ */
+static bool rx_comp_drain = true;
+module_param(rx_comp_drain, bool, 0644);
+MODULE_PARM_DESC(rx_comp_drain, "drain the receive CQ in its completion event when the driver (rxe) calls it in softirq context, saving a softirq per tick (default on)");
 
 /* Take the CQ without leaving a trace when it is owned. */
 static bool ibt_poll_trylock(struct ibt_feed *f)
@@ -156,13 +172,79 @@ static void ibt_poll_unlock_caller(struct ibt_feed *f)
 	ibt_poll_unlock(f, false);
 }
 
-/* CQ event.  Context: the device's completion interrupt (or rxe's tasklet). */
+/*
+ * Whether the CQ event may drain the CQ itself rather than schedule the
+ * softirq poll.  Only where that adds nothing the softirq poll would not
+ * do: in softirq context (not a hard interrupt, where real HCAs such as
+ * mlx5 call the handler: those keep the softirq poll), and from a driver
+ * known to call the handler there holding none of its own locks, so that
+ * polling, reposting and re-arming from inside it cannot deadlock.  That is
+ * rxe as 6.1 has it: rxe_cq_post() schedules the CQ's own tasklet
+ * (comp_task), which calls the handler with nothing held.  Later rxe calls
+ * the handler straight from rxe_cq_post(), from its tasks, which may run in
+ * process context; that has not been checked here, so those kernels keep
+ * the softirq poll until it is.
+ */
+static bool ibt_rx_comp_direct_ok(const struct ibt_feed *f)
+{
+	if (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0))
+		return false;
+	return READ_ONCE(rx_comp_drain) && in_serving_softirq() &&
+	       !in_hardirq() && !in_nmi() &&
+	       f->dev->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+}
+
+/*
+ * CQ event.  Context: the device's completion interrupt, or a softirq
+ * (rxe: its CQ tasklet).
+ *
+ * In a hard interrupt, or from a driver not known to be safe, it only
+ * schedules the softirq poll, as ib_core's IB_POLL_SOFTIRQ does.  In
+ * softirq context from rxe it drains at once (ibt_rx_comp_direct_ok): the
+ * softirq poll would only run one hop later in the same softirq pass (or
+ * in ksoftirqd), one more softirq per tick for nothing.  The direct drain
+ * is the softirq poll's, by the same protocol: it owns the CQ while it
+ * drains (IBT_POLL_OWNED); finding it owned it leaves MISSED for the owner
+ * and tries once more (Dekker, as ibt_rx_poll()); its budget is the softirq
+ * poll's weight, and what exceeds it is left to the softirq poll, the CQ
+ * still disarmed.  Teardown holds OWNED for good (SEIZED), so after
+ * ibt_poll_seize() this drains nothing and re-arms nothing; a handler still
+ * running is waited for by the quiesce's synchronize_rcu() (a softirq is
+ * an RCU read-side section).  Its completions count as cqe_irq: drained in
+ * softirq context by the event's side.
+ */
 void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 {
 	struct ibt_feed *f = ctx;
+	int done;
 
 	atomic64_inc(&f->st.cq_events);
-	irq_poll_sched(&f->iop);
+	if (!ibt_rx_comp_direct_ok(f)) {
+		irq_poll_sched(&f->iop);
+		return;
+	}
+	if (!ibt_poll_trylock(f)) {
+		/*
+		 * Owned (by a caller, the thread, the softirq poll or
+		 * teardown): MISSED for the owner, whose unlock reschedules the
+		 * softirq poll; then try once more in case it let go before it
+		 * could see MISSED.  Getting it now, our unlock sees our MISSED
+		 * and schedules the softirq poll, which drains.
+		 */
+		set_bit(IBT_POLL_MISSED, &f->poll_state);
+		smp_mb__after_atomic();	/* MISSED before OWNED, vs unlock */
+		if (ibt_poll_trylock(f))
+			ibt_poll_unlock(f, true);
+		return;
+	}
+	done = ibt_rx_drain(f, IBT_RX_WEIGHT, IBT_RX_IRQ);
+	if (done >= IBT_RX_WEIGHT) {
+		/* more: the softirq poll goes on (it re-arms when done) */
+		ibt_poll_unlock(f, false);
+		irq_poll_sched(&f->iop);
+		return;
+	}
+	ibt_poll_unlock(f, true);
 }
 
 /*

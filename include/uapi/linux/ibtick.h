@@ -350,8 +350,9 @@ struct ibtick_member_cursor {
 /*
  * Poll modes:
  * IRQ	the CQ's completion event schedules a softirq poll that drains it
- *	and re-arms it (default).  Callers with SO_BUSY_POLL also drain it
- *	from recvmsg while they spin.
+ *	and re-arms it (default); where the driver raises the event in
+ *	softirq context (rxe), the event does so itself.  Callers with
+ *	SO_BUSY_POLL also drain it from recvmsg while they spin.
  * BUSY	a kernel thread ("ibtick-poll") spins on the CQ with the event
  *	disarmed, on @cpu when >= 0; it yields when the scheduler asks,
  *	falls back to IRQ mode while the feed has no subscribed socket, and
@@ -418,7 +419,7 @@ struct ibtick_stats {
 	__u64	feed_join_errors; /* failed joins and lost memberships */
 	/* appended in 0.2 */
 	__u64	feed_cq_events;	/* receive CQ completion events (interrupts) */
-	__u64	feed_cqe_irq;	/* completions drained by the softirq poll */
+	__u64	feed_cqe_irq;	/* completions drained in softirq context */
 	__u64	feed_cqe_thread; /* ... by the busy-poll thread */
 	__u64	feed_cqe_caller; /* ... by SO_BUSY_POLL callers */
 	__u64	feed_poll_loops; /* busy-poll thread: polls of the CQ */
