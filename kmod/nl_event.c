@@ -118,9 +118,13 @@ static int ibt_ev_put_feed(struct sk_buff *skb, const struct ibt_feed *f)
 		 nla_put_u32(skb, IBTICK_A_EV_PORT, f->port_num)));
 }
 
-/* Context: any.  @f's name and device are constant once it is listed. */
-void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
-		 u64 total)
+/*
+ * A feed's event: its errno when @err, the rail it is about unless @rail
+ * is U32_MAX, the counts when either is set.  Context: any.  @f's name and
+ * device are constant once it is listed.
+ */
+static void ibt_ev_feed_put(u8 type, const struct ibt_feed *f, int err,
+			    u32 rail, u64 count, u64 total)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -131,28 +135,24 @@ void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
 		ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
 			      ibt_ev_put_feed(skb, f) ||
 			      (err && nla_put_s32(skb, IBTICK_A_EV_ERRNO, err)) ||
-			      ((count || total) &&
-			       ibt_ev_put_counts(skb, count, total)));
-	rcu_read_unlock();
-}
-
-/* An arbitrated feed's event about rail @rail.  Context: any. */
-void ibt_ev_rail(u8 type, const struct ibt_feed *f, u32 rail, u64 count,
-		 u64 total)
-{
-	struct sk_buff *skb;
-	void *hdr;
-
-	rcu_read_lock();
-	skb = ibt_ev_new(type, IBT_MCGRP_EVENTS, &hdr);
-	if (skb)
-		ibt_ev_finish(skb, hdr, IBT_MCGRP_EVENTS,
-			      ibt_ev_put_feed(skb, f) ||
 			      (rail != U32_MAX &&
 			       nla_put_u32(skb, IBTICK_A_EV_RAIL, rail)) ||
 			      ((count || total) &&
 			       ibt_ev_put_counts(skb, count, total)));
 	rcu_read_unlock();
+}
+
+void ibt_ev_feed(u8 type, const struct ibt_feed *f, int err, u64 count,
+		 u64 total)
+{
+	ibt_ev_feed_put(type, f, err, U32_MAX, count, total);
+}
+
+/* An arbitrated feed's event about rail @rail (U32_MAX: none). */
+void ibt_ev_rail(u8 type, const struct ibt_feed *f, u32 rail, u64 count,
+		 u64 total)
+{
+	ibt_ev_feed_put(type, f, 0, rail, count, total);
 }
 
 /* Context: any (the device's asynchronous event handlers). */
