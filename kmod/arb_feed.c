@@ -92,7 +92,7 @@ void ibt_arb_rx(struct ibt_feed *rail, const struct ibtick_wire_hdr *h,
 {
 	struct ibt_feed *f = rail->rail_of;
 	struct ibt_arb_feed *af = f->arb;
-	u32 r = rail->rail_idx, aflags, copy;
+	u32 r = rail->rail_idx, aflags;
 	enum ibt_arb_verdict v;
 	struct ibtick_slot *s;
 	u64 raw, seq, idx;
@@ -119,26 +119,8 @@ void ibt_arb_rx(struct ibt_feed *rail, const struct ibtick_wire_hdr *h,
 		flags |= IBTICK_TICK_LATE;
 	if (aflags & IBT_ARB_RESET)
 		flags |= IBTICK_TICK_RESET;
-	copy = plen;
-	if (copy > f->ring.payload_max) {
-		copy = f->ring.payload_max;
-		flags |= IBTICK_TICK_TRUNCATED;
-		f->st.truncated++;
-	}
-	idx = ibt_ring_producer(&f->ring);
-	s = ibt_ring_begin(&f->ring, idx);
-	s->pub_seq = seq;
-	s->rx_ns = now;
-	s->send_ns = be64_to_cpu(h->send_ns);
-	s->pub_id = be32_to_cpu(h->pub_id);
-	s->len = copy;
-	s->flags = flags;
-	s->orig_len = plen;
-	s->gap = 0;
-	memcpy(s + 1, payload, copy);
-	ibt_ring_commit(&f->ring, s, idx);
-	f->st.rx_ticks++;
-	f->st.rx_bytes += plen;
+	s = ibt_rx_fill(f, &idx, h, payload, plen, seq, flags, 0, now);
+	ibt_rx_commit(f, s, idx, plen);
 out:
 	ibt_arb_timer_arm(af, mono);
 	spin_unlock_bh(&af->lock);

@@ -582,6 +582,48 @@ void ibt_join_dev_event(unsigned long what, struct ibt_dev *d,
 
 /* rx.c */
 enum ibt_rx_ctx { IBT_RX_IRQ, IBT_RX_THREAD, IBT_RX_CALLER };
+
+/*
+ * The ring's producer (a CQ's owner; an arbitrated feed's lock holder):
+ * tick @h, its @plen payload bytes at @payload, into @f's next slot as
+ * number @seq with @flags (TRUNCATED added when it does not fit the slot)
+ * and @gap.  Returns the slot, filled but not yet published, its index
+ * in *@idx; ibt_rx_commit() publishes it.
+ */
+static inline struct ibtick_slot *
+ibt_rx_fill(struct ibt_feed *f, u64 *idx, const struct ibtick_wire_hdr *h,
+	    const void *payload, u32 plen, u64 seq, u16 flags, u32 gap, u64 now)
+{
+	struct ibtick_slot *s;
+	u32 copy = plen;
+
+	if (copy > f->ring.payload_max) {
+		copy = f->ring.payload_max;
+		flags |= IBTICK_TICK_TRUNCATED;
+		f->st.truncated++;
+	}
+	*idx = ibt_ring_producer(&f->ring);
+	s = ibt_ring_begin(&f->ring, *idx);
+	s->pub_seq = seq;
+	s->rx_ns = now;
+	s->send_ns = be64_to_cpu(h->send_ns);
+	s->pub_id = be32_to_cpu(h->pub_id);
+	s->len = copy;
+	s->flags = flags;
+	s->orig_len = plen;
+	s->gap = gap;
+	memcpy(s + 1, payload, copy);
+	return s;
+}
+
+static inline void ibt_rx_commit(struct ibt_feed *f, struct ibtick_slot *s,
+				 u64 idx, u32 plen)
+{
+	ibt_ring_commit(&f->ring, s, idx);
+	f->st.rx_ticks++;
+	f->st.rx_bytes += plen;
+}
+
 int ibt_rx_post_all(struct ibt_feed *f);
 int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx);
 

@@ -146,7 +146,7 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now,
 	u32 len = wc->byte_len > sizeof(struct ib_grh) ?
 		  min_t(u32, wc->byte_len - sizeof(struct ib_grh),
 			f->rx_buf_size) : 0;
-	u32 plen, hlen, copy;
+	u32 plen, hlen;
 	u16 flags = 0;
 	u64 idx;
 	void *va;
@@ -195,31 +195,13 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now,
 	}
 	if (v.flags & IBTICK_TICK_OLD)
 		f->st.old++;
-	copy = plen;
-	if (copy > f->ring.payload_max) {
-		copy = f->ring.payload_max;
-		flags |= IBTICK_TICK_TRUNCATED;
-		f->st.truncated++;
-	}
-
-	idx = ibt_ring_producer(&f->ring);
-	s = ibt_ring_begin(&f->ring, idx);
-	s->pub_seq = be64_to_cpu(h->pub_seq);
-	s->rx_ns = now;
-	s->send_ns = be64_to_cpu(h->send_ns);
-	s->pub_id = be32_to_cpu(h->pub_id);
-	s->len = copy;
-	s->flags = flags;
-	s->orig_len = plen;
-	s->gap = v.gap;
-	memcpy(s + 1, (const u8 *)va + hlen, copy);
+	s = ibt_rx_fill(f, &idx, h, (const u8 *)va + hlen, plen,
+			be64_to_cpu(h->pub_seq), flags, v.gap, now);
 	/* pairs with the release that published the table (member.c) */
 	src = smp_load_acquire(&f->src);
 	if (unlikely(src) && atomic_read(&f->src_readers))
 		ibt_rx_source(f, src, wc, grh, idx);
-	ibt_ring_commit(&f->ring, s, idx);
-	f->st.rx_ticks++;
-	f->st.rx_bytes += plen;
+	ibt_rx_commit(f, s, idx, plen);
 out:
 	ib_dma_sync_single_for_device(ibdev, grh_dma, sizeof(*grh),
 				      DMA_FROM_DEVICE);
