@@ -49,7 +49,7 @@
 extern "C" {
 #endif
 
-#define LIBIBTICK_VERSION	"0.3.0"
+#define LIBIBTICK_VERSION	"0.4.0"
 
 struct ibtick_reader {
 	int				fd;	/* the bound socket, or -1 */
