@@ -296,8 +296,8 @@ def counts_section(d, w, goals):
     fr = [r for r in rows if 'feed_a' in r]
     if fr:
         w("\nibtick's own counters of side a's reading feed (`IBTICK_STATISTICS`), per round trip: ticks written "
-          "into the ring, CQ events, and completions drained by the softirq poll, by the busy-poll thread and by "
-          "SO_BUSY_POLL callers.\n")
+          "into the ring, CQ events, and completions drained in softirq context (the CQ event's own drain in "
+          "rxe's tasklet, or the softirq poll), by the busy-poll thread and by SO_BUSY_POLL callers.\n")
         w("| path | ticks | CQ events | by softirq | by thread | by caller |")
         w("|---|---|---|---|---|---|")
         for r in fr:
