@@ -57,6 +57,7 @@ void ibt_arb_rail_restart(struct ibt_arb *a, u32 r)
 {
 	a->rail[r].started = false;
 	a->rail[r].last = 0;
+	a->rail[r].jump = 0;
 	a->rail[r].epoch = a->epoch;
 }
 
