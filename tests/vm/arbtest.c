@@ -218,15 +218,21 @@ static void check_session(struct seen *sn, uint64_t n, struct verdict *t)
 	}
 }
 
+/* Read whatever waits on both taps and the arbitrated feed. */
+static void drain_all(int ta, int tb, int fr, struct seen *sn, uint64_t n)
+{
+	drain_tap(ta, sn->a, &sn->n_a, n);
+	drain_tap(tb, sn->b, &sn->n_b, n);
+	drain_arb(fr, sn, n);
+}
+
 static void settle(int ta, int tb, int fr, struct seen *sn, uint64_t n,
 		   uint64_t ms)
 {
 	uint64_t due = now_ns() + ms * 1000000ull;
 
 	while (now_ns() < due) {
-		drain_tap(ta, sn->a, &sn->n_a, n);
-		drain_tap(tb, sn->b, &sn->n_b, n);
-		drain_arb(fr, sn, n);
+		drain_all(ta, tb, fr, sn, n);
 		usleep(1000);
 	}
 }
@@ -410,9 +416,7 @@ int main(int argc, char **argv)
 		s = reset_at && k > reset_at ? k - reset_at : k;
 		due = t0 + (k - 1) * 1000000000ull / rate;
 		do {	/* behind the schedule too: the readers keep up */
-			drain_tap(ta, sn.a, &sn.n_a, n);
-			drain_tap(tb, sn.b, &sn.n_b, n);
-			drain_arb(fr, &sn, n);
+			drain_all(ta, tb, fr, &sn, n);
 		} while (now_ns() < due);
 		if (skip_both && s % skip_both == 0)
 			continue;
