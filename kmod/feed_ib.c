@@ -40,12 +40,56 @@ static void ibt_bufs_free(struct ib_device *ibdev, struct ibt_buf *b, u32 n,
 /* The receive GRH array, if any; after the QP (its receives) is gone. */
 static void ibt_rx_grh_free(struct ibt_feed *f)
 {
+	struct ibt_grh_chunk *c;
+	u32 i;
+
 	if (!f->rx_grh)
 		return;
-	ib_dma_unmap_single(f->dev->ibdev, f->rx_grh_dma,
-			    f->rq_size * sizeof(*f->rx_grh), DMA_FROM_DEVICE);
+	for (i = 0; i < f->rx_grh_chunks; i++) {
+		c = &f->rx_grh[i];
+		if (!c->grh)
+			continue;
+		ib_dma_unmap_single(f->dev->ibdev, c->dma, PAGE_SIZE,
+				    DMA_FROM_DEVICE);
+		free_page((unsigned long)c->grh);
+	}
 	kfree(f->rx_grh);
 	f->rx_grh = NULL;
+	f->rx_grh_chunks = 0;
+}
+
+/* The receive GRH array: a page per IBT_GRH_PER_CHUNK slots, mapped. */
+static int ibt_rx_grh_alloc(struct ibt_feed *f)
+{
+	struct ib_device *ibdev = f->dev->ibdev;
+	u32 i, n = DIV_ROUND_UP(f->rq_size, IBT_GRH_PER_CHUNK);
+	struct ibt_grh_chunk *c;
+	struct page *pg;
+
+	f->rx_grh = kcalloc_node(n, sizeof(*f->rx_grh), IBT_GFP_CHARGED,
+				 ibdev_to_node(ibdev));
+	if (!f->rx_grh)
+		return -ENOMEM;
+	f->rx_grh_chunks = n;
+	for (i = 0; i < n; i++) {
+		c = &f->rx_grh[i];
+		pg = alloc_pages_node(ibdev_to_node(ibdev),
+				      IBT_GFP_CHARGED | __GFP_ZERO, 0);
+		if (!pg)
+			goto fail;
+		c->grh = page_address(pg);
+		c->dma = ib_dma_map_single(ibdev, c->grh, PAGE_SIZE,
+					   DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ibdev, c->dma)) {
+			free_page((unsigned long)c->grh);
+			c->grh = NULL;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	ibt_rx_grh_free(f);
+	return -ENOMEM;
 }
 
 static struct ibt_buf *ibt_bufs_alloc(struct ib_device *ibdev, u32 n, u32 size,
@@ -213,25 +257,18 @@ static int ibt_feed_rx_start(struct ibt_feed *f)
 	/* the receive side's pinned memory, paid by who starts it, once */
 	if (!f->memlock[IBT_ML_RECEIVE].charged) {
 		err = ibt_memlock_charge(f, IBT_ML_RECEIVE,
-					 (u64)f->rq_size * (f->rx_buf_size +
-							    sizeof(*f->rx_grh)));
+					 (u64)f->rq_size * f->rx_buf_size +
+					 (u64)DIV_ROUND_UP(f->rq_size,
+							   IBT_GRH_PER_CHUNK) *
+					 PAGE_SIZE);
 		if (err)
 			return err;
 		f->memlock[IBT_ML_RECEIVE].charged = true;
 	}
 	if (!f->rx_grh) {
-		f->rx_grh = kcalloc_node(f->rq_size, sizeof(*f->rx_grh),
-					 IBT_GFP_CHARGED, ibdev_to_node(ibdev));
-		if (!f->rx_grh)
-			return -ENOMEM;
-		f->rx_grh_dma = ib_dma_map_single(ibdev, f->rx_grh,
-						  f->rq_size * sizeof(*f->rx_grh),
-						  DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(ibdev, f->rx_grh_dma)) {
-			kfree(f->rx_grh);
-			f->rx_grh = NULL;
-			return -ENOMEM;
-		}
+		err = ibt_rx_grh_alloc(f);
+		if (err)
+			return err;
 	}
 	if (!f->rx) {
 		f->rx = ibt_bufs_alloc(ibdev, f->rq_size, f->rx_buf_size,

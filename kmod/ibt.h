@@ -150,6 +150,17 @@ struct ibt_memlock {
 	bool			charged;
 };
 
+/*
+ * The receive GRH array in page-sized chunks, each DMA-mapped on its own:
+ * rq_size slots of 40 bytes would otherwise be one order-4 allocation.
+ * Slot i is chunk i / IBT_GRH_PER_CHUNK, entry i % IBT_GRH_PER_CHUNK.
+ */
+#define IBT_GRH_PER_CHUNK	((u32)(PAGE_SIZE / sizeof(struct ib_grh)))
+struct ibt_grh_chunk {
+	struct ib_grh	*grh;
+	dma_addr_t	dma;
+};
+
 /* A DMA-mapped buffer, mapped once when its feed is created. */
 struct ibt_buf {
 	void	*va;
@@ -278,8 +289,8 @@ struct ibt_feed {
 	 * header) land in their own array, so that a payload buffer is the
 	 * MTU's size (kmalloc-4k for 4096, not kmalloc-8k): two SGEs.
 	 */
-	struct ib_grh		*rx_grh;	/* rq_size of them */
-	dma_addr_t		rx_grh_dma;
+	struct ibt_grh_chunk	*rx_grh;	/* rq_size slots, in pages */
+	u32			rx_grh_chunks;
 	struct ibt_buf		*rx;
 	u64			rx_seq;		/* receive buffers posted, ever */
 	struct ib_wc		rx_wc[IBT_RX_BATCH];	/* poll scratch */
@@ -622,6 +633,17 @@ static inline void ibt_rx_commit(struct ibt_feed *f, struct ibtick_slot *s,
 	ibt_ring_commit(&f->ring, s, idx);
 	f->st.rx_ticks++;
 	f->st.rx_bytes += plen;
+}
+
+/* Receive buffer @i's GRH slot and its DMA address. */
+static inline struct ib_grh *ibt_rx_grh(const struct ibt_feed *f, u32 i,
+					dma_addr_t *dma)
+{
+	const struct ibt_grh_chunk *c = &f->rx_grh[i / IBT_GRH_PER_CHUNK];
+	u32 o = i % IBT_GRH_PER_CHUNK;
+
+	*dma = c->dma + o * sizeof(struct ib_grh);
+	return c->grh + o;
 }
 
 int ibt_rx_post_all(struct ibt_feed *f);

@@ -20,7 +20,10 @@
 static void ibt_rx_sge(struct ibt_feed *f, u32 i, struct ib_recv_wr *wr,
 		       struct ib_sge sge[2])
 {
-	sge[0].addr = f->rx_grh_dma + i * sizeof(struct ib_grh);
+	dma_addr_t grh_dma;
+
+	ibt_rx_grh(f, i, &grh_dma);
+	sge[0].addr = grh_dma;
 	sge[0].length = sizeof(struct ib_grh);
 	sge[0].lkey = f->pd->local_dma_lkey;
 	sge[1].addr = f->rx[i].dma;
@@ -140,8 +143,8 @@ static void ibt_rx_one(struct ibt_feed *f, const struct ib_wc *wc, u64 now,
 	struct ibt_pub_verdict v;
 	struct ibtick_slot *s;
 	struct ibt_src *src;
-	dma_addr_t grh_dma = f->rx_grh_dma + wc->wr_id * sizeof(struct ib_grh);
-	const struct ib_grh *grh = &f->rx_grh[wc->wr_id];
+	dma_addr_t grh_dma;
+	const struct ib_grh *grh = ibt_rx_grh(f, wc->wr_id, &grh_dma);
 	/* the payload the device wrote (byte_len counts the GRH too) */
 	u32 len = wc->byte_len > sizeof(struct ib_grh) ?
 		  min_t(u32, wc->byte_len - sizeof(struct ib_grh),
