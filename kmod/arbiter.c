@@ -224,7 +224,26 @@ static u64 ibt_arb_rail_reset(struct ibt_arb *a, u32 r, u64 raw)
 	rl->epoch = rl->epoch < a->epoch ? a->epoch : a->epoch + 1;
 	a->st[r].resets++;
 	rl->last = raw;
+	rl->first = raw;
 	return raw;
+}
+
+/*
+ * Did rail @r have number @s of its session already?  A restarting rail
+ * repeats numbers it sent; a step back to a number it never had is two
+ * datagrams swapped on the way (a fill, or before the session's first),
+ * not a restart.  What the arbiter no longer remembers counts as had.
+ */
+static bool ibt_arb_rail_had(struct ibt_arb *a, u32 r, u64 s)
+{
+	const struct ibt_arb_rail *rl = &a->rail[r];
+
+	if (s < rl->first)
+		return false;
+	if (rl->epoch != a->epoch || !a->started || s < a->base ||
+	    s >= a->next || a->next - s > IBT_ARB_SPAN)
+		return true;
+	return ibt_arb_ent(a, s)->mask & BIT(r);
 }
 
 /*
@@ -257,15 +276,18 @@ static u64 ibt_arb_rail_seq(struct ibt_arb *a, u32 r, u64 raw,
 			ibt_arb_unwrap(a, a->next, raw) : raw;
 		rl->started = true;
 		rl->last = s;
+		rl->first = s;
 	} else if (a->cfg.width == 4 && raw <= a->cfg.reset_at &&
 		   (u32)raw < (u32)rl->last &&
-		   (u32)rl->last < U32_MAX - IBT_ARB_SPAN) {
+		   (u32)rl->last < U32_MAX - IBT_ARB_SPAN &&
+		   ibt_arb_rail_had(a, r, ibt_arb_unwrap(a, rl->last, raw))) {
 		/* a 4-byte restart, not a wrap: the last was far from 2^32 */
 		s = ibt_arb_rail_reset(a, r, raw);
 	} else {
 		s = ibt_arb_unwrap(a, rl->last, raw);
 		d = s - rl->last;
-		if (d < 0 && raw <= a->cfg.reset_at) {
+		if (d < 0 && raw <= a->cfg.reset_at &&
+		    ibt_arb_rail_had(a, r, s)) {
 			s = ibt_arb_rail_reset(a, r, raw);
 		} else if (d < -IBT_ARB_SPAN || d > IBT_ARB_SPAN) {
 			if (!ibt_arb_jump_ok(rl, s)) {

@@ -81,6 +81,7 @@ struct ibt_arb_rail_stats {
 /* A rail's own view of its sequence. */
 struct ibt_arb_rail {
 	u64	last;		/* highest number (unwrapped) */
+	u64	first;		/* its first number in its session */
 	u64	epoch;		/* its session */
 	u64	jump;		/* an unconfirmed jump's number, + 1; 0: none */
 	bool	started;
