@@ -10,7 +10,8 @@
  * interface IFADDR), with SO_RXQ_OVFL (the socket's drop count) and
  * SO_TIMESTAMPNS.  MODE is how it reads: block (one socket, blocking
  * recvfrom), nonblock (MSG_DONTWAIT over every socket), select, poll,
- * epoll, mmsg (recvmmsg after epoll), read (read() after poll), peek (after
+ * epoll, mmsg (recvmmsg after epoll), read (read() after poll), readv
+ * (readv() into two pieces after poll), peek (after
  * poll: ioctl FIONREAD, recv MSG_PEEK, then recvmsg, which must return what
  * the peek saw; a mismatch is counted in "peekbad").  With -E,
  * epoll sockets are registered before they are bound and joined.  It stops
@@ -38,6 +39,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -357,7 +359,8 @@ int main(int argc, char **argv)
 					got = 1;
 				}
 			}
-		} else if (!strcmp(mode, "poll") || !strcmp(mode, "read")) {
+		} else if (!strcmp(mode, "poll") || !strcmp(mode, "read") ||
+			   !strcmp(mode, "readv")) {
 			struct pollfd p[MAXS];
 
 			for (i = 0; i < ns; i++)
@@ -374,7 +377,17 @@ int main(int argc, char **argv)
 							got = 1;
 						continue;
 					}
-					while ((n = read(s[i].fd, buf, sizeof(buf))) >= 0) {
+					for (;;) {
+						/* readv: the first 8 bytes apart */
+						struct iovec iov[2] = {
+							{ buf, 8 },
+							{ buf + 8, sizeof(buf) - 8 },
+						};
+
+						n = mode[4] == 'v' ? readv(s[i].fd, iov, 2) :
+							read(s[i].fd, buf, sizeof(buf));
+						if (n < 0)
+							break;
 						take(&s[i], buf, n, NULL, NULL);
 						got = 1;
 					}

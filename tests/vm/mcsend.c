@@ -2,10 +2,11 @@
 /*
  * mcsend: a plain UDP multicast sender, AF_INET only (tests/vm/preload.sh).
  *
- *   mcsend [-i IFADDR] [-n COUNT] [-r PER_MS] [-c] [-L] GROUP:PORT...
+ *   mcsend [-i IFADDR] [-n COUNT] [-r PER_MS] [-c [-w]] [-L] GROUP:PORT...
  *
  * One socket sends COUNT datagrams to each destination in turn (sendto, or
- * with -c one destination connect()ed and send()), sequence numbers 1..COUNT
+ * with -c one destination connect()ed and send(), or with -w writev() of
+ * two pieces), sequence numbers 1..COUNT
  * per destination, PER_MS datagrams a millisecond at most (0: no pacing).
  * -i sets IP_MULTICAST_IF, -L leaves IP_MULTICAST_LOOP on (default off).
  * Prints "sent GROUP:PORT N" per destination and "errors N"; exit 1 if any
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,14 +47,15 @@ int main(int argc, char **argv)
 	struct sockaddr_in d[MAXD];
 	unsigned long sent[MAXD] = { 0 }, errors = 0, count = 1000, per_ms = 0, i;
 	const char *ifaddr = NULL;
-	int c, nd = 0, conn = 0, loop = 0, fd, k, told = 0;
+	int c, nd = 0, conn = 0, vec = 0, loop = 0, fd, k, told = 0;
 
-	while ((c = getopt(argc, argv, "i:n:r:cL")) != -1) {
+	while ((c = getopt(argc, argv, "i:n:r:cwL")) != -1) {
 		switch (c) {
 		case 'i': ifaddr = optarg; break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'r': per_ms = strtoul(optarg, NULL, 0); break;
 		case 'c': conn = 1; break;
+		case 'w': vec = 1; break;
 		case 'L': loop = 1; break;
 		default: return 2;
 		}
@@ -62,8 +65,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mcsend: bad GROUP:PORT %s\n", argv[optind]);
 			return 2;
 		}
-	if (!nd || (conn && nd != 1)) {
-		fprintf(stderr, "usage: mcsend [-i IFADDR] [-n COUNT] [-r PER_MS] [-c] [-L] GROUP:PORT...\n");
+	if (!nd || (conn && nd != 1) || (vec && !conn)) {
+		fprintf(stderr, "usage: mcsend [-i IFADDR] [-n COUNT] [-r PER_MS] [-c [-w]] [-L] GROUP:PORT...\n");
 		return 2;
 	}
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -88,7 +91,11 @@ int main(int argc, char **argv)
 			struct mctick t = { .magic = MCTICK_MAGIC, .group = d[k].sin_addr.s_addr,
 					    .port = ntohs(d[k].sin_port), .sender = (uint32_t)getpid(),
 					    .seq = i };
-			ssize_t n = conn ? send(fd, &t, sizeof(t), 0)
+			struct iovec iov[2] = {
+				{ &t, 8 }, { (char *)&t + 8, sizeof(t) - 8 },
+			};
+			ssize_t n = vec ? writev(fd, iov, 2) :
+				    conn ? send(fd, &t, sizeof(t), 0)
 					 : sendto(fd, &t, sizeof(t), 0, (struct sockaddr *)&d[k],
 						  sizeof(d[k]));
 

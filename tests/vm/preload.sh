@@ -85,7 +85,7 @@ feed_rx_is() {
 
 read_modes() {
 	local m port=7300 g=239.3.0.1 log out
-	for m in block nonblock select poll epoll epoll-early mmsg read peek; do
+	for m in block nonblock select poll epoll epoll-early mmsg read readv peek; do
 		port=$((port + 1))
 		log=$R/modes-$m.log out=$R/modes-$m.out
 		rm -f "$log"
@@ -94,7 +94,11 @@ read_modes() {
 		IBTICK_LOG=$log $RUN -g $g:$port@veth0 -- $RECV -m "$mode" $early -i 10.99.0.1 \
 			-n "$N" -t $(tmo 5)000 $g:$port >"$out" 2>"$R/modes-$m.err" &
 		wait_for "$R/modes-$m.err" ready || { check_err 1 "$m: receiver not ready"; continue; }
-		IBTICK_LOG=$log $RUN -g $g:$port@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" $g:$port \
+		# readv's sender writev()s on a connected socket
+		local how=
+		[[ $m == readv ]] && how="-c -w"
+		# shellcheck disable=SC2086
+		IBTICK_LOG=$log $RUN -g $g:$port@veth1 -- $SEND -i 10.99.0.2 -r 2 $how -n "$N" $g:$port \
 			>"$R/modes-$m.send" || check_err 1 "$m: sender failed"
 		wait
 		grep -q "fd [0-9]*: taken over: reads $g:$port" "$log" || check_err 1 "$m: not taken over"
@@ -102,7 +106,7 @@ read_modes() {
 		echo "  $m: $(tail -n 1 "$out")"
 		[[ $m != peek ]] || grep -q "^peekbad 0$" "$out" ||
 			check_err 1 "peek: FIONREAD, MSG_PEEK and the read disagreed"
-		if [[ $m == read || $m == peek ]]; then
+		if [[ $m == read || $m == readv || $m == peek ]]; then
 			# read() and recv() have no control message: the drops are the library's
 			python3 - "$out" "$log" "$N" <<'PY' || check_err 1 "read: delivered + lost != published"
 import re, sys
@@ -115,11 +119,11 @@ PY
 		else
 			FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "$m: counts"
 		fi
-		[[ $mode == block || $mode == read || $mode == peek || $mode == nonblock || $mode == select || $mode == poll ]] ||
+		[[ $mode == block || $mode == read || $mode == readv || $mode == peek || $mode == nonblock || $mode == select || $mode == poll ]] ||
 			grep -q "stamped $(grep -o 'delivered [0-9]*' "$out" | head -1 | cut -d' ' -f2)\$" "$out" ||
 			check_err 1 "$m: not every tick carried SCM_TIMESTAMPNS"
 	done
-	log_test "blocking, non-blocking, select, poll, epoll (registered before the takeover too), recvmmsg, read, FIONREAD + MSG_PEEK: delivered + lost == published"
+	log_test "blocking, non-blocking, select, poll, epoll (registered before the takeover too), recvmmsg, read, readv (from writev), FIONREAD + MSG_PEEK: delivered + lost == published"
 }
 
 lapped_reader_counts_loss() {

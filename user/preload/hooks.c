@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,24 @@ EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 	return read(fd, buf, len);
 }
 
+/* readv() of a taken socket: one datagram scattered, as recvmsg() */
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	struct msghdr m = { .msg_iov = (struct iovec *)iov };
+	struct psock *ps;
+
+	pl_init();
+	ps = taken(fd);
+	if (!ps)
+		return real.readv(fd, iov, iovcnt);
+	if (iovcnt < 0 || iovcnt > IOV_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	m.msg_iovlen = (size_t)iovcnt;
+	return pl_recvmsg(ps, fd, &m, 0);
+}
+
 static ssize_t send_to(struct psock *ps, int fd, const void *buf, size_t len, int flags,
 		       const struct sockaddr *sa, socklen_t salen)
 {
@@ -374,6 +393,24 @@ EXPORT ssize_t write(int fd, const void *buf, size_t len)
 	ps = pl_get(fd);
 	return ps && (ps->ibtick || ps->connected) ? send_to(ps, fd, buf, len, 0, NULL, 0)
 						   : real.write(fd, buf, len);
+}
+
+/* writev() of a taken socket: one datagram gathered, as sendmsg() */
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	struct msghdr m = { .msg_iov = (struct iovec *)iov };
+	struct psock *ps;
+
+	pl_init();
+	ps = pl_get(fd);
+	if (!ps || !(ps->ibtick || ps->connected))
+		return real.writev(fd, iov, iovcnt);
+	if (iovcnt < 0 || iovcnt > IOV_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	m.msg_iovlen = (size_t)iovcnt;
+	return pl_sendmsg(ps, fd, &m, 0);
 }
 
 EXPORT int getsockname(int fd, struct sockaddr *sa, socklen_t *len)

@@ -56,11 +56,13 @@ static void resolve(void)
 	RESOLVE(recvmsg);
 	RESOLVE(recvmmsg);
 	RESOLVE(read);
+	RESOLVE(readv);
 	RESOLVE(send);
 	RESOLVE(sendto);
 	RESOLVE(sendmsg);
 	RESOLVE(sendmmsg);
 	RESOLVE(write);
+	RESOLVE(writev);
 	RESOLVE(getsockname);
 	RESOLVE(getpeername);
 	RESOLVE(ioctl);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <linux/ibtick.h>
 
 #include "runconf.h"
@@ -50,11 +51,13 @@ struct real_fns {
 	ssize_t (*recvmsg)(int, struct msghdr *, int);
 	int (*recvmmsg)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
 	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
 	ssize_t (*send)(int, const void *, size_t, int);
 	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
 	ssize_t (*sendmsg)(int, const struct msghdr *, int);
 	int (*sendmmsg)(int, struct mmsghdr *, unsigned int, int);
 	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*writev)(int, const struct iovec *, int);
 	int (*getsockname)(int, struct sockaddr *, socklen_t *);
 	int (*getpeername)(int, struct sockaddr *, socklen_t *);
 	int (*ioctl)(int, unsigned long, ...);
