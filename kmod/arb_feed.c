@@ -386,14 +386,9 @@ void ibt_arb_free(struct ibt_feed *f)
 	f->arb = NULL;
 }
 
-/* One rail's counters, copied under the arbiter's lock. */
-struct ibt_arb_rail_snap {
-	u64	rx, won, dup, only, late, stale, short_payload, bad_seq, resets;
-	u64	lag_n, lag_mean, lag_p50, lag_p99, lag_max;
-};
-
+/* One rail's counters, read under the arbiter's lock. */
 static void ibt_arb_snap(struct ibt_arb_feed *af, u32 r,
-			 struct ibt_arb_rail_snap *o)
+			 struct ibtick_rail_stats *o)
 {
 	const struct ibt_arb_rail_stats *st = &af->arb.st[r];
 
@@ -407,10 +402,48 @@ static void ibt_arb_snap(struct ibt_arb_feed *af, u32 r,
 	o->bad_seq = st->bad_seq;
 	o->resets = st->resets;
 	o->lag_n = st->lag_n;
-	o->lag_mean = st->lag_n ? div64_u64(st->lag_sum_ns, st->lag_n) : 0;
-	o->lag_p50 = ibt_arb_lag_pct(st, 50);
-	o->lag_p99 = ibt_arb_lag_pct(st, 99);
-	o->lag_max = st->lag_max_ns;
+	o->lag_mean_ns = st->lag_n ? div64_u64(st->lag_sum_ns, st->lag_n) : 0;
+	o->lag_p50_ns = ibt_arb_lag_pct(st, 50);
+	o->lag_p99_ns = ibt_arb_lag_pct(st, 99);
+	o->lag_max_ns = st->lag_max_ns;
+}
+
+/*
+ * The counters of arbitrated feed @f and of its rails, for FEED_GET and
+ * IBTICK_ARB_STATISTICS (@o->feed_id and the rails' up and down times
+ * too).  Context: process, ibt_feeds_lock held (the rails' state).
+ */
+void ibt_arb_stats(struct ibt_feed *f, struct ibtick_arb_stats *o)
+{
+	struct ibt_arb_feed *af = f->arb;
+	u64 now = ktime_get_ns();
+	u32 r;
+
+	BUILD_BUG_ON(IBTICK_ARB_RAILS != IBT_ARB_RAILS_MAX ||
+		     IBTICK_ARB_RAILS_MAX != IBT_ARB_RAILS_MAX);
+	lockdep_assert_held(&ibt_feeds_lock);
+	memset(o, 0, sizeof(*o));
+	o->feed_id = f->id;
+	o->nrails = af->nrails;
+	spin_lock_bh(&af->lock);
+	o->delivered = af->arb.delivered;
+	o->gaps = af->arb.gaps;
+	o->gap_numbers = af->arb.gap_numbers;
+	o->resets = af->arb.resets;
+	o->holes = af->arb.holes;
+	for (r = 0; r < af->nrails; r++)
+		ibt_arb_snap(af, r, &o->rail[r]);
+	spin_unlock_bh(&af->lock);
+	for (r = 0; r < af->nrails; r++) {
+		const struct ibt_rail *rl = &af->rail[r];
+
+		o->rail[r].index = r;
+		o->rail[r].up = rl->up;
+		o->rail[r].downs = rl->downs;
+		o->rail[r].down_ns = rl->down_ns;
+		if (!rl->up)
+			o->rail[r].down_ns += now - rl->down_since;
+	}
 }
 
 static int ibt_arb_put_u64(struct sk_buff *skb, int type, u64 v)
@@ -419,46 +452,39 @@ static int ibt_arb_put_u64(struct sk_buff *skb, int type, u64 v)
 }
 
 static int ibt_arb_fill_rail(struct sk_buff *skb, struct ibt_arb_feed *af,
-			     u32 r)
+			     const struct ibtick_rail_stats *o)
 {
-	const struct ibt_rail *rl = &af->rail[r];
-	struct ibt_arb_rail_snap o;
+	const struct ibt_rail *rl = &af->rail[o->index];
 	struct net_device *nd;
 	struct nlattr *nest;
-	u64 down_ns = rl->down_ns;
 	int err = 0;
 
-	spin_lock_bh(&af->lock);
-	ibt_arb_snap(af, r, &o);
-	spin_unlock_bh(&af->lock);
-	if (!rl->up)
-		down_ns += ktime_get_ns() - rl->down_since;
 	nest = nla_nest_start(skb, IBTICK_A_ARB_RAIL);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, IBTICK_A_RAIL_INDEX, r) ||
+	if (nla_put_u32(skb, IBTICK_A_RAIL_INDEX, o->index) ||
 	    nla_put_be32(skb, IBTICK_A_RAIL_GROUP, rl->addr.group) ||
 	    nla_put_u16(skb, IBTICK_A_RAIL_PORT, rl->addr.port) ||
 	    nla_put_u32(skb, IBTICK_A_RAIL_IFINDEX, rl->addr.ifindex) ||
 	    (rl->feed &&
 	     nla_put_u32(skb, IBTICK_A_RAIL_FEED_ID, rl->feed->id)) ||
-	    nla_put_u8(skb, IBTICK_A_RAIL_UP, rl->up) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_RX, o.rx) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_WON, o.won) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_DUP, o.dup) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_ONLY, o.only) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LATE, o.late) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_STALE, o.stale) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_SHORT, o.short_payload) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_BAD_SEQ, o.bad_seq) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_RESETS, o.resets) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_N, o.lag_n) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_MEAN_NS, o.lag_mean) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_P50_NS, o.lag_p50) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_P99_NS, o.lag_p99) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_MAX_NS, o.lag_max) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_DOWNS, rl->downs) ||
-	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_DOWN_NS, down_ns))
+	    nla_put_u8(skb, IBTICK_A_RAIL_UP, o->up) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_RX, o->rx) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_WON, o->won) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_DUP, o->dup) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_ONLY, o->only) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LATE, o->late) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_STALE, o->stale) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_SHORT, o->short_payload) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_BAD_SEQ, o->bad_seq) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_RESETS, o->resets) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_N, o->lag_n) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_MEAN_NS, o->lag_mean_ns) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_P50_NS, o->lag_p50_ns) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_P99_NS, o->lag_p99_ns) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_LAG_MAX_NS, o->lag_max_ns) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_DOWNS, o->downs) ||
+	    ibt_arb_put_u64(skb, IBTICK_A_RAIL_DOWN_NS, o->down_ns))
 		return -EMSGSIZE;
 	rcu_read_lock();
 	nd = dev_get_by_index_rcu(&init_net, rl->addr.ifindex);
@@ -479,17 +505,11 @@ int ibt_arb_fill(struct sk_buff *skb, struct ibt_feed *f)
 {
 	struct ibt_arb_feed *af = f->arb;
 	const struct ibt_arb_cfg *c = &af->arb.cfg;
-	u64 delivered, gaps, gap_numbers, resets, holes;
+	struct ibtick_arb_stats st, *o = &st;
 	struct nlattr *nest;
 	u32 r;
 
-	spin_lock_bh(&af->lock);
-	delivered = af->arb.delivered;
-	gaps = af->arb.gaps;
-	gap_numbers = af->arb.gap_numbers;
-	resets = af->arb.resets;
-	holes = af->arb.holes;
-	spin_unlock_bh(&af->lock);
+	ibt_arb_stats(f, o);
 	nest = nla_nest_start(skb, IBTICK_A_FEED_ARB);
 	if (!nest)
 		return -EMSGSIZE;
@@ -501,17 +521,19 @@ int ibt_arb_fill(struct sk_buff *skb, struct ibt_feed *f)
 	    nla_put_u32(skb, IBTICK_A_ARB_WINDOW_TICKS, c->window_ticks) ||
 	    nla_put_u64_64bit(skb, IBTICK_A_ARB_RESET_AT, c->reset_at,
 			      IBTICK_A_ARB_PAD) ||
-	    nla_put_u64_64bit(skb, IBTICK_A_ARB_DELIVERED, delivered,
+	    nla_put_u64_64bit(skb, IBTICK_A_ARB_DELIVERED, o->delivered,
 			      IBTICK_A_ARB_PAD) ||
-	    nla_put_u64_64bit(skb, IBTICK_A_ARB_GAPS, gaps, IBTICK_A_ARB_PAD) ||
-	    nla_put_u64_64bit(skb, IBTICK_A_ARB_GAP_NUMBERS, gap_numbers,
+	    nla_put_u64_64bit(skb, IBTICK_A_ARB_GAPS, o->gaps,
 			      IBTICK_A_ARB_PAD) ||
-	    nla_put_u64_64bit(skb, IBTICK_A_ARB_RESETS, resets,
+	    nla_put_u64_64bit(skb, IBTICK_A_ARB_GAP_NUMBERS, o->gap_numbers,
 			      IBTICK_A_ARB_PAD) ||
-	    nla_put_u64_64bit(skb, IBTICK_A_ARB_HOLES, holes, IBTICK_A_ARB_PAD))
+	    nla_put_u64_64bit(skb, IBTICK_A_ARB_RESETS, o->resets,
+			      IBTICK_A_ARB_PAD) ||
+	    nla_put_u64_64bit(skb, IBTICK_A_ARB_HOLES, o->holes,
+			      IBTICK_A_ARB_PAD))
 		return -EMSGSIZE;
-	for (r = 0; r < af->nrails; r++)
-		if (ibt_arb_fill_rail(skb, af, r))
+	for (r = 0; r < o->nrails; r++)
+		if (ibt_arb_fill_rail(skb, af, &o->rail[r]))
 			return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -664,6 +664,7 @@ void ibt_arb_rx(struct ibt_feed *rail, const struct ibtick_wire_hdr *h,
 void ibt_arb_quiesce_all(void);
 void ibt_arb_stop_locked(struct ibt_feed *f);
 void ibt_arb_free(struct ibt_feed *f);
+void ibt_arb_stats(struct ibt_feed *f, struct ibtick_arb_stats *o);
 int ibt_arb_fill(struct sk_buff *skb, struct ibt_feed *f);
 
 /* poll.c */

@@ -189,6 +189,40 @@ static int ibt_put_versioned(char __user *optval, int __user *optlen, int len,
 	return 0;
 }
 
+/*
+ * IBTICK_ARB_STATISTICS: the arbitrated feed @feed_id names (0: bind()'s).
+ * The socket lock held; takes ibt_feeds_lock for the rails' state.
+ */
+static int ibt_arb_sockopt(struct ibt_sock *is, char __user *optval,
+			   int __user *optlen, int len)
+{
+	struct ibtick_arb_stats st;
+	struct ibt_member *m;
+	struct ibt_feed *f;
+	u32 id = 0;
+
+	if (len >= sizeof(id) && get_user(id, (u32 __user *)optval))
+		return -EFAULT;
+	if (!id) {
+		f = is->feed;
+		if (!f)
+			return -ENOTCONN;
+	} else {
+		m = ibt_member_find_rcu(is, id);	/* socket lock held */
+		if (!m)
+			return -EADDRNOTAVAIL;
+		f = m->feed;
+	}
+	if (!f->arb)
+		return -EOPNOTSUPP;
+	mutex_lock(&ibt_feeds_lock);
+	/* a dead feed's rails are gone, its counters are not (ibt_arb_free) */
+	ibt_arb_stats(f, &st);
+	mutex_unlock(&ibt_feeds_lock);
+	return ibt_put_versioned(optval, optlen, len, &st, sizeof(st),
+				 offsetofend(struct ibtick_arb_stats, nrails));
+}
+
 int ibt_getsockopt(struct socket *sock, int level, int optname,
 			  char __user *optval, int __user *optlen)
 {
@@ -255,6 +289,9 @@ int ibt_getsockopt(struct socket *sock, int level, int optname,
 		break;
 	case IBTICK_FEEDS:
 		err = ibt_member_list(is, optval, optlen, len);
+		break;
+	case IBTICK_ARB_STATISTICS:
+		err = ibt_arb_sockopt(is, optval, optlen, len);
 		break;
 	case IBTICK_COMP_VECTOR:
 		val = f ? f->comp_vector : is->comp_vector;

@@ -177,7 +177,7 @@ static int pick_optname(struct rng *r, int level)
 
 	if (level == SOL_IBTICK) {
 		if (pct(r, 80))
-			return 1 + (int)rn(r, IBTICK_SOURCE_CMSG);
+			return 1 + (int)rn(r, IBTICK_ARB_STATISTICS);
 		return pct(r, 80) ? (int)rn(r, 21) : (int)rnd(r);
 	}
 	if (level == SOL_SOCKET) {
@@ -576,6 +576,8 @@ static socklen_t natural_get_len(int level, int name)
 			return 8;
 		case IBTICK_FEEDS:
 			return 3 * sizeof(struct ibtick_member);
+		case IBTICK_ARB_STATISTICS:
+			return sizeof(struct ibtick_arb_stats);
 		default:
 			return 4;
 		}
@@ -598,9 +600,13 @@ void op_getsockopt(struct op *o)
 	unsigned int q;
 
 	optlen = (int)odd_len(r, natural_get_len(level, name));
-	if (optlen < 0 || optlen > 300)
-		optlen = pct(r, 50) ? PICK(r, negs) : (int)rn(r, 301);
+	if (optlen < 0 || optlen > 1024)
+		optlen = pct(r, 50) ? PICK(r, negs) : (int)rn(r, 1025);
 	val = out_ptr(r, optbuf, (size_t)(optlen > 0 ? optlen : 1));
+	/* IBTICK_ARB_STATISTICS reads a feed id first: often bind()'s (0) */
+	if (level == SOL_IBTICK && name == IBTICK_ARB_STATISTICS &&
+	    val == (void *)optbuf && pct(r, 50))
+		memset(optbuf, 0, 4);
 	if (!pct(r, 88)) {
 		q = rn(r, 4);
 		lenp = q == 0 ? NULL : q == 1 ? (void *)hole : q == 2 ? (void *)ro_page :

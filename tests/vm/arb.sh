@@ -98,6 +98,17 @@ sums() {
 		     a["gap_numbers"] == t["gap_numbers"]),
 		    ("feed rx_ticks == delivered",
 		     f["stats"]["rx_ticks"] == a["delivered"]),
+		    ("IBTICK_ARB_STATISTICS read", t.get("so_ok") is True),
+		    ("IBTICK_ARB_STATISTICS of a plain feed: EOPNOTSUPP",
+		     t.get("so_plain_eopnotsupp") is True),
+		    ("IBTICK_ARB_STATISTICS: a member's == bind()'s",
+		     t.get("so_member_same") is True),
+		    ("IBTICK_ARB_STATISTICS == feed show: delivered, gap numbers",
+		     t.get("so_delivered") == a["delivered"] and
+		     t.get("so_gap_numbers") == a["gap_numbers"]),
+		    ("IBTICK_ARB_STATISTICS == feed show: rails' rx, won, dup, lag_n",
+		     all(t.get("so_" + k) == [ra[k], rb[k]]
+		         for k in ("rx", "won", "dup", "lag_n"))),
 		]
 		bad = [name for name, ok in checks if not ok]
 		for name in bad:
@@ -140,6 +151,21 @@ arb_two_rails_loss() {
 	# B is behind: its duplicates lag A's copies by the 2 ms or more
 	python3 -c "import json,sys; f=json.load(open(sys.argv[1])); r=f['arbitrate']['rails'][1]['stats']; sys.exit(0 if r['lag_n'] > 0 and r['lag_mean_ns'] >= 1000000 else 1)" \
 		"$d/f.json" || { echo "  rail B lag: $(cat "$d/f.json")"; rc=1; }
+	# ibtick stats: the feed's arbitration and each rail's counters
+	IBTICK_STATS_FILE=$d/no-snapshot $IBTICK -j stats feed >"$d/stats.json" || rc=1
+	python3 - "$d/stats.json" "$d/f.json" <<-'EOF' || { echo "  stats: $(cat "$d/stats.json")"; rc=1; }
+		import json, sys
+		objs = {(o["object"], o["name"]): o["counters"] for o in json.load(open(sys.argv[1]))}
+		f = json.load(open(sys.argv[2]))
+		a = f["arbitrate"]
+		ok = objs[("feed", "arb.t")]["arb_delivered"] == a["delivered"] and \
+		    objs[("feed", "arb.t")]["arb_gap_numbers"] == a["gap_numbers"]
+		for r, name in zip(a["rails"], ("arb.t/A", "arb.t/B")):
+		    c = objs[("rail", name)]
+		    ok = ok and all(c[k] == r["stats"][k] for k in ("rx", "won", "dup", "lag_n")) \
+		        and "lag_p50_ns" not in c
+		sys.exit(0 if ok else 1)
+	EOF
 	# measured, not asserted: the kernel's receive work per tick on a rail
 	# (arbitration and the arbitrated ring) and on its tap, a plain feed
 	# on the same group and device that took the same datagrams
@@ -154,7 +180,7 @@ for name, x in (("arb.t.r0", "a"), ("arb.t.r1", "b")):
     print("  %s: kernel receive work %.0f ns per completion, its tap %.0f ns: %.2fx" %
           (name, rail, tap, rail / max(1, tap)))
 ' "$d/t.json" || true
-	log_test "arbitrated feed: two rails with independent loss, B delayed: every number either rail had, once; gaps exactly where both missed; counters add up" $rc
+	log_test "arbitrated feed: two rails with independent loss, B delayed: every number either rail had, once; gaps exactly where both missed; counters add up, and agree in feed show, ibtick stats and IBTICK_ARB_STATISTICS" $rc
 }
 
 arb_rail_removed() {

@@ -282,9 +282,59 @@ static struct sockaddr_ibtick by_id(uint32_t id)
 	return sa;
 }
 
+/*
+ * The arbitrated feed's counters as its socket reads them (and, through a
+ * second socket that adds the feed by id, as a member's), for arb.sh to
+ * compare with "ibtick feed show -s": the JSON members "so_..." in @buf.
+ */
+static void arb_so(int fr, int tap, uint32_t id, char *buf, size_t len)
+{
+	struct ibtick_arb_stats st, mst;
+	struct sockaddr_ibtick sa = by_id(id);
+	socklen_t l = sizeof(st);
+	int s, same, plain;
+
+	memset(&st, 0, sizeof(st));
+	memset(&mst, 0, sizeof(mst));
+	if (getsockopt(fr, SOL_IBTICK, IBTICK_ARB_STATISTICS, &st, &l) < 0 ||
+	    st.nrails != 2) {
+		perror("arbtest: IBTICK_ARB_STATISTICS");
+		snprintf(buf, len, "\"so_ok\": false, ");
+		return;
+	}
+	s = sock();
+	mst.feed_id = id;
+	l = sizeof(mst);
+	same = !setsockopt(s, SOL_IBTICK, IBTICK_ADD_FEED, &sa, sizeof(sa)) &&
+	       !getsockopt(s, SOL_IBTICK, IBTICK_ARB_STATISTICS, &mst, &l) &&
+	       mst.delivered == st.delivered &&
+	       mst.rail[0].won == st.rail[0].won && mst.rail[1].won == st.rail[1].won;
+	close(s);
+	/* a plain feed (the tap) does not arbitrate */
+	l = sizeof(mst);
+	mst.feed_id = 0;
+	plain = getsockopt(tap, SOL_IBTICK, IBTICK_ARB_STATISTICS, &mst, &l) < 0 &&
+		errno == EOPNOTSUPP;
+	snprintf(buf, len,
+		 "\"so_ok\": true, \"so_plain_eopnotsupp\": %s, "
+		 "\"so_member_same\": %s, \"so_delivered\": %llu, "
+		 "\"so_gap_numbers\": %llu, \"so_rx\": [%llu, %llu], "
+		 "\"so_won\": [%llu, %llu], \"so_dup\": [%llu, %llu], "
+		 "\"so_lag_n\": [%llu, %llu], ",
+		 plain ? "true" : "false", same ? "true" : "false",
+		 (unsigned long long)st.delivered,
+		 (unsigned long long)st.gap_numbers,
+		 (unsigned long long)st.rail[0].rx, (unsigned long long)st.rail[1].rx,
+		 (unsigned long long)st.rail[0].won, (unsigned long long)st.rail[1].won,
+		 (unsigned long long)st.rail[0].dup, (unsigned long long)st.rail[1].dup,
+		 (unsigned long long)st.rail[0].lag_n,
+		 (unsigned long long)st.rail[1].lag_n);
+}
+
 static int table(uint32_t arb, uint32_t rail)
 {
 	struct sockaddr_ibtick a = by_id(arb), r = by_id(rail), b, got;
+	struct ibtick_arb_stats as;
 	struct ibtick_member m[2];
 	socklen_t len;
 	uint32_t id;
@@ -299,8 +349,34 @@ static int table(uint32_t arb, uint32_t rail)
 	      !got.sibt_group_family, "getsockname names the feed by id", 0);
 	EXPECT_ERR(connect(s, (struct sockaddr *)&a, sizeof(a)), EOPNOTSUPP,
 		   "connect by id to an arbitrated feed: EOPNOTSUPP");
+	len = sizeof(as);
+	memset(&as, 0, sizeof(as));
+	EXPECT_OK(getsockopt(s, SOL_IBTICK, IBTICK_ARB_STATISTICS, &as, &len),
+		  "IBTICK_ARB_STATISTICS of bind()'s feed");
+	check(len == sizeof(as) && as.feed_id == arb && as.nrails == 2 &&
+	      as.rail[0].index == 0 && as.rail[1].index == 1,
+	      "IBTICK_ARB_STATISTICS: the feed, its 2 rails", 0);
+	len = 8;
+	memset(&as, 0, sizeof(as));
+	as.delivered = 12345;
+	EXPECT_OK(getsockopt(s, SOL_IBTICK, IBTICK_ARB_STATISTICS, &as, &len),
+		  "IBTICK_ARB_STATISTICS, its first 8 bytes");
+	check(len == 8 && as.nrails == 2 && as.delivered == 12345,
+	      "8 bytes asked, 8 copied", 0);
+	len = 4;
+	EXPECT_ERR(getsockopt(s, SOL_IBTICK, IBTICK_ARB_STATISTICS, &as, &len),
+		   EINVAL, "IBTICK_ARB_STATISTICS in 4 bytes: EINVAL");
+	len = sizeof(as);
+	memset(&as, 0, sizeof(as));
+	as.feed_id = 0x7ffffff0;
+	EXPECT_ERR(getsockopt(s, SOL_IBTICK, IBTICK_ARB_STATISTICS, &as, &len),
+		   EADDRNOTAVAIL, "IBTICK_ARB_STATISTICS of a feed not read: EADDRNOTAVAIL");
 	close(s);
 	s = sock();
+	len = sizeof(as);
+	memset(&as, 0, sizeof(as));
+	EXPECT_ERR(getsockopt(s, SOL_IBTICK, IBTICK_ARB_STATISTICS, &as, &len),
+		   ENOTCONN, "IBTICK_ARB_STATISTICS unbound: ENOTCONN");
 	EXPECT_ERR(connect(s, (struct sockaddr *)&a, sizeof(a)), EOPNOTSUPP,
 		   "publish by id to an arbitrated feed: EOPNOTSUPP");
 	EXPECT_ERR(bind(s, (struct sockaddr *)&r, sizeof(r)), EADDRNOTAVAIL,
@@ -322,6 +398,13 @@ static int table(uint32_t arb, uint32_t rail)
 		  "IBTICK_ADD_FEED by id");
 	EXPECT_ERR(setsockopt(s, SOL_IBTICK, IBTICK_ADD_FEED, &a, sizeof(a)),
 		   EADDRINUSE, "the same feed again: EADDRINUSE");
+	len = sizeof(as);
+	memset(&as, 0, sizeof(as));
+	as.feed_id = arb;
+	EXPECT_OK(getsockopt(s, SOL_IBTICK, IBTICK_ARB_STATISTICS, &as, &len),
+		  "IBTICK_ARB_STATISTICS of a member feed by its id");
+	check(as.feed_id == arb && as.nrails == 2,
+	      "IBTICK_ARB_STATISTICS of the member: its rails", 0);
 	EXPECT_ERR(setsockopt(s, SOL_IBTICK, IBTICK_ADD_FEED, &r, sizeof(r)),
 		   EADDRNOTAVAIL, "IBTICK_ADD_FEED of a rail: EADDRNOTAVAIL");
 	len = sizeof(m);
@@ -349,6 +432,7 @@ int main(int argc, char **argv)
 	struct seen sn = { 0 };
 	uint32_t id;
 	uint8_t pay[16] = { 0 };
+	char so[512];
 
 	vm_fam = ibtick_family();
 	if (vm_fam < 0) {
@@ -455,6 +539,7 @@ int main(int argc, char **argv)
 	gap_numbers += sn.gap_numbers;
 	tap_cost(ta, &ns_a, &cqe_a);
 	tap_cost(tb, &ns_b, &cqe_b);
+	arb_so(fr, ta, id, so, sizeof(so));
 	ok = !v.miss && !v.extra && !v.gap_wrong && !sn.dup && !sn.order_bad &&
 	     !sn.rail_bad && !sn.range_bad && !sn.nodata_len_bad;
 	printf("{\"sent\": %llu, \"tap_a\": %llu, \"tap_b\": %llu, \"delivered\": %llu, "
@@ -463,7 +548,7 @@ int main(int argc, char **argv)
 	       "\"gap_wrong\": %llu, \"dup\": %llu, \"order_bad\": %llu, "
 	       "\"rail_bad\": %llu, \"bad\": %llu, \"tap_a_drain_ns\": %llu, "
 	       "\"tap_a_cqes\": %llu, \"tap_b_drain_ns\": %llu, \"tap_b_cqes\": %llu, "
-	       "\"ok\": %s}\n",
+	       "%s\"ok\": %s}\n",
 	       (unsigned long long)sent, (unsigned long long)n_a,
 	       (unsigned long long)n_b, (unsigned long long)delivered,
 	       (unsigned long long)gap_numbers, (unsigned long long)sn.markers,
@@ -475,6 +560,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)(sn.range_bad + sn.nodata_len_bad),
 	       (unsigned long long)ns_a, (unsigned long long)cqe_a,
 	       (unsigned long long)ns_b, (unsigned long long)cqe_b,
-	       ok ? "true" : "false");
+	       so, ok ? "true" : "false");
 	return ok ? 0 : 1;
 }

@@ -307,6 +307,52 @@ void arb_print(struct nlattr *nest, bool stats)
 	out_obj_close();
 }
 
+void arb_counters(struct nlattr *nest, arb_ctr_fn fn, void *arg)
+{
+	static const struct {
+		int		attr;
+		const char	*key;
+	} feed_counters[] = {
+		{ IBTICK_A_ARB_DELIVERED,	"arb_delivered" },
+		{ IBTICK_A_ARB_GAPS,		"arb_gaps" },
+		{ IBTICK_A_ARB_GAP_NUMBERS,	"arb_gap_numbers" },
+		{ IBTICK_A_ARB_RESETS,		"arb_resets" },
+	};
+	struct nlattr *tb[IBTICK_A_ARB_MAX + 1], *rt[IBTICK_A_RAIL_MAX + 1], *a;
+	char name[2];
+	uint32_t idx;
+	size_t i;
+	int rem;
+
+	if (nla_parse_nested(tb, IBTICK_A_ARB_MAX, nest, arb_policy) < 0)
+		return;
+	for (i = 0; i < sizeof(feed_counters) / sizeof(feed_counters[0]); i++)
+		if (tb[feed_counters[i].attr])
+			fn(NULL, feed_counters[i].key,
+			   nla_get_u64(tb[feed_counters[i].attr]), arg);
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) != IBTICK_A_ARB_RAIL ||
+		    nla_parse_nested(rt, IBTICK_A_RAIL_MAX, a, rail_policy) < 0 ||
+		    !rt[IBTICK_A_RAIL_INDEX])
+			continue;
+		idx = nla_get_u32(rt[IBTICK_A_RAIL_INDEX]);
+		if (idx >= 26)
+			continue;
+		name[0] = (char)('A' + idx);
+		name[1] = 0;
+		for (i = 0; i < sizeof(rail_counters) / sizeof(rail_counters[0]); i++) {
+			int t = rail_counters[i].attr;
+
+			if (!rt[t] || t == IBTICK_A_RAIL_LAG_MEAN_NS ||
+			    t == IBTICK_A_RAIL_LAG_P50_NS ||
+			    t == IBTICK_A_RAIL_LAG_P99_NS ||
+			    t == IBTICK_A_RAIL_LAG_MAX_NS)
+				continue;
+			fn(name, rail_counters[i].key, nla_get_u64(rt[t]), arg);
+		}
+	}
+}
+
 void arb_print_batch(struct nlattr *nest, FILE *f)
 {
 	struct nlattr *tb[IBTICK_A_ARB_MAX + 1], *rt[IBTICK_A_RAIL_MAX + 1], *a;

@@ -49,6 +49,14 @@ int arb_parse_kw(struct cli *c, const char *kw, struct arb_req *r);
 void arb_put(struct nl_msg *msg, const struct arb_req *r);
 /* IBTICK_A_FEED_ARB of a reply through out.h; -s adds the rail counters. */
 void arb_print(struct nlattr *nest, bool stats);
+/*
+ * The counters of IBTICK_A_FEED_ARB for "ibtick stats": @fn(NULL, key, v)
+ * for the feed's (arb_delivered, ...), @fn("A", key, v) for each rail's
+ * that only grow (its lag percentiles are not counters).
+ */
+typedef void (*arb_ctr_fn)(const char *rail, const char *key, uint64_t v,
+			   void *arg);
+void arb_counters(struct nlattr *nest, arb_ctr_fn fn, void *arg);
 /* The " arbitrate rail ..." words that recreate it (feed save). */
 void arb_print_batch(struct nlattr *nest, FILE *f);
 

@@ -24,6 +24,7 @@
 
 #include <linux/ibtick_netlink.h>
 
+#include "arbattr.h"
 #include "feedattr.h"
 #include "ibtick.h"
 #include "nl.h"
@@ -114,6 +115,25 @@ static int collect_dev(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	return 0;
 }
 
+struct arb_ctx {
+	struct ctrs	*cs;
+	const char	*feed;
+};
+
+/* An arbitrated feed's own counters under its name, a rail's as NAME/A. */
+static void arb_ctr(const char *rail, const char *key, uint64_t v, void *arg)
+{
+	struct arb_ctx *a = arg;
+	char name[64];
+
+	if (!rail) {
+		ctr_add(a->cs, "feed", a->feed, key, v);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s/%s", a->feed, rail);
+	ctr_add(a->cs, "rail", name, key, v);
+}
+
 static int collect_feed(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 {
 	struct nlattr *st[IBTICK_A_FSTAT_MAX + 1];
@@ -129,6 +149,11 @@ static int collect_feed(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	for (i = 1; i <= IBTICK_A_FSTAT_MAX; i++)
 		if (st[i] && fstat_keys[i])
 			ctr_add(arg, "feed", name, fstat_keys[i], nla_get_u64(st[i]));
+	if (tb[IBTICK_A_FEED_ARB]) {
+		struct arb_ctx a = { .cs = arg, .feed = name };
+
+		arb_counters(tb[IBTICK_A_FEED_ARB], arb_ctr, &a);
+	}
 	return 0;
 }
 

@@ -287,6 +287,11 @@ enum {
 	IBTICK_MEMBER_CURSOR,
 	/* set/get int: IBTICK_CMSG_SOURCE on recvmsg (default 0) */
 	IBTICK_SOURCE_CMSG,
+	/*
+	 * get struct ibtick_arb_stats: the arbitration counters of an
+	 * arbitrated feed the socket reads, and its rails' (see below)
+	 */
+	IBTICK_ARB_STATISTICS,
 };
 
 /*
@@ -339,6 +344,58 @@ struct ibtick_member {
 	__u64	lost;		/* ticks of the feed the socket was lapped by */
 	__u64	mmap_offset;	/* IBTICK_MMAP_FEED(feed_id) */
 	__u64	mmap_size;	/* the ring rounded up to the page size */
+};
+
+/*
+ * IBTICK_ARB_STATISTICS - what an arbitrated feed did with its rails'
+ * copies (ibtick(7), "Arbitrated feeds"); the same numbers as
+ * "ibtick feed show -s NAME".  Set @feed_id before the call to ask for a
+ * feed the socket reads by IBTICK_ADD_FEED; 0 asks for bind()'s feed.
+ * getsockopt copies min(optlen, sizeof) bytes (at least the first 8) and
+ * returns that length.  Errors: ENOTCONN no feed bound (and @feed_id 0);
+ * EADDRNOTAVAIL the socket does not read feed @feed_id; EOPNOTSUPP the
+ * feed does not arbitrate.
+ *
+ * Per feed, since it started: @delivered numbers written into the ring
+ * (one copy each), @gaps NODATA slots written for @gap_numbers numbers
+ * every rail missed, @resets sessions started by a sequence reset, @holes
+ * numbers open now (skipped by a delivery, their window still running).
+ * Each rail's copies add up: rx == won + dup + late + stale + short_payload
+ * + bad_seq, and the rails' won add up to delivered.
+ */
+#define IBTICK_ARB_RAILS	4	/* rails of an arbitrated feed, at most */
+
+struct ibtick_rail_stats {
+	__u32	index;		/* 0 for rail A, 1 for B, ... */
+	__u32	up;		/* receiving now: its feed live, its port active */
+	__u64	rx;		/* copies received */
+	__u64	won;		/* first copies: delivered from this rail */
+	__u64	dup;		/* second copies, dropped */
+	__u64	only;		/* numbers no other rail had within the window */
+	__u64	late;		/* copies of a number already declared a gap */
+	__u64	stale;		/* copies from before a sequence reset */
+	__u64	short_payload;	/* too short for the sequence field */
+	__u64	bad_seq;	/* an unconfirmed jump, or a number near 2^64 */
+	__u64	resets;		/* sequence restarts this rail saw */
+	/* how far behind the winner its duplicates came (ns) */
+	__u64	lag_n;
+	__u64	lag_mean_ns;
+	__u64	lag_p50_ns;	/* upper bounds of power-of-two buckets */
+	__u64	lag_p99_ns;
+	__u64	lag_max_ns;
+	__u64	downs;		/* times it went down */
+	__u64	down_ns;	/* time spent down, the current spell included */
+};
+
+struct ibtick_arb_stats {
+	__u32	feed_id;	/* in: 0 or a member feed; out: the feed */
+	__u32	nrails;		/* rail[0 .. nrails - 1] are filled */
+	__u64	delivered;
+	__u64	gaps;
+	__u64	gap_numbers;
+	__u64	resets;
+	__u64	holes;
+	struct ibtick_rail_stats rail[IBTICK_ARB_RAILS];
 };
 
 struct ibtick_member_cursor {
