@@ -29,6 +29,13 @@ bool ibt_feed_name_valid(const char *name, size_t len)
 		return false;
 	if (len >= 5 && !memcmp(name, "auto-", 5))
 		return false;
+	/* an arbitrated feed's rails are NAME.rN (arb-ID.rN) */
+	if (len >= 4 && !memcmp(name, "arb-", 4))
+		return false;
+	for (i = len; i && isdigit(name[i - 1]); i--)
+		;
+	if (i < len && i >= 2 && name[i - 1] == 'r' && name[i - 2] == '.')
+		return false;
 	for (i = 0; i < len; i++) {
 		char c = name[i];
 

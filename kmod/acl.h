@@ -34,8 +34,9 @@ bool ibt_acl_permits(const struct ibt_acl *acl, kuid_t uid, bool in_group,
 
 /*
  * A feed name given by an administrator: 1..IBTICK_FEED_NAME_MAX-1 bytes
- * of [A-Za-z0-9_.:-], not starting with '-' (it would read as an option)
- * and not "auto-..." (the prefix of the names auto feeds get).
+ * of [A-Za-z0-9_.:-], not starting with '-' (it would read as an option),
+ * "auto-" (the prefix of the names auto feeds get) or "arb-", and not
+ * ending in ".r" and digits (the names of an arbitrated feed's rails).
  * @len counts the bytes before the terminating NUL.
  */
 bool ibt_feed_name_valid(const char *name, size_t len);

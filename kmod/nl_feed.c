@@ -389,7 +389,7 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 	p.name = nla_data(tb[IBTICK_A_FEED_NAME]);
 	if (!ibt_feed_name_valid(p.name, strlen(p.name))) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_NAME],
-				    "feed names are [A-Za-z0-9_.:-], not starting with '-' or \"auto-\"");
+				    "feed names are [A-Za-z0-9_.:-], not starting with '-', \"auto-\" or \"arb-\", not ending in \".rN\" (rails)");
 		return -EINVAL;
 	}
 	if (tb[IBTICK_A_FEED_SLOTS])

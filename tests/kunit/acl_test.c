@@ -68,6 +68,14 @@ static void acl_names(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ibt_feed_name_valid(max, sizeof(max)));
 	KUNIT_EXPECT_FALSE(test, ibt_feed_name_valid("-x", 2));
 	KUNIT_EXPECT_FALSE(test, ibt_feed_name_valid("auto-3", 6));
+	/* the rails' names: NAME.rN, arb-ID.rN */
+	KUNIT_EXPECT_FALSE(test, ibt_feed_name_valid("cme.r0", 6));
+	KUNIT_EXPECT_FALSE(test, ibt_feed_name_valid("cme.310.r12", 11));
+	KUNIT_EXPECT_FALSE(test, ibt_feed_name_valid("arb-7", 5));
+	KUNIT_EXPECT_TRUE(test, ibt_feed_name_valid("cme.r", 5));
+	KUNIT_EXPECT_TRUE(test, ibt_feed_name_valid("cme.r2d2", 8));
+	KUNIT_EXPECT_TRUE(test, ibt_feed_name_valid("cmer0", 5));
+	KUNIT_EXPECT_TRUE(test, ibt_feed_name_valid(".r", 2));
 	KUNIT_EXPECT_FALSE(test, ibt_feed_name_valid("a b", 3));
 	KUNIT_EXPECT_FALSE(test, ibt_feed_name_valid("a/b", 3));
 	KUNIT_EXPECT_FALSE(test, ibt_feed_name_valid("a\nb", 3));

@@ -308,6 +308,9 @@ arb_bad_input() {
 	bad_add "no IB/RoCE port" rail $GA $P lo $r2 || rc=1
 	bad_add "rail needs GROUP PORT NETDEV" rail $GA $P || rc=1
 	bad_add "seq-field is" $RAILS seq-field 8 || rc=1
+	# a rail's name is not a feed's: no squatting NAME.rN before NAME
+	out=$($IBTICK feed add arb.t.r0 group $GA port $P 2>&1) && rc=1
+	[[ $out == *'not ending in ".rN" (rails)'* ]] || { echo "  add NAME.r0: $out"; rc=1; }
 	[[ -z $($IBTICK -j feed show | jin "[f['name'] for f in j if f['name'].startswith('arb.bad')] or ''") ]] ||
 		{ echo "  a refused add left a feed: $($IBTICK feed show)"; rc=1; }
 	# a good one, then what may not be done to it or its rails
