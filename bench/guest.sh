@@ -14,7 +14,9 @@
 #                 alone: ping-pong rounds and the kernel's work per completion
 # N (default 5000) samples per path and round, ROUNDS (default 5) rounds,
 # SEED (default: the time) orders them; NCOUNT (default 2000) round trips
-# per path in the counted run.
+# per path in the counted run.  The arbitrated feed: ARB_ROUNDS (default
+# 12) rounds of ARB_N (default N) samples, rail B delayed by ARB_DELAY
+# (default 1ms), the cost paths at ARB_RATE (default 5000) ticks/s.
 set -euo pipefail
 [[ ${IBTICK_GUEST:-} == 1 ]] || { echo "bench/guest.sh runs inside the bench (bench/run.sh)" >&2; exit 2; }
 N=${N:-5000}
@@ -113,12 +115,14 @@ done
 # Arbitrated feed (A/B rails): the second veth pair and its rxe devices
 # (tests/vm/rails.sh, as the VM suite's arb topic), rail B delayed by
 # ARB_DELAY (netem on veth3, where rail B is published).  ARB_ROUNDS
-# rounds, each path in its own random order: ping-pong reading the
+# rounds, the paths in a random order: ping-pong reading the
 # arbitrated feed (arb) or rail A alone as a plain feed (rail-a), the echo
 # answering on A then B either way; and both rails published at ARB_RATE
 # for the kernel's receive work per completion (arb-cost, rail-a-cost).
+# The two paths compared run next to each other (the host's load drifts
+# within a round), the pairs and each pair's order at random.
 # Every sample: raw/arb-rROUND-PATH.txt.gz.
-ARB_ROUNDS=${ARB_ROUNDS:-10}
+ARB_ROUNDS=${ARB_ROUNDS:-12}
 ARB_N=${ARB_N:-$N}
 ARB_RATE=${ARB_RATE:-5000}
 ARB_DELAY=${ARB_DELAY:-1ms}
@@ -134,9 +138,11 @@ if rails_up && tc qdisc add dev veth3 root netem delay "$ARB_DELAY"; then
 	for ((r = 1; r <= ARB_ROUNDS; r++)); do
 		order=$(python3 -c 'import random, sys
 rng = random.Random(int(sys.argv[1]) * 1000 + 500 + int(sys.argv[2]))
-p = sys.argv[3].split()
-rng.shuffle(p)
-print(",".join(p))' "$SEED" "$r" "$ARB_PATHS")
+pairs = [["arb", "rail-a"], ["arb-cost", "rail-a-cost"]]
+for p in pairs:
+    rng.shuffle(p)
+rng.shuffle(pairs)
+print(",".join(pairs[0] + pairs[1]))' "$SEED" "$r")
 		echo "round $r: $order"
 		printf '{"round":%d,"order":"%s"}\n' "$r" "$order" >>"$R/arb.json"
 		$P arb -j -k "$order" -n "$ARB_N" -w 500 -r "$ARB_RATE" -c 1 -C 0 \

@@ -356,7 +356,8 @@ def arb_section(d, w, goals, out):
     w(f"An arbitrated feed (`ibtick feed add NAME arbitrate rail ... rail ...`, sequence in the payload's bytes "
       f"8..15) of two rails: rail A rxe0 (veth0) receiving what rxe1 (veth1) publishes, rail B rxe2 (veth2) "
       f"receiving what rxe3 (veth3) publishes, rail B delayed by {head['delay']} (netem on veth3). "
-      f"`ibtick-perf arb`, {nr} rounds in one boot, in each round every path once in a random order "
+      f"`ibtick-perf arb`, {nr} rounds in one boot; in each round every path once, the two paths of each "
+      f"comparison next to each other, the pairs and each pair's order at random "
       f"(seed {head['seed']}; the orders are in `arb.json`); the reading side on vCPU 1, the other on vCPU 0; "
       f"the reader is the mapped ring, spinning.\n")
     w("- **arb**, **rail-a**: ping-pong, 64 B, half round trip, "
@@ -417,15 +418,17 @@ def arb_section(d, w, goals, out):
         cost.append((a, b, what, ra, rb, sa, sb, ratio_, c))
     if cost:
         w("| kernel receive work | plain feed ns / completion | arbitrated ns / completion | arb / plain [95 % CI] "
-          "| completions per delivered tick (arb; plain) | delivered (arb; plain) |")
-        w("|---|---|---|---|---|---|")
+          "| completions per delivered tick (arb; plain) | ns per delivered tick (arb; plain) "
+          "| delivered (arb; plain) |")
+        w("|---|---|---|---|---|---|---|")
         for a, b, what, ra, rb, sa, sb, ratio_, c in cost:
             dla = sum(x['delivered'] for x in ra)
             dlb = sum(x['delivered'] for x in rb)
             ca = sum(x['completions'] for x in ra)
             cb = sum(x['completions'] for x in rb)
             w(f"| {what} | {sb:.0f} | {sa:.0f} | {ci_str(ratio_, c)} | "
-              f"{ca / max(1, dla):.2f}; {cb / max(1, dlb):.2f} | {dla}; {dlb} |")
+              f"{ca / max(1, dla):.2f}; {cb / max(1, dlb):.2f} | "
+              f"{sa * ca / max(1, dla):.0f}; {sb * cb / max(1, dlb):.0f} | {dla}; {dlb} |")
             key = 'cost' if a == 'arb-cost' else 'pingpong_cost'
             res[f'{key}_ns_per_cqe'] = {'arb': sa, 'plain': sb}
             res[f'{key}_ratio'] = ratio_
