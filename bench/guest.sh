@@ -10,9 +10,13 @@
 #   oneway.json   one-way latency with the kernel's stages (+ oneway.svg)
 #   rate.json     loss against offered rate; bw.txt ib_send_bw -c UD's rate
 #   fanout-KIND.json  kernel cost per tick and latency for 1..16 readers
+#   arb.json      the arbitrated feed of two rails (B delayed) against rail A
+#                 alone: ping-pong rounds and the kernel's work per completion
 # N (default 5000) samples per path and round, ROUNDS (default 5) rounds,
 # SEED (default: the time) orders them; NCOUNT (default 2000) round trips
-# per path in the counted run.
+# per path in the counted run.  The arbitrated feed: ARB_ROUNDS (default
+# 12) rounds of ARB_N (default N) samples, rail B delayed by ARB_DELAY
+# (default 1ms), the cost paths at ARB_RATE (default 5000) ticks/s.
 set -euo pipefail
 [[ ${IBTICK_GUEST:-} == 1 ]] || { echo "bench/guest.sh runs inside the bench (bench/run.sh)" >&2; exit 2; }
 N=${N:-5000}
@@ -107,4 +111,51 @@ for k in epoll recvmsg; do
 		239.9.0.4 $port >"$R/fanout-$k.json"
 	tail -n +2 "$R/fanout-$k.json" | cut -c1-200
 done
+
+# Arbitrated feed (A/B rails): the second veth pair and its rxe devices
+# (tests/vm/rails.sh, as the VM suite's arb topic), rail B delayed by
+# ARB_DELAY (netem on veth3, where rail B is published).  ARB_ROUNDS
+# rounds, the paths in a random order: ping-pong reading the
+# arbitrated feed (arb) or rail A alone as a plain feed (rail-a), the echo
+# answering on A then B either way; and both rails published at ARB_RATE
+# for the kernel's receive work per completion (arb-cost, rail-a-cost).
+# The two paths compared run next to each other (the host's load drifts
+# within a round), the pairs and each pair's order at random.
+# Every sample: raw/arb-rROUND-PATH.txt.gz.
+ARB_ROUNDS=${ARB_ROUNDS:-12}
+ARB_N=${ARB_N:-$N}
+ARB_RATE=${ARB_RATE:-5000}
+ARB_DELAY=${ARB_DELAY:-1ms}
+ARB_PATHS="arb rail-a arb-cost rail-a-cost"
+say "arbitrated feed: $ARB_ROUNDS rounds x $ARB_N of: $ARB_PATHS (rail B delayed $ARB_DELAY, cost at $ARB_RATE/s)"
+# shellcheck source=tests/vm/rails.sh
+. tests/vm/rails.sh
+export PATH="$PWD/user/ibtick:$PATH"	# ibtick-perf arb makes its feeds with ibtick
+: >"$R/arb.json"
+if rails_up && tc qdisc add dev veth3 root netem delay "$ARB_DELAY"; then
+	printf '{"rounds":%d,"n":%d,"warm":500,"seed":%d,"paths":"%s","delay":"%s","rate":%d}\n' \
+		"$ARB_ROUNDS" "$ARB_N" "$SEED" "$ARB_PATHS" "$ARB_DELAY" "$ARB_RATE" >>"$R/arb.json"
+	for ((r = 1; r <= ARB_ROUNDS; r++)); do
+		order=$(python3 -c 'import random, sys
+rng = random.Random(int(sys.argv[1]) * 1000 + 500 + int(sys.argv[2]))
+pairs = [["arb", "rail-a"], ["arb-cost", "rail-a-cost"]]
+for p in pairs:
+    rng.shuffle(p)
+rng.shuffle(pairs)
+print(",".join(pairs[0] + pairs[1]))' "$SEED" "$r")
+		echo "round $r: $order"
+		printf '{"round":%d,"order":"%s"}\n' "$r" "$order" >>"$R/arb.json"
+		$P arb -j -k "$order" -n "$ARB_N" -w 500 -r "$ARB_RATE" -c 1 -C 0 \
+			-L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 \
+			--raw "$R/raw/arb-r$r-" 239.9.2.1 7960 |
+			sed "s/^{/{\"round\":$r,/" >>"$R/arb.json" ||
+			echo "round $r: ibtick-perf arb failed; the summary leaves out what has no samples"
+		gzip -9f "$R"/raw/arb-r"$r"-*.txt 2>/dev/null || true
+	done
+	grep -o '"kind":"[^"]*"\|"t_typical":[0-9.]*\|"kernel_ns_per_cqe":[0-9.]*' "$R/arb.json" |
+		paste -sd' ' | fold -w 160 | tail -n 4
+else
+	echo "arbitrated feed: the second rail did not come up; no rows"
+fi
+rails_down
 rmmod ibtick

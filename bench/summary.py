@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Summarise a bench/run.sh result directory as Markdown (stdout), and the
-ping-pong rounds with their intervals and counts as DIR/summary.json.
+ping-pong rounds with their intervals and counts as DIR/summary.json (the
+arbitrated feed's under "arb").
 
 usage: bench/summary.py DIR      (BOOT=1000 bootstrap draws)
 """
@@ -307,6 +308,163 @@ def counts_section(d, w, goals):
         w("")
 
 
+def load_arb_raw(d, r, path):
+    f = d / 'raw' / f'arb-r{r}-{path}.txt.gz'
+    if not f.exists():
+        return None
+    with gzip.open(f, 'rt') as fh:
+        return sorted(int(x) for x in fh.read().split())
+
+
+def pooled_ratio(rows_a, rows_b, idx, num, den):
+    """sum(num)/sum(den) of @rows_a over rounds @idx, over the same of @rows_b."""
+    na = sum(rows_a[i][num] for i in idx)
+    da = sum(rows_a[i][den] for i in idx)
+    nb = sum(rows_b[i][num] for i in idx)
+    db = sum(rows_b[i][den] for i in idx)
+    if not da or not db or not nb:
+        return None
+    return (na / da) / (nb / db)
+
+
+def round_boot(rng, rows_a, rows_b, num, den):
+    """The pooled ratio and its 95 % interval, resampling the rounds."""
+    n = len(rows_a)
+    r = pooled_ratio(rows_a, rows_b, range(n), num, den)
+    draws = []
+    for _ in range(BOOT):
+        idx = [rng.randrange(n) for _ in range(n)]
+        x = pooled_ratio(rows_a, rows_b, idx, num, den)
+        if x is not None:
+            draws.append(x)
+    draws.sort()
+    ci = (draws[int(0.025 * len(draws))], draws[min(int(0.975 * len(draws)), len(draws) - 1)]) if draws else None
+    return r, ci
+
+
+def arb_section(d, w, goals, out):
+    rows = lines(d / 'arb.json')
+    if not rows or 'rounds' not in rows[0]:
+        return
+    head = rows[0]
+    nr = head['rounds']
+    by = {}
+    for x in rows:
+        if 'kind' in x and 'round' in x:
+            by.setdefault(x['kind'], {})[x['round']] = x
+    w("## Arbitrated feed (A/B rails)\n")
+    w(f"An arbitrated feed (`ibtick feed add NAME arbitrate rail ... rail ...`, sequence in the payload's bytes "
+      f"8..15) of two rails: rail A rxe0 (veth0) receiving what rxe1 (veth1) publishes, rail B rxe2 (veth2) "
+      f"receiving what rxe3 (veth3) publishes, rail B delayed by {head['delay']} (netem on veth3). "
+      f"`ibtick-perf arb`, {nr} rounds in one boot; in each round every path once, the two paths of each "
+      f"comparison next to each other, the pairs and each pair's order at random "
+      f"(seed {head['seed']}; the orders are in `arb.json`); the reading side on vCPU 1, the other on vCPU 0; "
+      f"the reader is the mapped ring, spinning.\n")
+    w("- **arb**, **rail-a**: ping-pong, 64 B, half round trip, "
+      f"{head['n']} samples after {head['warm']} warm-up ones per round. The echo side answers every ping on "
+      "rail A, then on rail B, for both paths; the pinging side reads the arbitrated feed of both rails "
+      "(**arb**) or rail A alone as a plain feed on the same group and netdev (**rail-a**: the fast rail alone).")
+    w(f"- **arb-cost**, **rail-a-cost**: the other side publishes every tick on rail A, then on rail B, at "
+      f"{head['rate']}/s ({head['n']} + {head['warm']} ticks); the reading side reads the arbitrated feed or "
+      "rail A alone. **Kernel ns per completion**: the receive work (`rx_drain_ns`, from the first completion "
+      "of a CQ drain to its end) divided by the completions drained (`cqe_irq + cqe_thread + cqe_caller`). "
+      "For the arbitrated feed both rails' work over both rails' completions (each rail drains its own copy "
+      "of every tick; a rail's drain includes the arbitration and the write into the arbitrated ring), from "
+      "`ibtick -j -s feed show`; for the plain feed its own `IBTICK_STATISTICS`. Same rate, same payload, "
+      "per completion: the arbitrated feed takes two completions per delivered tick, the plain one one.\n")
+    w("Ratios are arb over rail-a with a bootstrap 95 % interval "
+      f"({BOOT} draws) that resamples the rounds (the same rounds for both paths; latency: then the samples "
+      "within each picked round). Latency: median of the round medians, p99.9 over all rounds' samples pooled. "
+      "Kernel cost: the work summed over the rounds over the completions summed.\n")
+    rng = random.Random(head['seed'])
+    res = {'rounds': nr, 'n': head['n'], 'delay': head['delay'], 'rate': head['rate'], 'seed': head['seed']}
+    # latency
+    kept = [r for r in range(1, nr + 1)
+            if load_arb_raw(d, r, 'arb') and load_arb_raw(d, r, 'rail-a')]
+    if kept:
+        paths = {p: [load_arb_raw(d, r, p) for r in kept] for p in ('arb', 'rail-a')}
+        st = {p: stats_of(rs) for p, rs in paths.items()}
+        ci = bootstrap(rng, paths, 'rail-a')['arb']
+        w("| latency | rail-a µs | arb µs | arb / rail-a [95 % CI] | samples each |")
+        w("|---|---|---|---|---|")
+        for k in ('median', 'p99', 'p99.9', 'max'):
+            r = st['arb'][k] / st['rail-a'][k]
+            c = ci.get(k) if k in ci else None
+            w(f"| {k} | {st['rail-a'][k] / 1e3:.2f} | {st['arb'][k] / 1e3:.2f} | {ci_str(r, c)} | "
+              f"{sum(len(x) for x in paths['arb'])} |")
+            res[f'lat_{k}_ratio'] = r
+            if c:
+                res[f'lat_{k}_ratio_ci95'] = list(c)
+        w("")
+        for k in ('median', 'p99.9'):
+            r = st['arb'][k] / st['rail-a'][k]
+            hi = ci[k][1] if ci.get(k) else None
+            goals.append((f"arbitrated feed, rail B delayed {head['delay']}: {k} ≤ 1.05 × rail A alone "
+                          "(upper bound of the 95 % interval)", r, hi, hi is not None and hi <= 1.05))
+        if len(kept) < nr:
+            w(f"Left out: round(s) {', '.join(str(r) for r in range(1, nr + 1) if r not in kept)} (no samples).\n")
+    # kernel cost per completion
+    cost = []
+    for a, b, what in (('arb-cost', 'rail-a-cost', f"published at {head['rate']}/s"),
+                       ('arb', 'rail-a', 'ping-pong')):
+        rr = [r for r in range(1, nr + 1) if r in by.get(a, {}) and r in by.get(b, {})]
+        if not rr:
+            continue
+        ra = [by[a][r] for r in rr]
+        rb = [by[b][r] for r in rr]
+        ratio_, c = round_boot(rng, ra, rb, 'kernel_drain_ns', 'completions')
+        sa = sum(x['kernel_drain_ns'] for x in ra) / max(1, sum(x['completions'] for x in ra))
+        sb = sum(x['kernel_drain_ns'] for x in rb) / max(1, sum(x['completions'] for x in rb))
+        cost.append((a, b, what, ra, rb, sa, sb, ratio_, c))
+    if cost:
+        w("| kernel receive work | plain feed ns / completion | arbitrated ns / completion | arb / plain [95 % CI] "
+          "| completions per delivered tick (arb; plain) | ns per delivered tick (arb; plain) "
+          "| delivered (arb; plain) |")
+        w("|---|---|---|---|---|---|---|")
+        for a, b, what, ra, rb, sa, sb, ratio_, c in cost:
+            dla = sum(x['delivered'] for x in ra)
+            dlb = sum(x['delivered'] for x in rb)
+            ca = sum(x['completions'] for x in ra)
+            cb = sum(x['completions'] for x in rb)
+            w(f"| {what} | {sb:.0f} | {sa:.0f} | {ci_str(ratio_, c)} | "
+              f"{ca / max(1, dla):.2f}; {cb / max(1, dlb):.2f} | "
+              f"{sa * ca / max(1, dla):.0f}; {sb * cb / max(1, dlb):.0f} | {dla}; {dlb} |")
+            key = 'cost' if a == 'arb-cost' else 'pingpong_cost'
+            res[f'{key}_ns_per_cqe'] = {'arb': sa, 'plain': sb}
+            res[f'{key}_ratio'] = ratio_
+            if c:
+                res[f'{key}_ratio_ci95'] = list(c)
+        w("")
+        a, b, what, ra, rb, sa, sb, ratio_, c = cost[0]
+        if a == 'arb-cost':
+            goals.append(("arbitrated feed: kernel ns per completion (both rails) ≤ 1.2 × a plain feed's, same "
+                          "rate and payload (upper bound of the 95 % interval)", ratio_, c[1] if c else None,
+                          bool(c) and c[1] <= 1.2))
+    # the arbiter's own counts, summed over the rounds
+    w("The arbiter's counts summed over the rounds (`ibtick -j -s feed show`: each rail's receives, ticks won "
+      "and duplicates dropped), with the reader's resends and lapped ticks:\n")
+    w("| path | delivered | rail A rx / won / dup | rail B rx / won / dup | resent | reader lost |")
+    w("|---|---|---|---|---|---|")
+    for p in ('arb', 'arb-cost', 'rail-a', 'rail-a-cost'):
+        xs = list(by.get(p, {}).values())
+        if not xs:
+            continue
+
+        def rail(i, k):
+            return sum(x['rails'][i][k] for x in xs if 'rails' in x)
+        rails = [f"{rail(i, 'rx')} / {rail(i, 'won')} / {rail(i, 'dup')}" if 'rails' in xs[0] else '—'
+                 for i in (0, 1)]
+        w(f"| {p} | {sum(x['delivered'] for x in xs)} | {rails[0]} | {rails[1]} | "
+          f"{sum(x.get('resent', 0) for x in xs)} | {sum(x['reader_lost'] for x in xs)} |")
+        res.setdefault('counts', {})[p] = {
+            'delivered': sum(x['delivered'] for x in xs),
+            'completions': sum(x['completions'] for x in xs),
+            'rails': [{k: rail(i, k) for k in ('rx', 'won', 'dup', 'completions')} for i in (0, 1)]
+            if 'rails' in xs[0] else None}
+    w("")
+    out['arb'] = res
+
+
 def main():
     d = Path(sys.argv[1])
     env = json.loads((d / 'env.json').read_text())
@@ -404,6 +562,14 @@ def main():
         last = fo[-1]
         goals.append((f"fan-out kernel cost, {last['readers']} {kind} readers ≤ 1.2 × 1", last['ratio'], None,
                       met(last['ratio'], 1.2)))
+
+    arb = {}
+    arb_section(d, w, goals, arb)
+    if arb:
+        sj = d / 'summary.json'
+        j = json.loads(sj.read_text()) if sj.exists() else {}
+        j['arb'] = arb['arb']
+        sj.write_text(json.dumps(j, indent=1) + '\n')
 
     if goals:
         w("## Targets\n")

@@ -489,19 +489,19 @@ _ibtick_run()
 }
 
 # ibtick-perf MODE [options] GROUP PORT: the mode first; after -k the
-# reader kinds (lat takes a comma-separated list of paths); after -L/-I an
-# interface, after -d (perftest's) an RDMA device; after -H and --raw a
+# reader kinds (lat takes a comma-separated list of paths, arb its own);
+# after -L/-I/--rail-b/--peer-rail-b an interface, after -d (perftest's) an RDMA device; after -H and --raw a
 # file.
 _ibtick_perf()
 {
 	local cur prev words cword kinds pre k
 	_ibtick_tool_init || return
 	if ((cword == 1)); then
-		_ibtick_reply "lat oneway rate fanout"
+		_ibtick_reply "lat oneway rate fanout arb"
 		return 0
 	fi
 	case $prev in
-	-L|--netdev|-I|--peer-netdev)
+	-L|--netdev|-I|--peer-netdev|--rail-b|--peer-rail-b)
 		_ibtick_reply "$(_ibtick_netdevs)"
 		return 0 ;;
 	-d|--ib-dev)
@@ -511,6 +511,7 @@ _ibtick_perf()
 		kinds="mapped epoll recvmsg busy"
 		[[ ${words[1]} == lat ]] &&
 			kinds="$kinds kpoll floor udp udp-spin run run-spin"
+		[[ ${words[1]} == arb ]] && kinds="arb rail-a arb-cost rail-a-cost"
 		pre=
 		[[ $cur == *,* ]] && pre=${cur%,*},
 		for k in $kinds; do
@@ -524,7 +525,7 @@ _ibtick_perf()
 		return 0 ;;
 	esac
 	[[ $cur == -* ]] &&
-		_ibtick_reply "-L -d -i -x -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --netdev --ib-dev --ib-port --gid-index --peer-netdev --hist --compare --raw --counts -h"
+		_ibtick_reply "-L -d -i -x -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --netdev --ib-dev --ib-port --gid-index --peer-netdev --hist --compare --raw --counts --rail-b --peer-rail-b -h"
 	return 0
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ibtick-perf's command line as a table of {exit status, arguments, text}:
 # perftest's -d DEV -i PORT -x GID_INDEX, resolved to a netdev in a prepared
-# sysfs tree (IBTICK_SYSFS), -L/--netdev, and each bad combination's
-# message.  Nothing here needs the module: a good command line ends at
+# sysfs tree (IBTICK_SYSFS), -L/--netdev, arb's rails and paths, and each
+# bad combination's message.  Nothing here needs the module: a good command line ends at
 # "the ibtick module is not loaded" (exit 1); where the module is loaded
 # those cases are skipped (they would start a measurement).
 #
@@ -42,10 +42,24 @@ cases=(
 	"2|oneway --ib-dev rxe0 --ib-port 1 $G|-d rxe0 -i 1 -x 0: netdev veth0"
 	"2|lat -h|-L IF       --netdev:"
 	"2|lat --help|-x INDEX    --gid-index:"
+	"2|lat --help|--peer-rail-b IF  arb:"
+	# arb: both rails' netdevs on both sides, its own paths
+	"2|arb -L veth0 $G|arb needs both rails' netdevs on both sides: -I, --rail-b, --peer-rail-b"
+	"2|arb -L veth0 -I veth1 --rail-b veth2 $G|arb needs both rails' netdevs on both sides"
+	"2|arb -L veth0 -I veth1 --peer-rail-b veth3 $G|arb needs both rails' netdevs on both sides"
+	"2|lat -L veth0 -I veth1 --rail-b veth2 $G|--rail-b and --peer-rail-b are for arb"
+	"2|fanout -L veth0 -I veth1 --peer-rail-b veth3 $G|--rail-b and --peer-rail-b are for arb"
+	"2|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -k arb,mapped $G|Usage:"
+	"2|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -k arb,arb $G|Usage:"
+	"2|lat -L veth0 -I veth1 -k rail-a $G|Usage:"
+	"2|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -B 0 $G|arb takes no -a, -e, -B, -H, --compare or --counts"
+	"2|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 --counts $G|arb takes no"
+	"2|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -e $G|arb takes no"
+	"2|oneway -L veth0 -I veth1 --raw x $G|are for lat (--raw: and arb)"
 )
 if [[ -d /sys/module/ibtick ]]; then
 	echo "# the ibtick module is loaded: good command lines not run (they would measure)"
-	skip=6
+	skip=8
 else
 	skip=0
 	cases+=(
@@ -55,6 +69,8 @@ else
 		"1|rate -d rxe0 -I veth1 $G|the ibtick module is not loaded"
 		"1|lat -L veth0 -I veth1 $G|the ibtick module is not loaded"
 		"1|fanout --netdev veth0 --peer-netdev veth1 $G|the ibtick module is not loaded"
+		"1|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 $G|the ibtick module is not loaded"
+		"1|arb -d rxe0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -k arb-cost,rail-a-cost,rail-a,arb -r 5000 --raw x $G|the ibtick module is not loaded"
 	)
 fi
 

@@ -23,37 +23,9 @@ RAILS="rail $GA $P veth0 rail $GB $P veth2"
 # arbtest's rails: publish A from veth1, B from veth3; taps on veth0, veth2
 ARGS=("$GA:$P@veth1" "$GB:$P@veth3" "$GA:$P@veth0" "$GB:$P@veth2")
 
-# rails_up: the second pair, veth2 <-> veth3 with rxe2 and rxe3.
-rails_up() {
-	local d i
-	if ! ip link show veth2 >/dev/null 2>&1; then
-		ip link add veth2 type veth peer name veth3 || return 1
-		for d in veth2 veth3; do
-			echo 1 >"/proc/sys/net/ipv4/conf/$d/accept_local"
-			echo 0 >"/proc/sys/net/ipv4/conf/$d/rp_filter"
-		done
-		ip addr add 10.99.1.1/24 dev veth2
-		ip addr add 10.99.1.2/24 dev veth3
-	fi
-	# both ends up first: a veth has no carrier while its peer is down
-	ip link set veth2 up && ip link set veth3 up || return 1
-	for i in 2 3; do
-		tc qdisc del dev "veth$i" root 2>/dev/null
-		rdma dev show "rxe$i" >/dev/null 2>&1 ||
-			rdma link add "rxe$i" type rxe netdev "veth$i" || return 1
-		wait_state "rxe$i" ACTIVE >/dev/null || return 1
-	done
-	tc qdisc del dev veth1 root 2>/dev/null
-	return 0
-}
-
-rails_down() {
-	tc qdisc del dev veth1 root 2>/dev/null
-	rdma link delete rxe2 2>/dev/null
-	rdma link delete rxe3 2>/dev/null
-	ip link del veth2 2>/dev/null
-	return 0
-}
+# rails_up, rails_down: the second pair, veth2 <-> veth3 with rxe2 and rxe3
+# shellcheck source=tests/vm/rails.sh
+. tests/vm/rails.sh
 
 test_setup() { restore_rig; rails_up || echo "  rails_up failed"; }
 test_teardown() {

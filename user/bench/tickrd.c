@@ -44,6 +44,8 @@ static int fail(struct tickrd *d, const char *what)
 	return -1;
 }
 
+static int setup(struct tickrd *d, const struct tickrd_opts *opts);
+
 int tickrd_open(struct tickrd *d, enum tickrd_kind kind, const char *group,
 		unsigned int port, const char *ifname,
 		const struct tickrd_opts *opts)
@@ -64,6 +66,51 @@ int tickrd_open(struct tickrd *d, enum tickrd_kind kind, const char *group,
 		d->failed = "socket/bind/mmap";
 		return -1;
 	}
+	return setup(d, opts);
+}
+
+int tickrd_open_id(struct tickrd *d, enum tickrd_kind kind, uint32_t feed_id,
+		   const struct tickrd_opts *opts)
+{
+	struct sockaddr_ibtick sa;
+	int fd, e, fam = ibtick_family();
+
+	memset(d, 0, sizeof(*d));
+	d->kind = kind;
+	d->fd = -1;
+	d->ep = -1;
+	if (kind < 0 || kind >= TICKRD_NKINDS || fam < 0) {
+		if (fam >= 0)
+			errno = EINVAL;
+		d->failed = fam < 0 ? "ibtick family" : "reader kind";
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sibt_family = (uint16_t)fam;
+	sa.sibt_flags = IBTICK_ADDR_FEED_ID;
+	memcpy(sa.sibt_group, &feed_id, sizeof(feed_id));
+	fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		d->failed = "socket";
+		return -1;
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    ibtick_reader_attach(&d->r, fd)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		d->failed = "bind by feed id/mmap";
+		return -1;
+	}
+	d->r.own_fd = true;
+	return setup(d, opts);
+}
+
+/* What every kind wants once the socket is bound and its ring mapped. */
+static int setup(struct tickrd *d, const struct tickrd_opts *opts)
+{
+	enum tickrd_kind kind = d->kind;
+
 	d->fd = d->r.fd;
 	if (opts->busy_cpu >= -1) {
 		struct ibtick_poll_mode pm = { IBTICK_POLL_BUSY, opts->busy_cpu };

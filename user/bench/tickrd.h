@@ -58,6 +58,12 @@ struct tickrd {
 int tickrd_open(struct tickrd *d, enum tickrd_kind kind, const char *group,
 		unsigned int port, const char *ifname,
 		const struct tickrd_opts *opts);
+/*
+ * Bind to the feed with id @feed_id (IBTICK_ADDR_FEED_ID: an arbitrated
+ * feed, say; `ibtick feed show` gives the id) and get ready to read.
+ */
+int tickrd_open_id(struct tickrd *d, enum tickrd_kind kind, uint32_t feed_id,
+		   const struct tickrd_opts *opts);
 void tickrd_close(struct tickrd *d);
 
 /*

@@ -7,6 +7,8 @@
  *   ibtick-perf oneway [opts] LOCAL -I IF2 GROUP PORT          send -> read
  *   ibtick-perf rate   [opts] LOCAL -I IF2 GROUP PORT          loss against rate
  *   ibtick-perf fanout [opts] LOCAL -I IF2 GROUP PORT          N readers on a feed
+ *   ibtick-perf arb    [opts] LOCAL -I IF2 --rail-b IF --peer-rail-b IF GROUP PORT
+ *                      an arbitrated feed of two rails against rail A alone
  *
  * LOCAL is this side's netdev (the reader's): -L IF, or in perftest's words
  * -d DEV [-i PORT] [-x GID_INDEX] (user/bench/ibport.c finds the netdev).
@@ -59,7 +61,7 @@
 #define PROBE_MAGIC	0x69627466u	/* "ibtf": our own payloads */
 #define PERFTEST_PORT	18515		/* perftest's out-of-band TCP port */
 
-enum mode { M_LAT, M_ONEWAY, M_RATE, M_FANOUT };
+enum mode { M_LAT, M_ONEWAY, M_RATE, M_FANOUT, M_ARB };
 
 /*
  * What lat measures, one row each: the four reader kinds (tickrd), then
@@ -87,8 +89,12 @@ static const char *const path_class[P_NPATHS] = {
 	"sleep", "spin",
 };
 
-static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout" };
+static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout", "arb" };
+#define NMODES	((int)(sizeof(mode_names) / sizeof(mode_names[0])))
 #define kind_names tickrd_kind_names
+
+/* arb's paths (see arb_run()) */
+enum arb_path { AP_ARB, AP_RAIL, AP_ARB_COST, AP_RAIL_COST, AP_NPATHS };
 
 /* The payload of every probe tick (the rest of the message is filler). */
 struct probe {
@@ -118,6 +124,11 @@ static struct {
 	long		fanout[8];
 	int		nfanout;
 	int		timeout_ms;
+	const char	*ifname_b, *ifname_b2;	/* arb: rail B's netdevs */
+	char		group_b[64];	/* arb: rail B's group */
+	int		arb[AP_NPATHS];	/* arb: enum arb_path, in order */
+	int		narb;
+	char		raw_name[32];	/* --raw: the file's name, if not the path's */
 } o = {
 	.n = 100000, .warm = 1000, .size = 64, .size_max = 1024,
 	.busy_cpu = -2, .cpu = -1, .cpu2 = -1, .rate = 10000,
@@ -601,7 +612,8 @@ static void raw_out(const uint64_t *lat, size_t n)
 
 	if (!o.raw)
 		return;
-	snprintf(path, sizeof(path), "%s%s.txt", o.raw, path_names[o.path]);
+	snprintf(path, sizeof(path), "%s%s.txt", o.raw,
+		 o.raw_name[0] ? o.raw_name : path_names[o.path]);
 	f = fopen(path, "w");
 	if (!f)
 		die(path);
@@ -1666,6 +1678,502 @@ static int fanout_run(void)
 	return 0;
 }
 
+/* ---- arb: an arbitrated feed of two rails against its fast rail alone -- */
+
+/*
+ * The feeds of path @j (ports as lat's: PORT + 2j out, PORT + 2j + 1 back):
+ * pings on GROUP from this side's netdev to the echo's; each answer on
+ * rail A (GROUP + 1, from -I to -L) and then on rail B (GROUP + 3, from
+ * --peer-rail-b to --rail-b).  The arbitrated feed of both rails (made
+ * with `ibtick feed add ... arbitrate`, deleted after its row) or rail A
+ * alone as a plain feed is what this side reads; the echo side does the
+ * same work for both.  The -cost paths publish on both rails at -r RATE
+ * (no pings) and compare the kernel's receive work per completion.
+ */
+static const char *const arb_path_names[AP_NPATHS] = {
+	"arb", "rail-a", "arb-cost", "rail-a-cost",
+};
+
+/* The kernel's receive work for one row, from the feeds' counters. */
+struct arbres {
+	uint64_t drain_ns, cqes, rx;	/* the rails summed, or the plain feed */
+	uint64_t delivered;		/* ticks the reader's feed delivered */
+	struct {
+		uint64_t drain_ns, cqes, rx, won, dup;
+	} rail[2];
+	uint64_t published, got, lost, resent;
+};
+
+static const char *arb_cli(void)
+{
+	const char *c = getenv("IBTICK_CLI");
+
+	return c && *c ? c : "ibtick";
+}
+
+/* Run `ibtick ARGS...`; its output (malloc'd) when it exited 0, else NULL. */
+static char *arb_cli_run(char **args)
+{
+	char *argv[32];
+	int i, fd, status;
+	pid_t pid;
+	char *out;
+
+	argv[0] = (char *)arb_cli();
+	for (i = 0; args[i] && i < 30; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	pid = spawn(argv, -1, &fd);
+	out = slurp(fd, 30);
+	if (waitpid(pid, &status, 0) < 0 || child_failed(status)) {
+		fprintf(stderr, "%s: %s %s: %s\n", PROG, argv[0], args[0], out);
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The unsigned number after "KEY": at or after @from, before @end (or NULL). */
+static bool json_u64(const char *from, const char *end, const char *key, uint64_t *v)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\"", key);
+	p = strstr(from, k);
+	if (!p || (end && p >= end))
+		return false;
+	p += strlen(k);
+	while (*p == ' ' || *p == ':' || *p == '\n' || *p == '\t')
+		p++;
+	*v = strtoull(p, NULL, 10);
+	return true;
+}
+
+/* Where the object of the feed named @name starts in `feed show -j` output. */
+static const char *json_feed(const char *s, const char *name)
+{
+	char want[96];
+	const char *p = s;
+	size_t n;
+
+	snprintf(want, sizeof(want), "\"%s\"", name);
+	n = strlen(want);
+	while ((p = strstr(p, "\"name\""))) {
+		p += 6;
+		while (*p == ' ' || *p == ':')
+			p++;
+		if (!strncmp(p, want, n))
+			return p;
+	}
+	return NULL;
+}
+
+static void arb_feed_name(char *buf, size_t len, unsigned int port)
+{
+	snprintf(buf, len, "perf.arb.%u", port);
+}
+
+/* `ibtick feed add NAME arbitrate` the two rails on @port; its id, or 0. */
+static uint32_t arb_feed_add(unsigned int port)
+{
+	char name[32], p[8], *out;
+	char *add[] = { "feed", "add", name, "arbitrate",
+			"rail", o.group2, p, (char *)o.ifname,
+			"rail", o.group_b, p, (char *)o.ifname_b,
+			"seq-field", "off", "8", "width", "8", "le", NULL };
+	char *show[] = { "-j", "feed", "show", name, NULL };
+	uint64_t id = 0;
+
+	arb_feed_name(name, sizeof(name), port);
+	snprintf(p, sizeof(p), "%u", port);
+	out = arb_cli_run(add);
+	if (!out)
+		return 0;
+	free(out);
+	out = arb_cli_run(show);
+	if (out && !json_u64(out, NULL, "id", &id))
+		id = 0;
+	free(out);
+	return (uint32_t)id;
+}
+
+/* The rails' counters into @r, then `ibtick feed del NAME`. */
+static void arb_feed_done(unsigned int port, struct arbres *r)
+{
+	char name[32], rail[40], *out;
+	char *show[] = { "-j", "-s", "feed", "show", NULL };
+	char *del[] = { "feed", "del", name, NULL };
+	const char *f, *p;
+	uint64_t v;
+	int i;
+
+	arb_feed_name(name, sizeof(name), port);
+	out = arb_cli_run(show);
+	for (i = 0; out && i < 2; i++) {
+		snprintf(rail, sizeof(rail), "%s.r%d", name, i);
+		f = json_feed(out, rail);
+		if (!f)
+			continue;
+		p = strstr(f, "\"name\"");	/* this feed's object ends before */
+		json_u64(f, p, "rx_drain_ns", &r->rail[i].drain_ns);
+		r->rail[i].cqes = 0;
+		if (json_u64(f, p, "cqe_irq", &v))
+			r->rail[i].cqes += v;
+		if (json_u64(f, p, "cqe_thread", &v))
+			r->rail[i].cqes += v;
+		if (json_u64(f, p, "cqe_caller", &v))
+			r->rail[i].cqes += v;
+		r->drain_ns += r->rail[i].drain_ns;
+		r->cqes += r->rail[i].cqes;
+	}
+	f = out ? json_feed(out, name) : NULL;
+	if (f && (p = strstr(f, "\"rails\""))) {
+		const char *end = strstr(p, "\"name\"");
+
+		json_u64(f, end, "delivered", &r->delivered);
+		for (i = 0; i < 2 && p; i++) {
+			/* each rail's stats object: rx, won, dup, ... */
+			p = strstr(p, "\"stats\"");
+			if (!p || (end && p >= end))
+				break;
+			json_u64(p, end, "rx", &r->rail[i].rx);
+			json_u64(p, end, "won", &r->rail[i].won);
+			json_u64(p, end, "dup", &r->rail[i].dup);
+			r->rx += r->rail[i].rx;
+			p++;
+		}
+	}
+	free(out);
+	out = arb_cli_run(del);
+	free(out);
+}
+
+/* The reader of path @path on @port: the arbitrated feed, or rail A alone. */
+static void arb_reader(struct tickrd *d, int path, unsigned int port)
+{
+	struct tickrd_opts ro = { .busy_cpu = -2 };
+
+	if (path == AP_ARB || path == AP_ARB_COST) {
+		uint32_t id = arb_feed_add(port);
+
+		if (!id) {
+			errno = EINVAL;
+			die("ibtick feed add ... arbitrate (is ibtick in PATH? IBTICK_CLI)");
+		}
+		if (tickrd_open_id(d, TICKRD_MAPPED, id, &ro))
+			die(d->failed);
+	} else if (tickrd_open(d, TICKRD_MAPPED, o.group2, port, o.ifname, &ro)) {
+		die(d->failed);
+	}
+}
+
+/* The plain feed's own counters into @r (rail A alone). */
+static void arb_plain_done(struct tickrd *d, struct arbres *r)
+{
+	struct ibtick_stats st;
+
+	if (tickrd_stats(d, &st))
+		die("IBTICK_STATISTICS");
+	r->drain_ns = st.feed_rx_drain_ns;
+	r->cqes = st.feed_cqe_irq + st.feed_cqe_thread + st.feed_cqe_caller;
+	r->rx = st.feed_rx_ticks;
+	r->delivered = st.feed_rx_ticks;
+}
+
+/* Send @buf on rail A, then on rail B. */
+static void arb_send_both(int pa, int pb, const void *buf, size_t len, uint64_t *eagain)
+{
+	pub_send(pa, buf, len, eagain);
+	pub_send(pb, buf, len, eagain);
+}
+
+/* The echo side: each ping back on rail A, then on rail B. */
+static void arb_echo(unsigned int port, int ready_fd)
+{
+	char buf[MAX_MSG];
+	struct tickrd d;
+	uint64_t ts[2], eagain = 0;
+	int pa, pb;
+	ssize_t got;
+
+	rdr_open(&d, TICKRD_MAPPED, o.ifname2, o.group, port);
+	pa = pub_open(o.ifname2, o.group2, port + 1);
+	pb = pub_open(o.ifname_b2, o.group_b, port + 1);
+	if (write(ready_fd, "r", 1) != 1)
+		die("echo ready");
+	for (;;) {
+		got = rdr_get(&d, buf, sizeof(buf), ts, 60000);
+		if (got < 0)
+			break;
+		if (got > 0)
+			arb_send_both(pa, pb, buf, (size_t)got, &eagain);
+	}
+}
+
+/* Ping-pong on the feeds of @port; o.n samples into @lat. */
+static int arb_lat(int path, unsigned int port, uint64_t *lat, struct arbres *r)
+{
+	char buf[MAX_MSG], in[MAX_MSG];
+	struct probe *p = (struct probe *)buf;
+	uint64_t t0, ts[2], eagain = 0, seq = 0;
+	int ready[2], pub, rc = 0, in_a_row = 0;
+	struct tickrd d;
+	ssize_t got;
+	long i;
+
+	if (pipe(ready))
+		die("pipe");
+	echo_child = fork_child();
+	if (!echo_child) {
+		close(ready[0]);
+		pin(o.cpu2);
+		arb_echo(port, ready[1]);
+		_exit(0);
+	}
+	close(ready[1]);
+	pin(o.cpu);
+	arb_reader(&d, path, port + 1);
+	pub = pub_open(o.ifname, o.group, port);
+	{
+		struct pollfd pf = { .fd = ready[0], .events = POLLIN };
+		char c;
+
+		if (poll(&pf, 1, 120000) != 1 || read(ready[0], &c, 1) != 1) {
+			errno = ETIMEDOUT;
+			die("waiting for the echo side to be ready");
+		}
+		close(ready[0]);
+	}
+	memset(buf, 0x33, sizeof(buf));
+	p->magic = PROBE_MAGIC;
+	p->step = 0;
+	for (i = 0; i < o.n + o.warm && !rc; i++) {
+		/* a number per send, a resent sample too: the arbiter's
+		 * sequence (the payload's bytes 8..15) only rises */
+		p->seq = ++seq;
+		t0 = now_ns(CLOCK_MONOTONIC);
+		pub_send(pub, buf, (size_t)o.size, &eagain);
+		for (;;) {
+			got = rdr_get(&d, in, sizeof(in), ts, o.timeout_ms);
+			if (got < 0) {
+				fprintf(stderr, "%s: the feed went away\n", PROG);
+				rc = 1;
+				break;
+			}
+			if (got == 0 && now_ns(CLOCK_MONOTONIC) - t0 <
+			    (uint64_t)o.timeout_ms * 1000000)
+				continue;	/* a gap marker (no data), not silence */
+			if (got == 0)
+				break;
+			if ((size_t)got >= sizeof(*p) &&
+			    ((struct probe *)in)->seq == p->seq)
+				break;	/* else a late answer to an old sample */
+		}
+		if (rc)
+			break;
+		if (got == 0) {
+			r->resent++;
+			if (++in_a_row >= 10) {
+				fprintf(stderr, "%s: no answer 10 times in a row: is the echo side running?\n", PROG);
+				rc = 1;
+			}
+			i--;
+			continue;
+		}
+		in_a_row = 0;
+		if (i >= o.warm)
+			lat[i - o.warm] = (now_ns(CLOCK_MONOTONIC) - t0) / 2;
+	}
+	kill_echo();
+	close(pub);
+	/* rail B's last copies are still on their way (netem): let them in */
+	usleep(300000);
+	r->got = (uint64_t)(o.n + o.warm);
+	r->lost = d.lost;
+	if (path == AP_ARB)
+		arb_feed_done(port + 1, r);
+	else
+		arb_plain_done(&d, r);
+	tickrd_close(&d);
+	return rc;
+}
+
+/* Publish o.n + o.warm ticks on both rails at o.rate; read them. */
+static int arb_cost(int path, unsigned int port, struct arbres *r)
+{
+	long count = o.n + o.warm;
+	char buf[MAX_MSG], in[MAX_MSG];
+	struct probe *p = (struct probe *)buf;
+	uint64_t ts[2], last = 0;
+	struct tickrd d;
+	pid_t pub;
+	int status;
+	ssize_t got;
+
+	pin(o.cpu);
+	arb_reader(&d, path, port + 1);
+	pub = fork_child();
+	if (!pub) {
+		uint64_t t0, eagain = 0;
+		int pa, pb;
+		long i;
+
+		pin(o.cpu2);
+		pa = pub_open(o.ifname2, o.group2, port + 1);
+		pb = pub_open(o.ifname_b2, o.group_b, port + 1);
+		usleep(200000);	/* the reader's joins */
+		memset(buf, 0x33, sizeof(buf));
+		p->magic = PROBE_MAGIC;
+		p->step = 0;
+		t0 = now_ns(CLOCK_MONOTONIC);
+		for (i = 0; i < count; i++) {
+			if (o.rate)
+				while (now_ns(CLOCK_MONOTONIC) <
+				       t0 + (uint64_t)i * 1000000000ULL / (uint64_t)o.rate)
+					;
+			p->seq = (uint64_t)i + 1;
+			p->t_ns = now_ns(CLOCK_REALTIME);
+			arb_send_both(pa, pb, buf, (size_t)o.size, &eagain);
+		}
+		_exit(0);
+	}
+	for (;;) {
+		got = rdr_get(&d, in, sizeof(in), ts, o.timeout_ms);
+		if (got < 0)
+			break;
+		if (got == 0 && waitpid(pub, &status, WNOHANG) == pub) {
+			/* the publisher is done and the feed quiet */
+			pub = -1;
+			break;
+		}
+		if ((size_t)got >= sizeof(*p) && ((struct probe *)in)->magic == PROBE_MAGIC) {
+			r->got++;
+			last = ((struct probe *)in)->seq;
+			if ((long)last == count)
+				break;
+		}
+	}
+	if (pub > 0 && (waitpid(pub, &status, 0) < 0 || child_failed(status))) {
+		fprintf(stderr, "%s: the publisher failed\n", PROG);
+		tickrd_close(&d);
+		return 1;
+	}
+	usleep(300000);	/* rail B's last copies (netem) */
+	r->published = (uint64_t)count;
+	r->lost = d.lost;
+	if (path == AP_ARB_COST)
+		arb_feed_done(port + 1, r);
+	else
+		arb_plain_done(&d, r);
+	tickrd_close(&d);
+	return 0;
+}
+
+static void arb_print(int path, const struct arbres *r, uint64_t *lat, size_t n)
+{
+	double per_cqe = r->cqes ? (double)r->drain_ns / (double)r->cqes : 0;
+	double per_tick = r->delivered ? (double)r->drain_ns / (double)r->delivered : 0;
+	struct latstats s;
+	int i;
+
+	if (!o.json) {
+		printf("# %s: kernel %.0f ns per completion (%" PRIu64 " completions), "
+		       "%.0f ns per delivered tick (%" PRIu64 ")\n", arb_path_names[path],
+		       per_cqe, r->cqes, per_tick, r->delivered);
+		if (n) {
+			latstats_compute(&s, lat, n);
+			latstats_print_row(stdout, (size_t)o.size, &s);
+		}
+		fflush(stdout);
+		return;
+	}
+	printf("{\"mode\":\"arb\",\"kind\":\"%s\",\"class\":\"spin\",\"MsgSize\":%ld",
+	       arb_path_names[path], o.size);
+	if (n) {
+		latstats_compute(&s, lat, n);
+		printf(",\"n_iterations\":%zu,\"t_min\":%.2f,\"t_max\":%.2f,"
+		       "\"t_typical\":%.2f,\"t_avg\":%.2f,\"t_stdev\":%.2f,"
+		       "\"percentile_99\":%.2f,\"percentile_99.9\":%.2f,"
+		       "\"percentile_99.99\":%.2f,\"resent\":%" PRIu64,
+		       s.n, s.min / 1e3, s.max / 1e3, s.typical / 1e3, s.avg / 1e3,
+		       s.stdev / 1e3, s.p99 / 1e3, s.p99_9 / 1e3, s.p99_99 / 1e3, r->resent);
+	} else {
+		printf(",\"rate\":%ld,\"published\":%" PRIu64 ",\"read\":%" PRIu64,
+		       o.rate, r->published, r->got);
+	}
+	printf(",\"reader_lost\":%" PRIu64 ",\"kernel_drain_ns\":%" PRIu64
+	       ",\"completions\":%" PRIu64 ",\"rx\":%" PRIu64 ",\"delivered\":%" PRIu64
+	       ",\"kernel_ns_per_cqe\":%.1f,\"kernel_ns_per_tick\":%.1f",
+	       r->lost, r->drain_ns, r->cqes, r->rx, r->delivered, per_cqe, per_tick);
+	if (path == AP_ARB || path == AP_ARB_COST) {
+		printf(",\"rails\":[");
+		for (i = 0; i < 2; i++)
+			printf("%s{\"rail\":\"%c\",\"drain_ns\":%" PRIu64 ",\"completions\":%" PRIu64
+			       ",\"rx\":%" PRIu64 ",\"won\":%" PRIu64 ",\"dup\":%" PRIu64 "}",
+			       i ? "," : "", 'A' + i, r->rail[i].drain_ns, r->rail[i].cqes,
+			       r->rail[i].rx, r->rail[i].won, r->rail[i].dup);
+		printf("]");
+	}
+	printf("}\n");
+	fflush(stdout);
+}
+
+static int arb_run(void)
+{
+	uint64_t *lat = calloc((size_t)o.n, sizeof(*lat));
+	int j, rc = 0;
+
+	if (!lat)
+		die("calloc");
+	atexit(kill_echo);
+	env_print();
+	for (j = 0; j < o.narb && !rc; j++) {
+		unsigned int port = o.port + 2 * (unsigned int)j;
+		int path = o.arb[j];
+		struct arbres r;
+
+		memset(&r, 0, sizeof(r));
+		if (path == AP_ARB || path == AP_RAIL) {
+			rc = arb_lat(path, port, lat, &r);
+			if (!rc) {
+				snprintf(o.raw_name, sizeof(o.raw_name), "%s", arb_path_names[path]);
+				raw_out(lat, (size_t)o.n);
+				arb_print(path, &r, lat, (size_t)o.n);
+			}
+		} else {
+			rc = arb_cost(path, port, &r);
+			if (!rc)
+				arb_print(path, &r, NULL, 0);
+		}
+	}
+	free(lat);
+	return rc;
+}
+
+/* -k for arb: a list of arb, rail-a, arb-cost, rail-a-cost; each once. */
+static int parse_arb_paths(const char *arg)
+{
+	char copy[128], *tok, *save;
+	int k, j;
+
+	if (strlen(arg) >= sizeof(copy))
+		return -1;
+	strcpy(copy, arg);
+	o.narb = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < AP_NPATHS && strcmp(tok, arb_path_names[k]); k++)
+			;
+		if (k == AP_NPATHS)
+			return -1;
+		for (j = 0; j < o.narb; j++)
+			if (o.arb[j] == k)
+				return -1;
+		o.arb[o.narb++] = k;
+	}
+	return o.narb ? 0 : -1;
+}
+
 /* @g + @k (the last address byte), as text into @out: lat's other groups. */
 static int group_next(const char *g, unsigned int k, char *out, size_t len)
 {
@@ -1683,7 +2191,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"Usage: %s MODE [options] GROUP PORT\n"
-		"  MODE: lat | oneway | rate | fanout\n"
+		"  MODE: lat | oneway | rate | fanout | arb\n"
 		"  -L IF       --netdev: this side's netdev (readers), or, as perftest names it:\n"
 		"  -d DEV      --ib-dev: this side's RDMA device, its port's netdev, with\n"
 		"  -i PORT     --ib-port: the device's port (default 1) and\n"
@@ -1713,8 +2221,16 @@ static void usage(void)
 		"              softirqs, CQ events and arms, QP deliveries, allocations)\n"
 		"              from tracefs and counters; tracing slows the run: count\n"
 		"              in a run of its own\n"
+		"  --rail-b IF       arb: this side's netdev of rail B (-L is rail A's)\n"
+		"  --peer-rail-b IF  arb: the other side's netdev of rail B (-I: rail A's)\n"
+		"  -k PATHS    arb: a list of arb (ping-pong, reading the arbitrated feed\n"
+		"              of both rails), rail-a (ping-pong, rail A alone as a plain\n"
+		"              feed), arb-cost, rail-a-cost (both rails published at -r\n"
+		"              RATE: the kernel's receive work per completion); default\n"
+		"              arb,rail-a; needs `ibtick` in PATH (or IBTICK_CLI)\n"
 		"lat pings on GROUP/PORT and answers on GROUP + 1/PORT + 1 (sockperf uses\n"
-		"GROUP + 2); with several paths, path i uses PORT + 2i\n", PROG);
+		"GROUP + 2); with several paths, path i uses PORT + 2i; arb answers on\n"
+		"rail A GROUP + 1 and rail B GROUP + 3, both PORT + 2i + 1\n", PROG);
 	exit(2);
 }
 
@@ -1778,6 +2294,8 @@ int main(int argc, char **argv)
 		{ "ib-dev", required_argument, NULL, 'd' },
 		{ "ib-port", required_argument, NULL, 'i' },
 		{ "gid-index", required_argument, NULL, 'x' },
+		{ "rail-b", required_argument, NULL, 'b' + 256 },
+		{ "peer-rail-b", required_argument, NULL, 'p' + 256 },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char ibnetdev[64];
@@ -1787,10 +2305,10 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
-	for (m = 0; m < 4; m++)
+	for (m = 0; m < NMODES; m++)
 		if (!strcmp(argv[1], mode_names[m]))
 			break;
-	if (m == 4)
+	if (m == NMODES)
 		usage();
 	o.mode = (enum mode)m;
 	argc--;
@@ -1822,9 +2340,11 @@ int main(int argc, char **argv)
 		case 'K': o.counts = true; break;
 		case 'H': o.hist = optarg; break;
 		case 'k':
-			if (parse_kinds(optarg))
+			if (o.mode == M_ARB ? parse_arb_paths(optarg) : parse_kinds(optarg))
 				usage();
 			break;
+		case 'b' + 256: o.ifname_b = optarg; break;
+		case 'p' + 256: o.ifname_b2 = optarg; break;
 		case 'n': o.n = NUM(optarg, 1, 100000000); break;
 		case 'N':
 			if (parse_list(optarg))
@@ -1870,7 +2390,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: several reader kinds are for lat with -I (each kind on its own feeds)\n", PROG);
 		return 2;
 	}
-	for (m = 0; m < o.nkinds; m++) {
+	if ((o.ifname_b || o.ifname_b2) && o.mode != M_ARB) {
+		fprintf(stderr, "%s: --rail-b and --peer-rail-b are for arb\n", PROG);
+		return 2;
+	}
+	if (o.mode == M_ARB) {
+		if (!o.ifname2 || !o.ifname_b || !o.ifname_b2) {
+			fprintf(stderr, "%s: arb needs both rails' netdevs on both sides: -I, --rail-b, --peer-rail-b\n", PROG);
+			return 2;
+		}
+		if (o.sweep || o.echo || o.compare || o.counts || o.busy_cpu >= -1 || o.hist) {
+			fprintf(stderr, "%s: arb takes no -a, -e, -B, -H, --compare or --counts\n", PROG);
+			return 2;
+		}
+		if (!o.narb) {
+			o.arb[o.narb++] = AP_ARB;
+			o.arb[o.narb++] = AP_RAIL;
+		}
+	}
+	for (m = 0; m < o.nkinds && o.mode != M_ARB; m++) {
 		if (o.paths[m] < TICKRD_NKINDS || (o.mode == M_LAT && !o.echo &&
 		    (o.ifname2 || o.paths[m] == P_KPOLL)))
 			continue;
@@ -1882,7 +2420,8 @@ int main(int argc, char **argv)
 		o.busy_cpu = o.cpu;
 	o.group = argv[optind];
 	if (group_next(o.group, 1, o.group2, sizeof(o.group2)) ||
-	    group_next(o.group, 2, o.group_udp, sizeof(o.group_udp))) {
+	    group_next(o.group, 2, o.group_udp, sizeof(o.group_udp)) ||
+	    group_next(o.group, 3, o.group_b, sizeof(o.group_b))) {
 		fprintf(stderr, "%s: %s: not an IP multicast group\n", PROG, o.group);
 		return 2;
 	}
@@ -1892,8 +2431,9 @@ int main(int argc, char **argv)
 			mode_names[o.mode]);
 		return 2;
 	}
-	if (o.mode != M_LAT && (o.sweep || o.echo || o.compare || o.raw || o.counts)) {
-		fprintf(stderr, "%s: -a, -e, --compare, --raw and --counts are for lat\n", PROG);
+	if (o.mode != M_LAT && (o.sweep || o.echo || o.compare || o.counts ||
+				(o.raw && o.mode != M_ARB))) {
+		fprintf(stderr, "%s: -a, -e, --compare, --raw and --counts are for lat (--raw: and arb)\n", PROG);
 		return 2;
 	}
 	if (o.compare && (o.sweep || !o.ifname2)) {
@@ -1915,6 +2455,7 @@ int main(int argc, char **argv)
 	case M_ONEWAY: return oneway_run();
 	case M_RATE: return rate_run();
 	case M_FANOUT: return fanout_run();
+	case M_ARB: return arb_run();
 	}
 	return 2;
 }
