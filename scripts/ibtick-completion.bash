@@ -197,7 +197,7 @@ _ibtick()
 	local cur prev words cword
 	local _ibtick_cmd=${1:-ibtick}
 	# in the order ibtick matches abbreviations: "s" is sock, "d" dev
-	local objects="dev feed sock stats monitor doctor help"
+	local objects="dev feed sock stats monitor doctor relay help"
 	local gopts="-j -p -s -d -b -f -V -h --json --pretty --statistics --details --batch --force --version --help"
 	local i obj="" oi=0 verb="" vi=0 batch=0
 
@@ -327,6 +327,20 @@ _ibtick()
 			return 0 ;;
 		esac
 		_ibtick_reply "$(_ibtick_unused "--app-cpus --interval --fast" $((oi + 1)))" ;;
+	relay)
+		# the words of ibtick-relay (below)
+		if ((cword == oi + 1)); then
+			_ibtick_reply "udp-to-feed feed-to-udp"
+		elif [[ $prev == --from || $prev == --to ]]; then
+			_ibtick_rule_netdev
+		elif [[ $cur == -* ]]; then
+			case ${words[oi + 1]} in
+			udp-to-feed)
+				_ibtick_reply "--from --to --rcvbuf --stats-interval" ;;
+			feed-to-udp)
+				_ibtick_reply "--from --to --slots --slot-size --loopback --ttl --multicast-loop --stats-interval" ;;
+			esac
+		fi ;;
 	esac
 	return 0
 }

@@ -11,6 +11,14 @@ bin=${1:?usage: cli_args.sh PATH_TO_IBTICK}
 module_loaded=0
 [[ -d /sys/module/ibtick ]] && module_loaded=1
 
+# "ibtick relay" runs the ibtick-relay beside it or on PATH: the build
+# tree's, for these cases
+tools=$(cd "$(dirname "$bin")/../tools" 2>/dev/null && pwd)
+[[ -n $tools ]] && PATH=$tools:$PATH
+relay_batch=$(mktemp)
+trap 'rm -f "$relay_batch"' EXIT
+echo "relay udp-to-feed --from 239.1.1.1:1@lo --to 239.1.1.1:1" >"$relay_batch"
+
 # status|arguments|what stderr/stdout must contain (optional)
 cases=(
 	"2||Usage:"
@@ -26,6 +34,10 @@ cases=(
 	"2|--detail=1 dev|Usage:"
 	"2|--bogus|Usage:"
 	"2|foo|unknown object \"foo\""
+	"0|relay --help|Usage: ibtick-relay udp-to-feed"
+	"2|relay bogus|unknown mode \"bogus\""
+	"2|-j relay|Usage: ibtick-relay"
+	"2|-b $relay_batch|relay runs until stopped: not from a batch"
 	"2|dev foo|unknown command \"foo\" for object \"dev\""
 	"0|dev help|ibtick dev show"
 	"0|d help|ibtick dev show"

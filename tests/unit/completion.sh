@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 # expected replies (blank separated, any order) | the command line; the
 # last word is the one completed (empty after a trailing blank)
 cases=(
-	"dev feed sock stats monitor doctor help|ibtick "
+	"dev feed sock stats monitor doctor relay help|ibtick "
 	"-j -p -s -d -b -f -V -h --json --pretty --statistics --details --batch --force --version --help|ibtick -"
 	"--details|ibtick --det"
 	"show add set del save help|ibtick -d -j feed "
@@ -39,6 +39,8 @@ cases=(
 	"le be rail window-us window-ticks reset-at slots slot-size comp-vector owner mode|ibtick feed add f1 arbitrate seq-field off 0 width 4 "
 	"--app-cpus --interval --fast|ibtick doctor "
 	"all dev feed sock|ibtick monitor "
+	"udp-to-feed feed-to-udp|ibtick relay "
+	"--from --to --slots --slot-size --loopback --ttl --multicast-loop --stats-interval|ibtick relay feed-to-udp -"
 	"-i -n -s -r|ibtick-pub -"
 	"|ibtick-pub -n "
 	"lo|ibtick-pub -i l"

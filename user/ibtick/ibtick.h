@@ -19,6 +19,7 @@ struct cli {
 	bool	json;
 	bool	details;	/* -d: the attributes plain output leaves out,
 				 * in text and JSON alike (as rdma -d) */
+	bool	batch;		/* a line of -b FILE */
 };
 
 /* One verb of an object; entry 0 of a table is the default verb. */
@@ -66,5 +67,8 @@ extern const char *const sock_ctr_keys[];
 
 /* doctor.c */
 int cmd_doctor(struct cli *c);
+
+/* relay.c: "ibtick relay ARGS" runs ibtick-relay ARGS in its place */
+int cmd_relay(struct cli *c);
 
 #endif

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 		"Usage: %s [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       %s -V\n"
 		"       %s [ OPTIONS ] -b FILE\n"
-		"where  OBJECT := { dev | feed | sock | stats | monitor | doctor | help }\n"
+		"where  OBJECT := { dev | feed | sock | stats | monitor | doctor | relay | help }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -d[etails] |\n"
 		"                    -b[atch] FILE | -f[orce] | -V[ersion] | -h[elp] }\n",
 		prog, prog, prog);
@@ -110,6 +110,7 @@ static const struct {
 	{ "stats",	cmd_stats },
 	{ "monitor",	cmd_monitor },
 	{ "doctor",	cmd_doctor },
+	{ "relay",	cmd_relay },
 	{ NULL }
 };
 
@@ -162,6 +163,7 @@ static int batch(const char *path, bool force, struct cli *proto,
 	while (getline(&line, &cap, f) > 0) {
 		struct cli c = *proto;
 
+		c.batch = true;	/* no relay: it would end the batch */
 		lineno++;
 		p = strchr(line, '#');
 		if (p)

@@ -52,7 +52,8 @@ CLI_SRCS=(user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c
 	  user/ibtick/sock.c
 	  user/ibtick/stats.c user/ibtick/monitor.c user/ibtick/doctor.c
 	  user/ibtick/doctor_checks.c user/ibtick/portctr.c
-	  user/common/out.c user/common/names.c tests/fuzz/lib/nl_stub.c)
+	  user/common/out.c user/common/names.c tests/fuzz/lib/nl_stub.c
+	  tests/fuzz/lib/relay_stub.c)
 
 # max_len per target: the ring image plus its script; argv; a reply script
 declare -A max_len=([fuzz_ring]=8192 [fuzz_cli]=1024 [fuzz_nlparse]=4096)
