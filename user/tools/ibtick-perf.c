@@ -2151,29 +2151,6 @@ static int arb_run(void)
 	return rc;
 }
 
-/* -k for arb: a list of arb, rail-a, arb-cost, rail-a-cost; each once. */
-static int parse_arb_paths(const char *arg)
-{
-	char copy[128], *tok, *save;
-	int k, j;
-
-	if (strlen(arg) >= sizeof(copy))
-		return -1;
-	strcpy(copy, arg);
-	o.narb = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (k = 0; k < AP_NPATHS && strcmp(tok, arb_path_names[k]); k++)
-			;
-		if (k == AP_NPATHS)
-			return -1;
-		for (j = 0; j < o.narb; j++)
-			if (o.arb[j] == k)
-				return -1;
-		o.arb[o.narb++] = k;
-	}
-	return o.narb ? 0 : -1;
-}
-
 /* @g + @k (the last address byte), as text into @out: lat's other groups. */
 static int group_next(const char *g, unsigned int k, char *out, size_t len)
 {
@@ -2235,10 +2212,11 @@ static void usage(void)
 }
 
 /*
- * -k mapped,busy,...: each path once (lat also takes kpoll, floor, udp,
- * udp-spin); one reader kind only outside lat.
+ * A comma-separated list of @n @names, each at most once, into @out (their
+ * indexes, in order) and *@nout; -1 for an unknown, repeated or no name.
  */
-static int parse_kinds(const char *arg)
+static int parse_names(const char *arg, const char *const *names, int n,
+		       int *out, int *nout)
 {
 	char copy[128], *tok, *save;
 	int k, j;
@@ -2246,18 +2224,30 @@ static int parse_kinds(const char *arg)
 	if (strlen(arg) >= sizeof(copy))
 		return -1;
 	strcpy(copy, arg);
-	o.nkinds = 0;
+	*nout = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (k = 0; k < P_NPATHS && strcmp(tok, path_names[k]); k++)
+		for (k = 0; k < n && strcmp(tok, names[k]); k++)
 			;
-		if (k == P_NPATHS)
+		if (k == n)
 			return -1;
-		for (j = 0; j < o.nkinds; j++)
-			if (o.paths[j] == k)
+		for (j = 0; j < *nout; j++)
+			if (out[j] == k)
 				return -1;
-		o.paths[o.nkinds++] = k;
+		out[(*nout)++] = k;
 	}
-	return o.nkinds ? 0 : -1;
+	return *nout ? 0 : -1;
+}
+
+/*
+ * -k mapped,busy,...: each path once (lat also takes kpoll, floor, udp,
+ * udp-spin); one reader kind only outside lat.  For arb: arb, rail-a,
+ * arb-cost, rail-a-cost.
+ */
+static int parse_kinds(const char *arg)
+{
+	if (o.mode == M_ARB)
+		return parse_names(arg, arb_path_names, AP_NPATHS, o.arb, &o.narb);
+	return parse_names(arg, path_names, P_NPATHS, o.paths, &o.nkinds);
 }
 
 static int parse_list(const char *arg)
@@ -2340,7 +2330,7 @@ int main(int argc, char **argv)
 		case 'K': o.counts = true; break;
 		case 'H': o.hist = optarg; break;
 		case 'k':
-			if (o.mode == M_ARB ? parse_arb_paths(optarg) : parse_kinds(optarg))
+			if (parse_kinds(optarg))
 				usage();
 			break;
 		case 'b' + 256: o.ifname_b = optarg; break;
