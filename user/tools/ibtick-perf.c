@@ -860,6 +860,19 @@ static void compare_print(const struct row *rows, int nrows, const struct row *f
  * The echo side tells its parent it is bound and joined by writing a byte
  * to this pipe (its write end), after saying so on stderr.
  */
+/* The echo side's bind and join: its "ready" byte on @fd, within 2 min. */
+static void wait_ready(int fd)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	char c;
+
+	if (poll(&pf, 1, 120000) != 1 || read(fd, &c, 1) != 1) {
+		errno = ETIMEDOUT;
+		die("waiting for the echo side to be ready");
+	}
+	close(fd);
+}
+
 static int echo_ready_fd = -1;
 
 static void lat_echo(const char *ifname)
@@ -929,17 +942,8 @@ static int lat_kind(unsigned int port, struct latstats *last)
 		o.busy_cpu = o.cpu;
 	rdr_open(&d, o.kind, o.ifname, o.group2, port + 1);
 	pub = pub_open(o.ifname, o.group, port);
-	if (echo_child > 0) {
-		/* the child's bind and join: its "ready" byte, within 2 min */
-		struct pollfd pf = { .fd = ready[0], .events = POLLIN };
-		char c;
-
-		if (poll(&pf, 1, 120000) != 1 || read(ready[0], &c, 1) != 1) {
-			errno = ETIMEDOUT;
-			die("waiting for the echo side to be ready");
-		}
-		close(ready[0]);
-	}
+	if (echo_child > 0)
+		wait_ready(ready[0]);
 	if (o.sweep)
 		for (size = 32; size <= o.size_max && nsizes < 16; size *= 2)
 			sizes[nsizes++] = size;
@@ -1798,8 +1802,42 @@ static uint32_t arb_feed_add(unsigned int port)
 	return (uint32_t)id;
 }
 
-/* The rails' counters into @r, then `ibtick feed del NAME`. */
-static void arb_feed_done(unsigned int port, struct arbres *r)
+/*
+ * The arbitration counters of reader @d's feed (IBTICK_ARB_STATISTICS)
+ * into @r, once rail B's last copies are in: rail B carried every tick
+ * rail A did, only later (netem), so wait, 2 s at most, until it has
+ * received as many.
+ */
+static void arb_counts(struct tickrd *d, struct arbres *r)
+{
+	struct ibtick_arb_stats st;
+	socklen_t len;
+	int i, tries = 0;
+
+	do {
+		if (tries)
+			usleep(10000);
+		memset(&st, 0, sizeof(st));
+		len = sizeof(st);
+		if (getsockopt(d->fd, SOL_IBTICK, IBTICK_ARB_STATISTICS, &st, &len))
+			die("IBTICK_ARB_STATISTICS");
+	} while (st.rail[1].rx < st.rail[0].rx && ++tries < 200);
+	r->delivered = st.delivered;
+	r->rx = 0;
+	for (i = 0; i < 2; i++) {
+		r->rail[i].rx = st.rail[i].rx;
+		r->rail[i].won = st.rail[i].won;
+		r->rail[i].dup = st.rail[i].dup;
+		r->rx += st.rail[i].rx;
+	}
+}
+
+/*
+ * The counters of reader @d's arbitrated feed into @r (the arbitration's
+ * from the socket, the rails' receive work from `ibtick -j -s feed show`),
+ * then `ibtick feed del NAME`.
+ */
+static void arb_feed_done(struct tickrd *d, unsigned int port, struct arbres *r)
 {
 	char name[32], rail[40], *out;
 	char *show[] = { "-j", "-s", "feed", "show", NULL };
@@ -1808,6 +1846,7 @@ static void arb_feed_done(unsigned int port, struct arbres *r)
 	uint64_t v;
 	int i;
 
+	arb_counts(d, r);
 	arb_feed_name(name, sizeof(name), port);
 	out = arb_cli_run(show);
 	for (i = 0; out && i < 2; i++) {
@@ -1826,23 +1865,6 @@ static void arb_feed_done(unsigned int port, struct arbres *r)
 			r->rail[i].cqes += v;
 		r->drain_ns += r->rail[i].drain_ns;
 		r->cqes += r->rail[i].cqes;
-	}
-	f = out ? json_feed(out, name) : NULL;
-	if (f && (p = strstr(f, "\"rails\""))) {
-		const char *end = strstr(p, "\"name\"");
-
-		json_u64(f, end, "delivered", &r->delivered);
-		for (i = 0; i < 2 && p; i++) {
-			/* each rail's stats object: rx, won, dup, ... */
-			p = strstr(p, "\"stats\"");
-			if (!p || (end && p >= end))
-				break;
-			json_u64(p, end, "rx", &r->rail[i].rx);
-			json_u64(p, end, "won", &r->rail[i].won);
-			json_u64(p, end, "dup", &r->rail[i].dup);
-			r->rx += r->rail[i].rx;
-			p++;
-		}
 	}
 	free(out);
 	out = arb_cli_run(del);
@@ -1935,16 +1957,7 @@ static int arb_lat(int path, unsigned int port, uint64_t *lat, struct arbres *r)
 	pin(o.cpu);
 	arb_reader(&d, path, port + 1);
 	pub = pub_open(o.ifname, o.group, port);
-	{
-		struct pollfd pf = { .fd = ready[0], .events = POLLIN };
-		char c;
-
-		if (poll(&pf, 1, 120000) != 1 || read(ready[0], &c, 1) != 1) {
-			errno = ETIMEDOUT;
-			die("waiting for the echo side to be ready");
-		}
-		close(ready[0]);
-	}
+	wait_ready(ready[0]);
 	memset(buf, 0x33, sizeof(buf));
 	p->magic = PROBE_MAGIC;
 	p->step = 0;
@@ -1987,12 +2000,10 @@ static int arb_lat(int path, unsigned int port, uint64_t *lat, struct arbres *r)
 	}
 	kill_echo();
 	close(pub);
-	/* rail B's last copies are still on their way (netem): let them in */
-	usleep(300000);
 	r->got = (uint64_t)(o.n + o.warm);
 	r->lost = d.lost;
 	if (path == AP_ARB)
-		arb_feed_done(port + 1, r);
+		arb_feed_done(&d, port + 1, r);
 	else
 		arb_plain_done(&d, r);
 	tickrd_close(&d);
@@ -2059,11 +2070,10 @@ static int arb_cost(int path, unsigned int port, struct arbres *r)
 		tickrd_close(&d);
 		return 1;
 	}
-	usleep(300000);	/* rail B's last copies (netem) */
 	r->published = (uint64_t)count;
 	r->lost = d.lost;
 	if (path == AP_ARB_COST)
-		arb_feed_done(port + 1, r);
+		arb_feed_done(&d, port + 1, r);
 	else
 		arb_plain_done(&d, r);
 	tickrd_close(&d);
