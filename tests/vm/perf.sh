@@ -12,7 +12,9 @@ P=user/tools/ibtick-perf
 MD=user/tools/ibtick-md
 GEN=user/tools/ibtick-gen
 ALL_TESTS="lat_kinds lat_sweep lat_compare lat_paths lat_counts oneway_counts rate_steps fanout_counts
-	market_data_accounted bad_arguments"
+	arb_paths market_data_accounted bad_arguments"
+# shellcheck source=tests/vm/rails.sh
+. tests/vm/rails.sh
 
 # jlines FILE EXPR: EXPR holds for the JSON lines of FILE (list L; the env
 # line first).
@@ -146,6 +148,20 @@ fanout_counts() {
 	perf fanout fanout -j -k epoll -N 1,3 -n "$n" -w 0 -r 1000 -L veth0 -I veth1 239.8.0.4 7840 || rc=1
 	jlines "$r/fanout.json" "[x['readers'] for x in L[1:]] == [1, 3] and all(x['published'] == $n and x['delivered'] + x['lost'] == x['readers'] * x['feed_rx'] and x['kernel_ns_per_tick'] > 0 for x in L[1:]) and L[1]['ratio'] == 1.0" || rc=1
 	log_test "fanout: 1 and 3 epoll readers, delivered + lost == readers x taken, kernel cost per tick" $rc
+}
+
+# ibtick-perf arb: the arbitrated feed of two rails (rail B 1 ms behind)
+# against rail A alone, ping-pong and at a rate; the arbiter's counts add up
+arb_paths() {
+	local rc=0 n=$(cnt 300) r=$RESULTS/perf
+	rails_up || { log_test "arb: the second rail pair" 1; return; }
+	tc qdisc add dev veth3 root netem delay 1ms || rc=1
+	IBTICK_CLI=user/ibtick/ibtick perf arb arb -j -k arb,rail-a,arb-cost,rail-a-cost \
+		-n "$n" -w 20 -r 2000 -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 \
+		239.8.0.5 7850 || rc=1
+	rails_down
+	jlines "$r/arb.json" "sorted(x['kind'] for x in L if x.get('mode') == 'arb') == ['arb', 'arb-cost', 'rail-a', 'rail-a-cost'] and all(x['delivered'] == ($n + 20 + x['resent'] if 'resent' in x else x['published']) and x['reader_lost'] == 0 and x['completions'] > 0 for x in L if x.get('mode') == 'arb') and all(x['rails'][0]['won'] + x['rails'][1]['won'] == x['delivered'] and x['rails'][1]['rx'] == x['rails'][0]['rx'] and x['rx'] == x['delivered'] + x['rails'][0]['dup'] + x['rails'][1]['dup'] for x in L if x.get('kind') in ('arb', 'arb-cost')) and all(x['read'] == x['published'] == $n + 20 for x in L if x.get('kind') in ('arb-cost', 'rail-a-cost'))" || rc=1
+	log_test "arb: an arbitrated feed against its fast rail, ping-pong and at 2000/s: won_A + won_B == delivered, rail B received what rail A did, rx == delivered + dup" $rc
 }
 
 market_data_accounted() {
