@@ -292,6 +292,8 @@ enum {
 	 * arbitrated feed the socket reads, and its rails' (see below)
 	 */
 	IBTICK_ARB_STATISTICS,
+	/* get struct ibtick_conn_info: a SOCK_SEQPACKET socket's connection */
+	IBTICK_CONN_INFO,
 };
 
 /*
@@ -531,6 +533,101 @@ struct ibtick_tick_info {
 	__u16	reserved;
 	__u32	gap;
 	__u32	orig_len;
+};
+
+
+/* ------------------------------------------------------------------------
+ * Connections: socket(AF_IBTICK, SOCK_SEQPACKET, 0), one RC queue pair.
+ *
+ * The order channel: reliable, connected, message-preserving.  The
+ * struct sockaddr_ibtick of bind(), connect() and accept() holds a unicast
+ * IPv4 address (sibt_group_family AF_INET, the address in the first 4
+ * bytes of sibt_group, the other 12 zero; INADDR_ANY only for bind) and a
+ * port (sibt_port, 1..65535, host byte order; 0 in bind() picks one).
+ * sibt_ifindex is 0 or the IB/RoCE netdev the address is on; sibt_flags
+ * and sibt_reserved are 0.  rdma_cm resolves the address; the ports are
+ * its TCP port space (RDMA_PS_TCP), shared with every other rdma_cm user
+ * of the host (NVMe-oF, iSER, rping): a port one of them holds is
+ * EADDRINUSE.
+ *
+ *   server: socket, [setsockopt], bind, listen, accept ...
+ *   client: socket, [setsockopt], connect ...
+ *
+ * Messages.  send*() sends one message of 1..msg_max bytes (EMSGSIZE
+ * above; a zero-length send is EINVAL, so that recv() returning 0 always
+ * means the peer closed); recv*() returns one message per call, cut to the
+ * buffer with MSG_TRUNC set in msg_flags when the buffer is smaller.
+ * msg_max is the peer's: its ring's slot payload (IBTICK_RING_GEOMETRY's
+ * slot_size minus the slot descriptor, 216 bytes by default), read with
+ * IBTICK_CONN_INFO.  Each message arrives once, intact and in order, or
+ * the connection fails.
+ *
+ * Flow control is by credits: a peer grants one credit per free slot of
+ * its ring, so a message is only ever sent into a slot that is free, and
+ * the receive queue never runs dry (no RNR retry in steady state).  A
+ * send without a credit waits, or fails EAGAIN on a non-blocking socket
+ * or with MSG_DONTWAIT; poll() says EPOLLOUT when a credit is there.  The
+ * ring geometry (IBTICK_RING_GEOMETRY, before connect() or listen(), for
+ * accepted sockets too) sets how many messages may be in flight.
+ *
+ * Failure.  An orderly close() or shutdown(SHUT_WR) of the peer reaches
+ * the reader after every message sent before it: recv() then returns 0
+ * and poll() says EPOLLIN | EPOLLRDHUP.  A peer that vanishes (killed host,
+ * port down, device removed, retries exhausted) ends the connection:
+ * recv() returns what had arrived, then ECONNRESET; send() fails EPIPE
+ * (with SIGPIPE unless MSG_NOSIGNAL); poll() says EPOLLERR | EPOLLHUP;
+ * SO_ERROR holds the cause once.  What a sender knows after a failure:
+ * every message whose send completed before the failure reached the
+ * peer's ring (RC acknowledged it); tx_unacked in struct ibtick_conn_info
+ * counts those that were sent but not acknowledged, which may or may not
+ * have arrived.
+ *
+ * connect() errors: ECONNREFUSED (nobody listens on that port, or the
+ * listener's backlog is full), EHOSTUNREACH / ENETUNREACH (no route or
+ * no RDMA device for the address), ETIMEDOUT (address or route
+ * resolution, or the handshake, timed out), EINPROGRESS on a
+ * non-blocking socket (then poll for EPOLLOUT and read SO_ERROR),
+ * EISCONN / EALREADY as for TCP.  listen() before bind() is EDESTADDRREQ;
+ * accept() on a socket not listening is EINVAL.
+ * ----------------------------------------------------------------------
+ */
+
+/* struct ibtick_conn_info.state */
+enum {
+	IBTICK_CONN_NEW = 0,	/* socket(), maybe bind() */
+	IBTICK_CONN_LISTEN,
+	IBTICK_CONN_CONNECTING,
+	IBTICK_CONN_ESTABLISHED,
+	IBTICK_CONN_PEER_CLOSED, /* orderly close seen; the ring may hold more */
+	IBTICK_CONN_FAILED,	/* reset, device gone, ...: see SO_ERROR */
+	IBTICK_CONN_CLOSED,	/* shut down here */
+};
+
+/*
+ * struct ibtick_conn_info - IBTICK_CONN_INFO, versioned by length (at
+ * least 8 bytes; min(optlen, sizeof) bytes copied).
+ */
+struct ibtick_conn_info {
+	__u32	state;		/* IBTICK_CONN_* */
+	__u32	msg_max;	/* largest message send() takes (the peer's) */
+	__u32	local_msg_max;	/* largest message this side receives */
+	__u32	nslots;		/* this side's ring: messages in flight to us */
+	__u32	credits;	/* messages we may send now */
+	__u32	peer_credits;	/* messages the peer may send now, as we know */
+	__u32	pending_grants;	/* slots read here, not yet granted */
+	__u32	inline_max;	/* sends up to this size go inline */
+	__u64	tx_msgs;	/* messages sent (posted) */
+	__u64	tx_bytes;
+	__u64	rx_msgs;	/* messages received into the ring */
+	__u64	rx_bytes;
+	__u64	rx_read;	/* messages recv() returned */
+	__u64	tx_credit_waits; /* sends that found no credit (waited or EAGAIN) */
+	__u64	ctl_tx;		/* credit-only and close messages sent */
+	__u64	ctl_rx;
+	__u64	tx_unacked;	/* sent, then failed unacknowledged */
+	__u64	cq_errors;	/* completions in error (the failure's) */
+	__u32	qp_num;		/* ours, as in `rdma res show qp` */
+	__u32	peer_qp_num;
 };
 
 #endif /* _UAPI_LINUX_IBTICK_H */
