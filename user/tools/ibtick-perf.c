@@ -75,18 +75,23 @@ enum path {
 	P_UDP_SPIN,			/* sockperf --nonblocked: spins */
 	P_RUN,				/* P_UDP under ibtick-run: over feeds */
 	P_RUN_SPIN,			/* P_UDP_SPIN under ibtick-run */
+	P_FLOOR_RC,			/* ib_send_lat -c RC */
+	P_CONN,				/* an ibtick connection, blocking recv */
+	P_CONN_SPIN,			/* ... recv(MSG_DONTWAIT) in a loop */
+	P_TCP,				/* sockperf over TCP, blocking */
+	P_TCP_SPIN,			/* ... --nonblocked */
 	P_NPATHS,
 };
 
 static const char *const path_names[P_NPATHS] = {
 	"mapped", "epoll", "recvmsg", "busy", "kpoll", "floor", "udp", "udp-spin",
-	"run", "run-spin",
+	"run", "run-spin", "floor-rc", "conn", "conn-spin", "tcp", "tcp-spin",
 };
 
 /* Whether the path's receiver spins on a CPU or sleeps until woken. */
 static const char *const path_class[P_NPATHS] = {
 	"spin", "sleep", "sleep", "spin", "spin", "spin", "sleep", "spin",
-	"sleep", "spin",
+	"sleep", "spin", "spin", "sleep", "spin", "sleep", "spin",
 };
 
 static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout", "arb" };
@@ -646,9 +651,10 @@ static void push(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
 static void floor_run(uint64_t **lat, size_t *nlat, char *extra, size_t elen)
 {
 	char size[16], iters[24], *out = NULL, *line;
-	char *srv[] = { "ib_send_lat", "-d", dev_b, "-c", "UD", "-F", "-U",
+	char *qp = o.path == P_FLOOR_RC ? "RC" : "UD";
+	char *srv[] = { "ib_send_lat", "-d", dev_b, "-c", qp, "-F", "-U",
 			"-s", size, "-n", iters, NULL };
-	char *cli[] = { "ib_send_lat", "-d", dev_a, "-c", "UD", "-F", "-U",
+	char *cli[] = { "ib_send_lat", "-d", dev_a, "-c", qp, "-F", "-U",
 			"-s", size, "-n", iters, ip_b, NULL };
 	size_t cap = 0;
 	pid_t s, c;
@@ -737,7 +743,15 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 			"--mc-rx-if", ip_a, "--mc-tx-if", ip_a,
 			"-m", size, "-t", secs, "--full-log", log,
 			spin ? "--nonblocked" : NULL, NULL };
-	char **srv = run ? srv_all : srv_all + 4, **cli = run ? cli_all : cli_all + 4;
+	/* TCP: the server on the -I side's address, the client to it */
+	char *srv_tcp[] = { "sockperf", "server", "--tcp", "-i", ip_b, "-p", port,
+			    spin ? "--nonblocked" : NULL, NULL };
+	char *cli_tcp[] = { "sockperf", "ping-pong", "--tcp", "-i", ip_b, "-p", port,
+			    "-m", size, "-t", secs, "--full-log", log,
+			    spin ? "--nonblocked" : NULL, NULL };
+	bool tcp = o.path == P_TCP || o.path == P_TCP_SPIN;
+	char **srv = tcp ? srv_tcp : run ? srv_all : srv_all + 4;
+	char **cli = tcp ? cli_tcp : run ? cli_all : cli_all + 4;
 	size_t cap = 0;
 	double sent = 0;
 	pid_t s, c;
@@ -762,7 +776,7 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 	snprintf(secs, sizeof(secs), "%.0f", seconds < 2 ? 2 : ceil(seconds));
 	counts_begin();
 	s = spawn(srv, o.cpu2, NULL);
-	if (!wait_port(false, o.port + 100, 60))
+	if (!wait_port(tcp, o.port + 100, 60))
 		fprintf(stderr, "%s: sockperf's server did not bind port %u\n", PROG,
 			o.port + 100);
 	c = spawn(cli, o.cpu, &fd);
@@ -790,6 +804,107 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 	if (!*nlat)
 		fprintf(stderr, "%s: sockperf gave no result:\n%s\n", PROG, out);
 	free(out);
+}
+
+/*
+ * Ping-pong over an ibtick connection (SOCK_SEQPACKET, RC): an echo child
+ * listens on the -I side's address, pinned as every echo; this side
+ * connects from its own address.  @spin: both ends recv(MSG_DONTWAIT) in
+ * a loop, else they block in recv.  o.warm + o.n round trips of o.size
+ * bytes, half of each kept, as every path.
+ */
+static void wait_ready(int fd);
+
+static int conn_addr(struct sockaddr_ibtick *sa, const char *ip, unsigned int port)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sibt_family = ibtick_family();
+	sa->sibt_port = port;
+	sa->sibt_group_family = AF_INET;
+	return inet_pton(AF_INET, ip, sa->sibt_group) == 1 ? 0 : -1;
+}
+
+static ssize_t conn_recv(int fd, void *buf, size_t len, bool spin)
+{
+	ssize_t r;
+
+	do
+		r = recv(fd, buf, len, spin ? MSG_DONTWAIT : 0);
+	while (r < 0 && spin && errno == EAGAIN);
+	return r;
+}
+
+static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
+		     size_t elen)
+{
+	unsigned int port = o.port + 200;
+	struct sockaddr_ibtick sa;
+	char buf[MAX_MSG];
+	size_t cap = 0;
+	int ready[2], ls, fd, status;
+	pid_t child;
+	long i;
+
+	*lat = NULL;
+	*nlat = 0;
+	extra[0] = 0;
+	if (pipe(ready))
+		die("pipe");
+	counts_begin();
+	child = fork_child();
+	if (!child) {
+		close(ready[0]);
+		pin(o.cpu2);
+		ls = socket(ibtick_family(), SOCK_SEQPACKET, 0);
+		if (ls < 0 || conn_addr(&sa, ip_b, port) ||
+		    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1))
+			die("conn: listen");
+		if (write(ready[1], "r", 1) != 1)
+			die("conn: ready");
+		fd = accept(ls, NULL, NULL);
+		if (fd < 0)
+			die("conn: accept");
+		for (;;) {
+			ssize_t r = conn_recv(fd, buf, sizeof(buf), spin);
+
+			if (r <= 0)
+				_exit(r < 0);	/* 0: the client closed */
+			if (send(fd, buf, (size_t)r, 0) != r)
+				_exit(1);
+		}
+	}
+	close(ready[1]);
+	wait_ready(ready[0]);
+	close(ready[0]);
+	fd = socket(ibtick_family(), SOCK_SEQPACKET, 0);
+	if (fd < 0 || conn_addr(&sa, ip_a, 0) ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    conn_addr(&sa, ip_b, port) ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "%s: conn: connect %s port %u: %s\n", PROG, ip_b, port,
+			strerror(errno));
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		return;
+	}
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < o.warm + o.n; i++) {
+		uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+
+		if (send(fd, buf, (size_t)o.size, 0) != o.size ||
+		    conn_recv(fd, buf, sizeof(buf), spin) != o.size) {
+			fprintf(stderr, "%s: conn: round trip %ld: %s\n", PROG, i,
+				strerror(errno));
+			break;
+		}
+		if (i >= o.warm)
+			push(lat, nlat, &cap, (now_ns(CLOCK_MONOTONIC) - t0) / 2);
+	}
+	close(fd);
+	waitpid(child, &status, 0);
+	counts_end(extra, elen, (double)(o.warm + o.n));
+	if (child_failed(status))
+		fprintf(stderr, "%s: conn: the echo failed\n", PROG);
 }
 
 static void row_from(struct row *r, const char *name, const struct latstats *s)
@@ -1052,10 +1167,13 @@ static int lat_other(struct row *r, const char *name, double seconds)
 	uint64_t *lat;
 	size_t n;
 
-	if (o.path == P_FLOOR) {
+	if (o.path == P_FLOOR || o.path == P_FLOOR_RC) {
 		floor_run(&lat, &n, extra, sizeof(extra));
+	} else if (o.path == P_CONN || o.path == P_CONN_SPIN) {
+		conn_run(o.path == P_CONN_SPIN, &lat, &n, extra, sizeof(extra));
 	} else {
-		sockperf_run(o.path == P_UDP_SPIN || o.path == P_RUN_SPIN,
+		sockperf_run(o.path == P_UDP_SPIN || o.path == P_RUN_SPIN ||
+			     o.path == P_TCP_SPIN,
 			     o.path == P_RUN || o.path == P_RUN_SPIN, seconds, &lat, &n,
 			     extra, sizeof(extra));
 		/*
@@ -1073,7 +1191,8 @@ static int lat_other(struct row *r, const char *name, double seconds)
 
 			seconds = 1 + 1.5 * per * (double)(o.n - (long)n);
 			o.counts = false;	/* counted in the first run only */
-			sockperf_run(o.path == P_UDP_SPIN || o.path == P_RUN_SPIN,
+			sockperf_run(o.path == P_UDP_SPIN || o.path == P_RUN_SPIN ||
+				     o.path == P_TCP_SPIN,
 				     o.path == P_RUN || o.path == P_RUN_SPIN, seconds, &l2,
 				     &n2, dummy, sizeof(dummy));
 			o.counts = counts;
@@ -1108,6 +1227,11 @@ static const char *path_title(int path)
 	case P_RUN: return "sockperf under ibtick-run";
 	case P_RUN_SPIN: return "sockperf under ibtick-run, spinning";
 	case P_KPOLL: return "ibtick epoll + poll thread";
+	case P_FLOOR_RC: return "ib_send_lat -c RC";
+	case P_CONN: return "ibtick connection (RC), blocking recv";
+	case P_CONN_SPIN: return "ibtick connection (RC), spinning recv";
+	case P_TCP: return "sockperf TCP";
+	case P_TCP_SPIN: return "sockperf TCP, spinning";
 	}
 	return NULL;
 }
