@@ -10,6 +10,7 @@
  *                 children, disconnects, device removal
  *   conn_ib.c     verbs: the QP, CQ and buffers of a connection; posting
  *                 and completions (the receive path into the ring)
+ *   conn_poll.c   who drains the CQ: the softirq poll, or a spinning caller
  *   credit.c      flow control (pure logic, KUnit)
  *
  * The wire.  Every message is one RC SEND with immediate data, the payload
@@ -45,6 +46,7 @@
 
 #include <linux/in.h>
 #include <linux/list.h>
+#include <linux/irq_poll.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <net/sock.h>
@@ -82,6 +84,13 @@ enum {
 /* data sends in flight on the send queue, and the credit-only ones */
 #define IBT_CONN_SQ_DATA	64
 #define IBT_CONN_SQ_CTL		8
+#define IBT_CONN_SQ		(IBT_CONN_SQ_DATA + IBT_CONN_SQ_CTL)
+/*
+ * Data sends ask for a completion one in IBT_CONN_SIGNAL_EVERY (RC
+ * completes in order: one completion frees every send before it);
+ * credit-only and FIN messages always do.
+ */
+#define IBT_CONN_SIGNAL_EVERY	16
 #define IBT_CONN_INLINE_WANT	256
 /* rdma_cm: resolution timeouts, ACK timeout 4.096 us * 2^14 = 67 ms */
 #define IBT_CONN_RESOLVE_MS	2000
@@ -110,8 +119,13 @@ struct ibt_conn_ib {
 	struct ibt_crx		*rx;		/* rq_size */
 	void			**tx;		/* IBT_CONN_SQ_DATA buffers */
 	dma_addr_t		*tx_dma;
-	struct ib_cqe		tx_cqe;		/* data sends */
-	struct ib_cqe		ctl_cqe;	/* credit-only and FIN */
+	/* who drains the CQ (conn_poll.c) */
+	struct irq_poll		iop;
+	spinlock_t		poll_lock;
+	bool			poll_off;	/* poll_lock: torn down */
+	/* one per send queue entry, in posting order (index % IBT_CONN_SQ) */
+	struct ib_cqe		sq_cqe[IBT_CONN_SQ];
+	bool			sq_data[IBT_CONN_SQ];	/* a data send */
 };
 
 struct ibt_csock {
@@ -151,9 +165,12 @@ struct ibt_csock {
 	bool			rd_shut;
 	bool			failed;		/* see @err */
 	bool			ctl_wanted;	/* an update waits for the SQ */
+	bool			want_tx;	/* a sender waits: wake it on room */
 	int			err;		/* the failure's cause */
 	struct ibt_credit	cr;
-	u32			sq_free;
+	u64			sq_head;	/* send queue entries posted */
+	u64			sq_tail;	/* ... and completed */
+	u32			unsignaled;	/* data sends since a signaled one */
 	u64			tx_head;	/* send buffers: slock posts */
 	u64			tx_tail;	/* ... completions free */
 	u32			peer_msg_max;
@@ -191,6 +208,14 @@ void ibt_conn_fail(struct ibt_csock *cs, int err);
 void ibt_conn_shutdown_id(struct ibt_csock *cs, bool graceful);
 void ibt_conn_listener_close(struct ibt_csock *cs);
 
+/* conn_poll.c */
+int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries);
+void ibt_conn_cq_stop(struct ibt_csock *cs);
+void ibt_conn_cq_destroy(struct ibt_csock *cs);
+bool ibt_conn_poll_direct(struct ibt_csock *cs);
+bool ibt_conn_busy_wait(struct ibt_csock *cs, long timeo,
+			bool (*ready)(struct ibt_csock *cs));
+
 /* conn_ib.c */
 int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id);
 void ibt_conn_ib_teardown(struct ibt_csock *cs, struct rdma_cm_id *id);
@@ -199,6 +224,12 @@ int ibt_conn_post_data(struct ibt_csock *cs, u32 len);
 void ibt_conn_post_ctl_locked(struct ibt_csock *cs, u32 type);
 void ibt_conn_maybe_update_locked(struct ibt_csock *cs);
 bool ibt_conn_can_send_locked(struct ibt_csock *cs);
+
+/* Free send queue entries: dlock. */
+static inline u32 ibt_conn_sq_free(const struct ibt_csock *cs)
+{
+	return IBT_CONN_SQ - (u32)(cs->sq_head - cs->sq_tail);
+}
 void ibt_conn_fail_locked(struct ibt_csock *cs, int err);
 
 #endif /* _IBTICK_CONN_H */

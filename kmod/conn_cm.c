@@ -308,11 +308,14 @@ void ibt_conn_shutdown_id(struct ibt_csock *cs, bool graceful)
 	cs->cm_id = NULL;	/* the handler leaves @id alone from now */
 	mutex_unlock(&cs->lock);
 	if (fin)	/* every send completed: the peer has them */
-		wait_event_timeout(*sk_sleep(&cs->sk),
-				   READ_ONCE(cs->sq_free) ==
-				   IBT_CONN_SQ_DATA + IBT_CONN_SQ_CTL ||
-				   READ_ONCE(cs->failed),
-				   msecs_to_jiffies(IBT_CONN_LINGER_MS));
+		wait_event_timeout(*sk_sleep(&cs->sk), ({
+			bool done;
+
+			spin_lock_bh(&cs->dlock);
+			cs->want_tx = true;
+			done = cs->sq_head == cs->sq_tail || cs->failed;
+			spin_unlock_bh(&cs->dlock);
+			done; }), msecs_to_jiffies(IBT_CONN_LINGER_MS));
 	rdma_disconnect(id);
 	mutex_lock(&cs->lock);
 	ibt_conn_ib_teardown(cs, id);

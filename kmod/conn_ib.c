@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A connection's verbs: its protection domain, one CQ for both queues
- * (polled in softirq), the RC QP on its rdma_cm id, and buffers mapped
+ * (conn_poll.c drains it), the RC QP on its rdma_cm id, and buffers mapped
  * once; posting sends, and the completions.  The receive completion copies
  * a data message into the connection's ring and reposts the buffer at
  * once; the ring's free slots are the peer's credits (credit.h), so the
  * receive queue never runs dry.  No allocation or DMA mapping per message.
  *
- * Locking: conn.h.  The completions run in softirq and take dlock.
+ * Locking: conn.h.  The completions run in softirq, or in a caller with
+ * BH off (conn_poll.c), and take dlock.
  */
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
@@ -67,14 +68,14 @@ void ibt_conn_post_ctl_locked(struct ibt_csock *cs, u32 type)
 
 	if (cs->dead || cs->failed)
 		return;
-	if (!cs->sq_free) {
+	if (!ibt_conn_sq_free(cs)) {
 		if (type == IBT_IMM_FIN)
 			cs->fin_sent = false;	/* retried by tx completion */
 		cs->ctl_wanted = true;
 		return;
 	}
 	g = ibt_credit_grants(&cs->cr);
-	wr.wr_cqe = &cs->ib.ctl_cqe;
+	wr.wr_cqe = &cs->ib.sq_cqe[cs->sq_head % IBT_CONN_SQ];
 	wr.opcode = IB_WR_SEND_WITH_IMM;
 	wr.send_flags = IB_SEND_SIGNALED;
 	wr.ex.imm_data = cpu_to_be32(IBT_IMM(type, g));
@@ -83,7 +84,9 @@ void ibt_conn_post_ctl_locked(struct ibt_csock *cs, u32 type)
 		ibt_conn_fail_locked(cs, ECONNRESET);
 		return;
 	}
-	cs->sq_free--;
+	cs->ib.sq_data[cs->sq_head % IBT_CONN_SQ] = false;
+	cs->sq_head++;
+	cs->unsignaled = 0;	/* its completion covers the sends before */
 	cs->st.ctl_tx++;
 }
 
@@ -96,7 +99,7 @@ void ibt_conn_maybe_update_locked(struct ibt_csock *cs)
 /* A credit, a send queue entry and a send buffer are free. */
 bool ibt_conn_can_send_locked(struct ibt_csock *cs)
 {
-	return cs->peer_known && cs->cr.send && cs->sq_free > 1 &&
+	return cs->peer_known && cs->cr.send && ibt_conn_sq_free(cs) > 1 &&
 	       cs->tx_head - cs->tx_tail < IBT_CONN_SQ_DATA;
 }
 
@@ -116,7 +119,11 @@ int ibt_conn_post_data(struct ibt_csock *cs, u32 len)
 		return -EAGAIN;
 	sge.length = len;
 	sge.lkey = cs->ib.pd->local_dma_lkey;
-	wr.send_flags = IB_SEND_SIGNALED;
+	if (++cs->unsignaled >= IBT_CONN_SIGNAL_EVERY ||
+	    ibt_conn_sq_free(cs) <= IBT_CONN_SQ_CTL) {
+		wr.send_flags = IB_SEND_SIGNALED;
+		cs->unsignaled = 0;
+	}
 	if (len <= cs->ib.inline_max) {
 		sge.addr = (uintptr_t)cs->ib.tx[i];
 		wr.send_flags |= IB_SEND_INLINE;
@@ -125,7 +132,7 @@ int ibt_conn_post_data(struct ibt_csock *cs, u32 len)
 		ib_dma_sync_single_for_device(cs->ib.dev, sge.addr, len,
 					      DMA_TO_DEVICE);
 	}
-	wr.wr_cqe = &cs->ib.tx_cqe;
+	wr.wr_cqe = &cs->ib.sq_cqe[cs->sq_head % IBT_CONN_SQ];
 	wr.opcode = IB_WR_SEND_WITH_IMM;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -136,8 +143,9 @@ int ibt_conn_post_data(struct ibt_csock *cs, u32 len)
 		ibt_conn_fail_locked(cs, ECONNRESET);
 		return -EPIPE;
 	}
+	cs->ib.sq_data[cs->sq_head % IBT_CONN_SQ] = true;
+	cs->sq_head++;
 	cs->tx_head++;
-	cs->sq_free--;
 	cs->data_posted++;
 	cs->st.tx_msgs++;
 	cs->st.tx_bytes += len;
@@ -217,8 +225,10 @@ static void ibt_conn_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			wake |= EPOLLIN | EPOLLRDHUP;
 		}
 	}
-	if (grants)
+	if (grants && cs->want_tx) {
+		cs->want_tx = false;
 		wake |= EPOLLOUT | EPOLLWRNORM;
+	}
 	if (ibt_conn_post_rx(cs, rx))
 		ibt_conn_fail_locked(cs, ECONNRESET);
 	else
@@ -232,17 +242,23 @@ out:
 static void ibt_conn_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibt_csock *cs = cq->cq_context;
-	bool data = wc->wr_cqe == &cs->ib.tx_cqe;
+	u32 slot = wc->wr_cqe - cs->ib.sq_cqe;
+	bool wake;
+	u64 last;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		ibt_conn_wc_error(cs, wc);
 		return;
 	}
 	spin_lock(&cs->dlock);
-	cs->sq_free++;
-	if (data) {
-		cs->tx_tail++;
-		cs->data_acked++;
+	/* this entry and every unsignaled one before it are done */
+	last = cs->sq_tail + (slot - cs->sq_tail % IBT_CONN_SQ + IBT_CONN_SQ) %
+			     IBT_CONN_SQ;
+	for (; cs->sq_tail <= last; cs->sq_tail++) {
+		if (cs->ib.sq_data[cs->sq_tail % IBT_CONN_SQ]) {
+			cs->tx_tail++;
+			cs->data_acked++;
+		}
 	}
 	if (cs->ctl_wanted) {
 		cs->ctl_wanted = false;
@@ -253,8 +269,11 @@ static void ibt_conn_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 			ibt_conn_post_ctl_locked(cs, IBT_IMM_CREDIT);
 		}
 	}
+	wake = cs->want_tx;
+	cs->want_tx = false;
 	spin_unlock(&cs->dlock);
-	ibt_conn_wake(cs, EPOLLOUT | EPOLLWRNORM);
+	if (wake)
+		ibt_conn_wake(cs, EPOLLOUT | EPOLLWRNORM);
 }
 
 static void ibt_conn_qp_event(struct ib_event *ev, void *ctx)
@@ -360,9 +379,9 @@ int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id)
 	ib->dev = id->device;
 	ib->buf_size = cs->ring.payload_max;
 	ib->rq_size = cs->nslots + ibt_credit_rq_extra(cs->nslots);
-	sq = IBT_CONN_SQ_DATA + IBT_CONN_SQ_CTL;
-	ib->tx_cqe.done = ibt_conn_tx_done;
-	ib->ctl_cqe.done = ibt_conn_tx_done;
+	sq = IBT_CONN_SQ;
+	for (i = 0; i < IBT_CONN_SQ; i++)
+		ib->sq_cqe[i].done = ibt_conn_tx_done;
 
 	ib->pd = ib_alloc_pd(ib->dev, 0);
 	if (IS_ERR(ib->pd)) {
@@ -370,13 +389,9 @@ int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id)
 		ib->pd = NULL;
 		return err;
 	}
-	ib->cq = ib_alloc_cq(ib->dev, cs, ib->rq_size + sq, 0,
-			     IB_POLL_SOFTIRQ);
-	if (IS_ERR(ib->cq)) {
-		err = PTR_ERR(ib->cq);
-		ib->cq = NULL;
+	err = ibt_conn_cq_create(cs, ib->rq_size + sq);
+	if (err)
 		goto err_pd;
-	}
 	err = ibt_conn_bufs_alloc(cs);
 	if (err)
 		goto err_bufs;
@@ -406,7 +421,6 @@ int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id)
 			goto err_qp;
 	}
 	ibt_credit_init(&cs->cr, cs->nslots, 0);
-	cs->sq_free = sq;
 	cs->qp_num = ib->qp->qp_num;
 	spin_lock_bh(&cs->dlock);
 	cs->have_ib = true;
@@ -417,9 +431,9 @@ err_qp:
 	rdma_destroy_qp(id);
 	ib->qp = NULL;
 err_bufs:
+	ibt_conn_cq_stop(cs);
 	ibt_conn_bufs_free(cs);
-	ib_free_cq(ib->cq);
-	ib->cq = NULL;
+	ibt_conn_cq_destroy(cs);
 err_pd:
 	ib_dealloc_pd(ib->pd);
 	ib->pd = NULL;
@@ -446,12 +460,12 @@ void ibt_conn_ib_teardown(struct ibt_csock *cs, struct rdma_cm_id *id)
 	spin_unlock_bh(&cs->dlock);
 	if (!had)
 		return;
+	ibt_conn_cq_stop(cs);	/* no poller runs a completion after it */
 	if (ib->qp) {
 		rdma_destroy_qp(id);
 		ib->qp = NULL;
 	}
-	ib_free_cq(ib->cq);	/* waits for the softirq poll */
-	ib->cq = NULL;
+	ibt_conn_cq_destroy(cs);
 	ibt_conn_bufs_free(cs);
 	ib_dealloc_pd(ib->pd);
 	ib->pd = NULL;

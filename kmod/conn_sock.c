@@ -367,6 +367,8 @@ static int ibt_conn_wait(struct ibt_csock *cs, long *timeo, bool send)
 		bool go;
 
 		spin_lock_bh(&cs->dlock);
+		if (send)
+			cs->want_tx = true;
 		go = cs->dead || cs->failed ||
 		     (send ? cs->wr_shut || ibt_conn_can_send_locked(cs) :
 			     cs->peer_fin || cs->rd_shut ||
@@ -379,6 +381,14 @@ static int ibt_conn_wait(struct ibt_csock *cs, long *timeo, bool send)
 		return -EAGAIN;
 	*timeo = t;
 	return 0;
+}
+
+/* Something for recv: a message, the end, or an error. */
+static bool ibt_conn_rx_ready(struct ibt_csock *cs)
+{
+	return ibt_ring_backlog(&cs->ring, READ_ONCE(cs->cursor)) ||
+	       READ_ONCE(cs->peer_fin) || READ_ONCE(cs->failed) ||
+	       READ_ONCE(cs->dead);
 }
 
 static int ibt_conn_sendmsg(struct socket *sock, struct msghdr *msg,
@@ -415,8 +425,13 @@ static int ibt_conn_sendmsg(struct socket *sock, struct msghdr *msg,
 		}
 		if (!waited)
 			cs->st.tx_credit_waits++;
-		waited = true;
 		spin_unlock_bh(&cs->dlock);
+		/* completions or grants may be waiting in the CQ */
+		if (!waited && ibt_conn_poll_direct(cs)) {
+			waited = true;
+			continue;
+		}
+		waited = true;
 		err = ibt_conn_wait(cs, &timeo, true);
 		if (err)
 			goto out;
@@ -467,6 +482,11 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 		}
 		if (s)
 			break;
+		/* spinning callers drain the CQ themselves */
+		if (!timeo && ibt_conn_poll_direct(cs))
+			continue;
+		if (timeo && ibt_conn_busy_wait(cs, timeo, ibt_conn_rx_ready))
+			continue;
 		spin_lock_bh(&cs->dlock);
 		err = cs->failed ? -ECONNRESET : 0;
 		eof = !err && (cs->peer_fin || cs->rd_shut || cs->dead);
@@ -516,6 +536,8 @@ static __poll_t ibt_conn_poll(struct file *file, struct socket *sock,
 		return ibt_conn_has_ready(cs) ? EPOLLIN | EPOLLRDNORM : 0;
 	if (state == IBTICK_CONN_NEW || state == IBTICK_CONN_CONNECTING)
 		return 0;
+	if (READ_ONCE(sock->sk->sk_ll_usec) && !ibt_conn_rx_ready(cs))
+		ibt_conn_poll_direct(cs);	/* SO_BUSY_POLL: one look */
 	if (READ_ONCE(sock->sk->sk_err))
 		mask |= EPOLLERR;
 	spin_lock_bh(&cs->dlock);
@@ -531,6 +553,8 @@ static __poll_t ibt_conn_poll(struct file *file, struct socket *sock,
 		mask |= EPOLLOUT;	/* send fails at once */
 	else if (!cs->failed && ibt_conn_can_send_locked(cs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
+	else
+		cs->want_tx = true;	/* wake poll when there is room */
 	if (cs->peer_fin && (cs->wr_shut || cs->dead))
 		mask |= EPOLLHUP;
 	spin_unlock_bh(&cs->dlock);

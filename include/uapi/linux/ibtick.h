@@ -579,8 +579,12 @@ struct ibtick_tick_info {
  * SO_ERROR holds the cause once.  What a sender knows after a failure:
  * every message whose send completed before the failure reached the
  * peer's ring (RC acknowledged it); tx_unacked in struct ibtick_conn_info
- * counts those that were sent but not acknowledged, which may or may not
- * have arrived.
+ * counts those sent but not known to be acknowledged (a completion is
+ * asked for one send in 16), which may or may not have arrived.
+ *
+ * Spinning: recv() with MSG_DONTWAIT (or non-blocking) drains the
+ * connection's CQ itself before EAGAIN; with SO_BUSY_POLL a blocking recv()
+ * does so for up to that many microseconds before sleeping.
  *
  * connect() errors: ECONNREFUSED (nobody listens on that port, or the
  * listener's backlog is full), EHOSTUNREACH / ENETUNREACH (no route or
@@ -624,7 +628,7 @@ struct ibtick_conn_info {
 	__u64	tx_credit_waits; /* sends that found no credit (waited or EAGAIN) */
 	__u64	ctl_tx;		/* credit-only and close messages sent */
 	__u64	ctl_rx;
-	__u64	tx_unacked;	/* sent, then failed unacknowledged */
+	__u64	tx_unacked;	/* at a failure: sent, not known acknowledged */
 	__u64	cq_errors;	/* completions in error (the failure's) */
 	__u32	qp_num;		/* ours, as in `rdma res show qp` */
 	__u32	peer_qp_num;

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who drains a connection's CQ, and when.
+ *
+ *  - the softirq poll (irq_poll), scheduled by the CQ event: drains a
+ *    budget, re-arms the CQ and looks again for what came meanwhile;
+ *  - a caller that would rather spin than sleep (recv with MSG_DONTWAIT,
+ *    SO_BUSY_POLL, poll() with SO_BUSY_POLL, a send short of room):
+ *    drains it directly, skipping the softirq hop.
+ *
+ * Both run the completions' handlers (conn_ib.c), which write the ring:
+ * poll_lock lets one of them drain at a time, so the ring keeps one
+ * producer.  The softirq poll waits for it (a caller holds it for one
+ * batch, BH off); a caller only tries.  Callers never arm the CQ: it stays
+ * armed by the softirq poll, so nothing a caller leaves is stranded.
+ * Teardown stops both: irq_poll_disable(), then @poll_off under the lock.
+ */
+#include <linux/list.h>
+#include <linux/irq_poll.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <net/busy_poll.h>
+
+#include "conn.h"
+
+#define IBT_CONN_POLL_BATCH	16
+
+/* Drain up to @budget completions; poll_lock held, BH off. */
+static int ibt_conn_drain(struct ibt_csock *cs, int budget)
+{
+	struct ib_wc wc[IBT_CONN_POLL_BATCH];
+	int done = 0, n, i;
+
+	while (done < budget) {
+		n = ib_poll_cq(cs->ib.cq, min(budget - done,
+					      IBT_CONN_POLL_BATCH), wc);
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++)
+			wc[i].wr_cqe->done(cs->ib.cq, &wc[i]);
+		done += n;
+		if (n < IBT_CONN_POLL_BATCH)
+			break;
+	}
+	return done;
+}
+
+static int ibt_conn_irq_poll(struct irq_poll *iop, int budget)
+{
+	struct ibt_csock *cs = container_of(iop, struct ibt_csock, ib.iop);
+	int done;
+
+	spin_lock(&cs->ib.poll_lock);
+	done = cs->ib.poll_off ? 0 : ibt_conn_drain(cs, budget);
+	if (done < budget) {
+		irq_poll_complete(iop);
+		if (!cs->ib.poll_off &&
+		    ib_req_notify_cq(cs->ib.cq, IB_CQ_NEXT_COMP |
+				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+			irq_poll_sched(iop);	/* came before the arm */
+	}
+	spin_unlock(&cs->ib.poll_lock);
+	return done;
+}
+
+static void ibt_conn_cq_comp(struct ib_cq *cq, void *ctx)
+{
+	struct ibt_csock *cs = ctx;
+
+	irq_poll_sched(&cs->ib.iop);	/* a no-op once teardown disabled it */
+}
+
+static void ibt_conn_cq_event(struct ib_event *ev, void *ctx)
+{
+	struct ibt_csock *cs = ctx;
+
+	if (ev->event != IB_EVENT_CQ_ERR)
+		return;
+	spin_lock_bh(&cs->dlock);
+	ibt_conn_fail_locked(cs, ECONNRESET);
+	spin_unlock_bh(&cs->dlock);
+	ibt_conn_wake(cs, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP);
+}
+
+int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries)
+{
+	struct ib_cq_init_attr cqa = { .cqe = entries };
+	struct ib_cq *cq;
+
+	cq = ib_create_cq(cs->ib.dev, ibt_conn_cq_comp, ibt_conn_cq_event, cs,
+			  &cqa);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	cs->ib.cq = cq;
+	spin_lock_init(&cs->ib.poll_lock);
+	cs->ib.poll_off = false;
+	irq_poll_init(&cs->ib.iop, IBT_CONN_POLL_BATCH, ibt_conn_irq_poll);
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	return 0;
+}
+
+/* Stop every poller; the QP is gone or its completions do not matter. */
+void ibt_conn_cq_stop(struct ibt_csock *cs)
+{
+	irq_poll_disable(&cs->ib.iop);	/* waits for a running poll */
+	spin_lock_bh(&cs->ib.poll_lock);
+	cs->ib.poll_off = true;		/* callers: the lock orders it */
+	spin_unlock_bh(&cs->ib.poll_lock);
+}
+
+void ibt_conn_cq_destroy(struct ibt_csock *cs)
+{
+	ib_destroy_cq(cs->ib.cq);
+	cs->ib.cq = NULL;
+}
+
+/*
+ * A caller drains the CQ once, if nobody else is at it.  Context: process,
+ * with rlock or slock (so the connection's verbs resources are there: they
+ * go under lock, after ibt_conn_cq_stop()).  True when it drained any.
+ */
+bool ibt_conn_poll_direct(struct ibt_csock *cs)
+{
+	int done = 0;
+
+	if (!spin_trylock_bh(&cs->ib.poll_lock))
+		return false;	/* someone drains it now */
+	if (!cs->ib.poll_off)
+		done = ibt_conn_drain(cs, IBT_CONN_POLL_BATCH);
+	spin_unlock_bh(&cs->ib.poll_lock);
+	return done > 0;
+}
+
+/*
+ * SO_BUSY_POLL: drain from here for up to sk_ll_usec (never longer than
+ * @timeo) until @ready says so.  True when @ready became true.
+ */
+bool ibt_conn_busy_wait(struct ibt_csock *cs, long timeo,
+			bool (*ready)(struct ibt_csock *cs))
+{
+	unsigned int usec = READ_ONCE(cs->sk.sk_ll_usec);
+	u64 end;
+
+	if (!usec)
+		return false;
+	end = local_clock() + min_t(u64, (u64)usec * NSEC_PER_USEC,
+				    (u64)jiffies_to_nsecs(timeo));
+	do {
+		ibt_conn_poll_direct(cs);
+		if (ready(cs))
+			return true;
+		cpu_relax();
+	} while (local_clock() < end && !signal_pending(current) &&
+		 !need_resched());
+	return false;
+}
