@@ -49,6 +49,7 @@
 #include <linux/irq_poll.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -95,7 +96,7 @@ enum {
 /* rdma_cm: resolution timeouts, ACK timeout 4.096 us * 2^14 = 67 ms */
 #define IBT_CONN_RESOLVE_MS	2000
 #define IBT_CONN_ACK_TIMEOUT	14
-#define IBT_CONN_RETRY		7
+#define IBT_CONN_RETRY		6	/* rxe takes 7 as for ever */
 #define IBT_CONN_RNR_RETRY	3
 /* close(): how long the last messages may take to be acknowledged */
 #define IBT_CONN_LINGER_MS	2000
@@ -166,6 +167,7 @@ struct ibt_csock {
 	bool			failed;		/* see @err */
 	bool			ctl_wanted;	/* an update waits for the SQ */
 	bool			want_tx;	/* a sender waits: wake it on room */
+	bool			closing;	/* release: no more fail_work */
 	int			err;		/* the failure's cause */
 	struct ibt_credit	cr;
 	u64			sq_head;	/* send queue entries posted */
@@ -178,6 +180,11 @@ struct ibt_csock {
 	u64			data_acked;
 	struct ibtick_conn_info	st;		/* counters */
 	struct ibt_conn_ib	ib;
+
+	/* a failure seen in a completion disconnects from here (lock) */
+	struct work_struct	fail_work;
+	/* send(): the message, copied from the user with slock only */
+	void			*stage;
 
 	/* the ring: written by the receive completion only */
 	void			*ring_mem;
@@ -205,6 +212,8 @@ void ibt_conn_wake(struct ibt_csock *cs, __poll_t mask);
 int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 struct rdma_cm_id *ibt_conn_new_id(struct ibt_csock *cs);
 void ibt_conn_fail(struct ibt_csock *cs, int err);
+void ibt_conn_fail_work(struct work_struct *w);
+void ibt_conn_stop_work(struct ibt_csock *cs);
 void ibt_conn_shutdown_id(struct ibt_csock *cs, bool graceful);
 void ibt_conn_listener_close(struct ibt_csock *cs);
 

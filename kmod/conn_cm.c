@@ -34,6 +34,31 @@ void ibt_conn_fail(struct ibt_csock *cs, int err)
 	ibt_conn_wake(cs, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP);
 }
 
+/*
+ * A completion failed the connection (retries exhausted, a flush, a
+ * protocol error): make it visible (state, SO_ERROR) and disconnect, so
+ * that the peer learns of it too.
+ */
+void ibt_conn_fail_work(struct work_struct *w)
+{
+	struct ibt_csock *cs = container_of(w, struct ibt_csock, fail_work);
+
+	mutex_lock(&cs->lock);
+	ibt_conn_fail(cs, READ_ONCE(cs->err) ?: ECONNRESET);
+	if (cs->cm_id)
+		rdma_disconnect(cs->cm_id);
+	mutex_unlock(&cs->lock);
+}
+
+/* No fail_work runs or comes once this returns.  Caller: not lock. */
+void ibt_conn_stop_work(struct ibt_csock *cs)
+{
+	spin_lock_bh(&cs->dlock);
+	cs->closing = true;
+	spin_unlock_bh(&cs->dlock);
+	cancel_work_sync(&cs->fail_work);
+}
+
 struct rdma_cm_id *ibt_conn_new_id(struct ibt_csock *cs)
 {
 	struct rdma_cm_id *id;
@@ -245,7 +270,8 @@ int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (cs->peer_fin) {
 			/* orderly: the ring keeps what came; sends get EPIPE */
 			cs->dead = true;
-			ibt_ring_set_dead(&cs->ring);
+			if (cs->ring_mem)
+				ibt_ring_set_dead(&cs->ring);
 		}
 		spin_unlock_bh(&cs->dlock);
 		if (cs->dead) {
@@ -346,6 +372,7 @@ void ibt_conn_listener_close(struct ibt_csock *ls)
 	mutex_unlock(&ibt_conn_accept_lock);
 	list_for_each_entry_safe(cs, tmp, &orphans, child_node) {
 		list_del_init(&cs->child_node);
+		ibt_conn_stop_work(cs);
 		mutex_lock(&cs->lock);
 		ibt_conn_shutdown_id(cs, false);
 		cs->state = IBTICK_CONN_CLOSED;

@@ -54,7 +54,9 @@ void ibt_conn_fail_locked(struct ibt_csock *cs, int err)
 	cs->failed = true;
 	cs->err = err;
 	cs->st.tx_unacked = cs->data_posted - cs->data_acked;
-	ibt_ring_set_dead(&cs->ring);
+	/* tell the peer: a disconnect, from process context */
+	if (!cs->closing)
+		schedule_work(&cs->fail_work);
 }
 
 /*
@@ -104,9 +106,9 @@ bool ibt_conn_can_send_locked(struct ibt_csock *cs)
 }
 
 /*
- * Send the message staged in send buffer tx_head (@len bytes).  Caller:
- * slock, dlock, ibt_conn_can_send_locked() true, not dead or failed.  One
- * send queue entry stays for credit-only messages.
+ * Send the message in @cs->stage (@len bytes): inline, or from send buffer
+ * tx_head.  Caller: slock, dlock, ibt_conn_can_send_locked() true, not
+ * dead or failed.  One send queue entry stays for credit-only messages.
  */
 int ibt_conn_post_data(struct ibt_csock *cs, u32 len)
 {
@@ -125,9 +127,11 @@ int ibt_conn_post_data(struct ibt_csock *cs, u32 len)
 		cs->unsignaled = 0;
 	}
 	if (len <= cs->ib.inline_max) {
-		sge.addr = (uintptr_t)cs->ib.tx[i];
+		/* the device copies it now: straight from the stage */
+		sge.addr = (uintptr_t)cs->stage;
 		wr.send_flags |= IB_SEND_INLINE;
 	} else {
+		memcpy(cs->ib.tx[i], cs->stage, len);
 		sge.addr = cs->ib.tx_dma[i];
 		ib_dma_sync_single_for_device(cs->ib.dev, sge.addr, len,
 					      DMA_TO_DEVICE);
@@ -171,6 +175,7 @@ static void ibt_conn_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibt_crx *rx = container_of(wc->wr_cqe, struct ibt_crx, cqe);
 	__poll_t wake = 0;
 	u32 imm, type, grants;
+	bool late;
 	int err;
 
 	if (wc->status != IB_WC_SUCCESS) {
@@ -183,16 +188,23 @@ static void ibt_conn_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	grants = IBT_IMM_GRANTS(imm);
 
 	spin_lock(&cs->dlock);
-	if (cs->dead || cs->failed)
+	if (cs->dead)
 		goto out;
+	/*
+	 * After a failure, what completed before it still goes to the
+	 * ring: the peer had it acknowledged.  No credits, no repost.
+	 */
+	late = cs->failed;
 	if (type > IBT_IMM_FIN || (type != IBT_IMM_DATA && wc->byte_len) ||
 	    (type == IBT_IMM_DATA && !wc->byte_len) ||
-	    wc->byte_len > cs->ring.payload_max) {
+	    wc->byte_len > cs->ring.payload_max)
 		err = -EPROTO;
-	} else {
+	else if (late)
+		err = ibt_ring_backlog(&cs->ring, cs->cursor) < cs->nslots ?
+		      0 : -EPROTO;
+	else
 		err = ibt_credit_received(&cs->cr, grants,
 					  type == IBT_IMM_DATA);
-	}
 	if (err) {
 		cs->st.cq_errors++;
 		ibt_conn_fail_locked(cs, EPROTO);
@@ -225,6 +237,8 @@ static void ibt_conn_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			wake |= EPOLLIN | EPOLLRDHUP;
 		}
 	}
+	if (late)
+		goto out;
 	if (grants && cs->want_tx) {
 		cs->want_tx = false;
 		wake |= EPOLLOUT | EPOLLWRNORM;
@@ -441,8 +455,10 @@ err_pd:
 }
 
 /*
- * Stop posting, destroy the QP (no DMA after it), stop the CQ, free the
- * buffers.  The ring and the counters stay for the reader.  Caller: lock,
+ * Drain the CQ one last time and stop its pollers, stop posting, destroy
+ * the QP (no DMA after it) and the CQ, free the buffers.  The ring, the
+ * stage and the counters stay for the reader and the sender (a sender may
+ * be copying into the stage right now: it finds @dead under dlock).  Caller: lock,
  * and owns @id (or the handler of @id, which then destroys it).
  */
 void ibt_conn_ib_teardown(struct ibt_csock *cs, struct rdma_cm_id *id)
@@ -451,16 +467,21 @@ void ibt_conn_ib_teardown(struct ibt_csock *cs, struct rdma_cm_id *id)
 	bool had;
 
 	spin_lock_bh(&cs->dlock);
+	had = cs->have_ib;
+	spin_unlock_bh(&cs->dlock);
+	/* the last completions first: what was acknowledged reaches the ring */
+	if (had)
+		ibt_conn_cq_stop(cs);
+	spin_lock_bh(&cs->dlock);
 	if (!cs->failed)
 		cs->st.tx_unacked = cs->data_posted - cs->data_acked;
 	cs->dead = true;
-	had = cs->have_ib;
 	cs->have_ib = false;
-	ibt_ring_set_dead(&cs->ring);
+	if (cs->ring_mem)
+		ibt_ring_set_dead(&cs->ring);
 	spin_unlock_bh(&cs->dlock);
 	if (!had)
 		return;
-	ibt_conn_cq_stop(cs);	/* no poller runs a completion after it */
 	if (ib->qp) {
 		rdma_destroy_qp(id);
 		ib->qp = NULL;

@@ -99,11 +99,17 @@ int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries)
 	return 0;
 }
 
-/* Stop every poller; the QP is gone or its completions do not matter. */
+/*
+ * Stop every poller, after draining what the CQ holds (receives the peer
+ * saw acknowledged go to the ring, even on a failed connection).
+ */
 void ibt_conn_cq_stop(struct ibt_csock *cs)
 {
 	irq_poll_disable(&cs->ib.iop);	/* waits for a running poll */
 	spin_lock_bh(&cs->ib.poll_lock);
+	if (!cs->ib.poll_off)
+		while (ibt_conn_drain(cs, IBT_CONN_POLL_BATCH) > 0)
+			;
 	cs->ib.poll_off = true;		/* callers: the lock orders it */
 	spin_unlock_bh(&cs->ib.poll_lock);
 }

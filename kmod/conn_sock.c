@@ -15,6 +15,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/inetdevice.h>
 #include <net/sock.h>
 
 #include "conn.h"
@@ -42,6 +43,7 @@ void ibt_conn_wake(struct ibt_csock *cs, __poll_t mask)
 static void ibt_conn_destruct(struct sock *sk)
 {
 	vfree(ibt_csk(sk)->ring_mem);
+	kfree(ibt_csk(sk)->stage);
 }
 
 /*
@@ -68,6 +70,7 @@ struct ibt_csock *ibt_conn_alloc(struct net *net, int kern,
 	spin_lock_init(&cs->dlock);
 	INIT_LIST_HEAD(&cs->children);
 	INIT_LIST_HEAD(&cs->child_node);
+	INIT_WORK(&cs->fail_work, ibt_conn_fail_work);
 	cs->state = IBTICK_CONN_NEW;
 	cs->nslots = like ? like->nslots : IBT_CONN_SLOTS_DEFAULT;
 	cs->slot_size = like ? like->slot_size : IBTICK_SLOT_SIZE_DEFAULT;
@@ -142,6 +145,15 @@ static int ibt_conn_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	err = ibt_conn_addr(cs, uaddr, len, true, &sin);
 	if (err)
 		goto out;
+	if (sin.sin_addr.s_addr) {
+		struct net_device *nd = ip_dev_find(&init_net,
+						    sin.sin_addr.s_addr);
+
+		err = -EADDRNOTAVAIL;	/* not an address of this host */
+		if (!nd)
+			goto out;
+		dev_put(nd);
+	}
 	id = ibt_conn_new_id(cs);
 	if (IS_ERR(id)) {
 		err = PTR_ERR(id);
@@ -151,7 +163,10 @@ static int ibt_conn_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	if (err) {
 		/* no handler runs for an id that was never bound */
 		rdma_destroy_id(id);
-		if (err == -ENODEV || err == -EINVAL)
+		/* the address is ours (above): the port is what is taken */
+		if (err == -EADDRNOTAVAIL)
+			err = -EADDRINUSE;
+		else if (err == -ENODEV || err == -EINVAL)
 			err = -EADDRNOTAVAIL;
 		goto out;
 	}
@@ -339,6 +354,7 @@ static int ibt_conn_release(struct socket *sock)
 	if (!sk)
 		return 0;
 	cs = ibt_csk(sk);
+	ibt_conn_stop_work(cs);
 	mutex_lock(&cs->lock);
 	if (cs->state == IBTICK_CONN_LISTEN) {
 		cs->state = IBTICK_CONN_CLOSED;
@@ -436,9 +452,15 @@ static int ibt_conn_sendmsg(struct socket *sock, struct msghdr *msg,
 		if (err)
 			goto out;
 	}
-	/* send buffer tx_head is free (only slock moves tx_head) */
-	if (copy_from_iter(cs->ib.tx[cs->tx_head % IBT_CONN_SQ_DATA], len,
-			   &msg->msg_iter) != len) {
+	/* the stage is the socket's; a device going away leaves it */
+	if (!cs->stage) {
+		cs->stage = kmalloc(IBTICK_SLOT_SIZE_MAX, GFP_KERNEL);
+		if (!cs->stage) {
+			err = -ENOBUFS;
+			goto out;
+		}
+	}
+	if (copy_from_iter(cs->stage, len, &msg->msg_iter) != len) {
 		err = -EFAULT;
 		goto out;
 	}
