@@ -181,7 +181,8 @@ conn_stream() {
 	rx0=$(ctr rxe0 rcvd_pkts) rx1=$(ctr rxe1 rcvd_pkts)
 	$CT stream "$SRV" "$CLI" 7610 "$n" hold >"$D/stream.out" 2>&1 &
 	pid=$!
-	if wait_line "$D/stream.out" '^holding ' "$pid" 600; then
+	# at 500 messages a second each way, at least
+	if wait_line "$D/stream.out" '^holding ' "$pid" $((60 + n / 500)); then
 		# the connection is an RC QP pair, client on rxe1, server on rxe0
 		line=$(grep '^holding ' "$D/stream.out")
 		rdma -j res show qp >"$D/qp.json" || rc=1
