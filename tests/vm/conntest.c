@@ -47,6 +47,36 @@
  *                                    with what arrived intact and in order
  *
  * Every wait is bounded: socket timeouts, poll timeouts, timed joins.
+ *
+ * Where the header leaves a behaviour open, this program assumes what TCP
+ * (or the feeds' sockets) do; each such check says so in its text:
+ *  - a client may bind() (address, port 0) before connect(); accept()'s
+ *    address is the client's address and port, getpeername() the
+ *    listener's, getsockname() after bind(port 0) a real port;
+ *  - bind() to a port held on another address as INADDR_ANY: EADDRINUSE
+ *    (rdma_cm itself says EADDRNOTAVAIL there); a multicast address in
+ *    bind() or connect(): EINVAL; protocol != 0: EPROTONOSUPPORT;
+ *  - send()/recv() unconnected: ENOTCONN; MSG_OOB: EOPNOTSUPP; listen()
+ *    on a connected socket: EINVAL; IBTICK_RING_GEOMETRY once connected:
+ *    EISCONN; IBTICK_CONN_INFO on SOCK_DGRAM: EOPNOTSUPP, on a new socket
+ *    state NEW, on a listener LISTEN;
+ *  - a blocking send() without a credit honours SO_SNDTIMEO (EAGAIN);
+ *    tx_credit_waits counts the EAGAIN and the timed-out wait (>= 2);
+ *  - the initial credits (nslots of the peer) are there when connect()
+ *    and accept() return; a ring of N slots takes exactly N messages;
+ *  - after shutdown(SHUT_WR) the socket still receives (a half close) and
+ *    its own send() is EPIPE; the peer's send() after our close() is EPIPE
+ *    at once (the close message came after the data);
+ *  - a failed connection: every send() EPIPE (even the first, which TCP
+ *    would answer ECONNRESET), every recv() ECONNRESET after the data,
+ *    poll POLLERR|POLLHUP without POLLOUT, IBTICK_CONN_INFO still works
+ *    (state FAILED); a port going down (veth1 down for 3 s) fails the
+ *    connection, as the header lists it, even if it comes back before RC
+ *    would give up;
+ *  - what a killed process's close() does with unread or unsent data is
+ *    open: orderly (0) or reset (ECONNRESET) are both taken, with the
+ *    counts each implies; messages in the killed reader's ring were
+ *    acknowledged (tx_unacked 0).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -944,6 +974,9 @@ static int mode_close(uint64_t k)
 	char buf[64] = "x";
 
 	signal(SIGPIPE, on_sigpipe);
+	/* K is sent before the reader reads: it must fit the default ring */
+	if (k < 1 || k > IBTICK_SLOTS_DEFAULT - 96)
+		k = IBTICK_SLOTS_DEFAULT - 96;
 
 	/* close(): K messages, then 0, then EPIPE for the other end */
 	if (pair(lfd, base_port, &cfd, &sfd, 0, 0)) {
