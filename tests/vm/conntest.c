@@ -284,6 +284,11 @@ static uint32_t mix(uint64_t x)
 
 static size_t msg_len(uint64_t i, uint32_t tag, size_t max)
 {
+	/* never past the buffers, whatever msg_max the kernel said */
+	if (max > MAXMSG)
+		max = MAXMSG;
+	if (max < 1)
+		max = 1;
 	if (i == 0)
 		return 1;
 	if (i == 1)
@@ -611,6 +616,7 @@ static int mode_flow(void)
 {
 	const unsigned int nslots = 64, slot_size = 128;
 	const size_t want_max = slot_size - CONN_SLOT_DESC;
+	size_t mmax;
 	int lfd = listener(srv_ip, base_port, 8, nslots, slot_size), cfd, sfd, r, e;
 	struct ibtick_conn_info c, s;
 	unsigned char buf[MAXMSG];
@@ -640,11 +646,15 @@ static int mode_flow(void)
 	check(poll(&p, 1, 5000) == 1 && (p.revents & POLLOUT), "flow: POLLOUT before any send", errno);
 	conn_info(cfd, &c);
 	check(c.credits == nslots, "flow: the sender starts with nslots credits", 0);
+	/* the messages follow the kernel's msg_max, checked above */
+	mmax = c.msg_max;
+	if (mmax < 1 || mmax > MAXMSG)
+		return 1;
 
 	/* a receiver that does not read: exactly nslots messages go */
 	e = 0;
 	for (i = 0; i < 10 * nslots; i++) {
-		size_t len = msg_len(i, 7, want_max);
+		size_t len = msg_len(i, 7, mmax);
 
 		msg_fill(buf, len, i, 7);
 		if (send(cfd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len) {
@@ -660,9 +670,9 @@ static int mode_flow(void)
 	r = poll(&p, 1, 500);
 	check(r == 0 && !(p.revents & POLLOUT), "flow: no POLLOUT without credits (500 ms)", errno);
 	set_timeo(cfd, SO_SNDTIMEO, 300);
-	msg_fill(buf, msg_len(sent, 7, want_max), sent, 7);
+	msg_fill(buf, msg_len(sent, 7, mmax), sent, 7);
 	t0 = now();
-	EXPECT_ERR(send(cfd, buf, msg_len(sent, 7, want_max), MSG_NOSIGNAL), EAGAIN,
+	EXPECT_ERR(send(cfd, buf, msg_len(sent, 7, mmax), MSG_NOSIGNAL), EAGAIN,
 		   "flow: blocking send without credits, SO_SNDTIMEO 300 ms -> EAGAIN");
 	dt = now() - t0;
 	check(dt >= 0.29 && dt < 5, "flow: ... after its 300 ms", 0);
@@ -680,10 +690,10 @@ static int mode_flow(void)
 
 	/* now it reads everything while the sender goes on, waiting in poll */
 	total = 10 * nslots + 7;
-	rd = (struct reader){ .fd = sfd, .from = 0, .n = total, .tag = 7, .max = want_max };
+	rd = (struct reader){ .fd = sfd, .from = 0, .n = total, .tag = 7, .max = mmax };
 	pthread_create(&t, NULL, read_n, &rd);
 	while (sent < total) {
-		size_t len = msg_len(sent, 7, want_max);
+		size_t len = msg_len(sent, 7, mmax);
 
 		p = (struct pollfd){ .fd = cfd, .events = POLLOUT };
 		if (poll(&p, 1, 10000) != 1 || !(p.revents & POLLOUT))
@@ -708,7 +718,7 @@ static int mode_flow(void)
 	print_info("client, end", &c);
 	print_info("server, end", &s);
 	check(c.tx_msgs == total && s.rx_msgs == total && s.rx_read == total &&
-	      c.tx_bytes == msg_bytes(total, 7, want_max) && s.rx_bytes == c.tx_bytes,
+	      c.tx_bytes == msg_bytes(total, 7, mmax) && s.rx_bytes == c.tx_bytes,
 	      "flow: counters: tx_msgs == rx_msgs == rx_read, bytes too", 0);
 	check(!c.tx_unacked && !c.cq_errors && !s.cq_errors, "flow: no unacked send, no CQ error", 0);
 	check(c.credits + s.pending_grants == nslots, "flow: quiet: credits + pending grants == nslots", 0);
