@@ -68,9 +68,26 @@ conn_routes_down() {
 	return 0
 }
 
+# wait_gid DEV IP: until DEV's port has IP's RoCE GID (::ffff:IP), which
+# rdma_cm needs; the GID table fills after the port comes up (10 s, times
+# SLOW).
+wait_gid() {
+	local g i
+	# shellcheck disable=SC2086 # the four bytes of IP, one per word
+	g=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	for i in $(seq $((100 * SLOW))); do
+		grep -qs "$g" "/sys/class/infiniband/$1/ports/1/gids/"* && return 0
+		sleep 0.1
+	done
+	echo "  $1: no GID $g for $2"
+	return 1
+}
+
 test_setup() {
 	restore_rig
 	conn_routes || true
+	wait_gid rxe0 "$SRV" || true
+	wait_gid rxe1 "$CLI" || true
 	mkdir -p "$D"
 }
 cleanup() { conn_routes_down; rig_cleanup; }
@@ -283,7 +300,7 @@ conn_link_delete() {
 	local rc=0
 	fault_under_stream linkdel 7670 rdma link delete rxe1 || rc=1
 	rdma link add rxe1 type rxe netdev veth1 || rc=1
-	wait_state rxe1 ACTIVE || rc=1
+	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
 	conn_routes || rc=1
 	# the module still connects, over the device added back
 	ct "$D/linkdel-after.out" 120 stream 7671 1000 || rc=1
@@ -295,6 +312,7 @@ conn_port_flap() {
 	local rc=0
 	fault_under_stream flap 7680 flap veth1 3 || rc=1
 	wait_state rxe1 ACTIVE && wait_state rxe0 ACTIVE || rc=1
+	wait_gid rxe0 "$SRV" && wait_gid rxe1 "$CLI" || rc=1
 	conn_routes || rc=1
 	ct "$D/flap-after.out" 120 stream 7681 1000 || rc=1
 	unload_ok || rc=1
