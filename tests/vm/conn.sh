@@ -8,11 +8,14 @@
 # counters are read: no RNR NAK, sent or received, in any scenario where the
 # credits must prevent them, and the traffic crossed the veth pair.
 #
-# Routing: both addresses are the guest's own, so by default the kernel
-# routes between them over lo, and rdma_cm and rxe would put both ends on
-# one device.  conn_routes sends what this host sends to rxe0's address out
-# of veth1 and to rxe1's out of veth0 (policy rules for locally generated
-# packets, the local table moved after them); cleanup puts the rules back.
+# Routing: both addresses are the guest's own.  The client binds to rxe1's
+# address before connect(), so rdma_cm (and rxe) look the route up with
+# veth1 as the output device; the local route of rxe0's address (its
+# device veth0) does not match that, the subnet route out of veth1 does,
+# and the packets cross the veth pair (accept_local and rp_filter 0, set
+# by the guest's init, let veth0 take them).  The server's replies go out
+# of veth0 likewise.  conn_stream checks it: the QPs are on rxe0 and rxe1
+# and each device's rcvd_pkts grew.
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
@@ -28,8 +31,6 @@ D=${RESULTS:-/tmp}/conn
 RNR_COUNTERS="rcvd_rnr_err send_rnr_err retry_rnr_exceeded_err"
 # shown, not asserted: retransmissions (a slow guest may time out an ack)
 RETRY_COUNTERS="duplicate_request out_of_seq_request rcvd_seq_err completer_retry_err retry_exceeded_err"
-TBL_TO_SRV=7101
-TBL_TO_CLI=7102
 
 # addr_of NETDEV: its IPv4 address.
 addr_of() {
@@ -38,35 +39,6 @@ addr_of() {
 
 SRV=$(addr_of veth0)
 CLI=$(addr_of veth1)
-
-# conn_routes: this host's packets to SRV leave by veth1 (from CLI), to CLI
-# by veth0 (from SRV); received ones still go up through the local table.
-# Idempotent; again after a port comes back up (its routes went with it).
-conn_routes() {
-	local rc=0
-	ip route replace "$SRV/32" dev veth1 src "$CLI" table $TBL_TO_SRV || rc=1
-	ip route replace "$CLI/32" dev veth0 src "$SRV" table $TBL_TO_CLI || rc=1
-	ip rule show | grep -q '^100:' ||
-		ip rule add pref 100 iif lo to "$SRV/32" lookup $TBL_TO_SRV || rc=1
-	ip rule show | grep -q '^101:' ||
-		ip rule add pref 101 iif lo to "$CLI/32" lookup $TBL_TO_CLI || rc=1
-	ip rule show | grep -q '^1000:.*lookup local' ||
-		ip rule add pref 1000 lookup local || rc=1
-	! ip rule show | grep -q '^0:.*lookup local' ||
-		ip rule del pref 0 lookup local || rc=1
-	((rc == 0)) || echo "  conn_routes failed: $(ip rule show | tr '\n' ';')"
-	return $rc
-}
-
-conn_routes_down() {
-	ip rule show | grep -q '^0:.*lookup local' || ip rule add pref 0 lookup local
-	ip rule del pref 1000 lookup local 2>/dev/null
-	ip rule del pref 100 2>/dev/null
-	ip rule del pref 101 2>/dev/null
-	ip route flush table $TBL_TO_SRV 2>/dev/null
-	ip route flush table $TBL_TO_CLI 2>/dev/null
-	return 0
-}
 
 # wait_gid DEV IP: until DEV's port has IP's RoCE GID (::ffff:IP), which
 # rdma_cm needs; the GID table fills after the port comes up (10 s, times
@@ -85,13 +57,10 @@ wait_gid() {
 
 test_setup() {
 	restore_rig
-	conn_routes || true
 	wait_gid rxe0 "$SRV" || true
 	wait_gid rxe1 "$CLI" || true
 	mkdir -p "$D"
 }
-cleanup() { conn_routes_down; rig_cleanup; }
-trap cleanup EXIT
 
 # ctr DEV NAME: one of rxe's port counters.
 ctr() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo "?"; }
@@ -301,7 +270,6 @@ conn_link_delete() {
 	fault_under_stream linkdel 7670 rdma link delete rxe1 || rc=1
 	rdma link add rxe1 type rxe netdev veth1 || rc=1
 	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
-	conn_routes || rc=1
 	# the module still connects, over the device added back
 	ct "$D/linkdel-after.out" 120 stream 7671 1000 || rc=1
 	unload_ok || rc=1
@@ -313,7 +281,6 @@ conn_port_flap() {
 	fault_under_stream flap 7680 flap veth1 3 || rc=1
 	wait_state rxe1 ACTIVE && wait_state rxe0 ACTIVE || rc=1
 	wait_gid rxe0 "$SRV" && wait_gid rxe1 "$CLI" || rc=1
-	conn_routes || rc=1
 	ct "$D/flap-after.out" 120 stream 7681 1000 || rc=1
 	unload_ok || rc=1
 	log_test "connections: veth1 down for 3 s under a stream: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; a new connection works after; the module unloads" $rc
