@@ -81,7 +81,8 @@ LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 LIB_CFLAGS := $(UCFLAGS) -Iuser/lib -fvisibility=default
 EXAMPLES  := user/examples/spin-reader user/examples/epoll-reader \
-	     user/examples/publisher
+	     user/examples/publisher user/examples/order-gateway \
+	     user/examples/order-client
 
 .PHONY: all module sparse user lib tests check unit kunit install install-module install-user uninstall uninstall-module uninstall-user clean
 

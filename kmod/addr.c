@@ -51,6 +51,38 @@ int ibt_addr_parse(const void *sa, int len, u16 family, struct ibt_addr *out)
 	return 0;
 }
 
+int ibt_addr_parse_unicast(const void *sa, int len, u16 family, bool any,
+			   struct ibt_uaddr *out)
+{
+	static const u8 zero[12];
+	struct sockaddr_ibtick a;
+	u32 ip;
+
+	if (len < (int)sizeof(a))
+		return -EINVAL;
+	memcpy(&a, sa, sizeof(a));
+	if (a.sibt_family != family)
+		return -EAFNOSUPPORT;
+	if (a.sibt_group_family == AF_INET6)
+		return -EAFNOSUPPORT;
+	if (a.sibt_group_family != AF_INET || a.sibt_reserved || a.sibt_flags ||
+	    memcmp(a.sibt_group + 4, zero, sizeof(zero)))
+		return -EINVAL;
+	memcpy(&ip, a.sibt_group, 4);
+	ip = be32_to_cpu((__force __be32)ip);
+	if (!ip || !a.sibt_port) {
+		if (!any)
+			return -EINVAL;
+	}
+	/* multicast, class E, broadcast, and 0.0.0.0/8 but 0.0.0.0 itself */
+	if (ip >= 0xe0000000 || (ip && !(ip >> 24)))
+		return -EINVAL;
+	out->addr = cpu_to_be32(ip);
+	out->port = a.sibt_port;
+	out->ifindex = a.sibt_ifindex;
+	return 0;
+}
+
 bool ibt_addr_same(const struct ibt_addr *want, const struct ibt_addr *have)
 {
 	return want->feed_id == have->feed_id && want->group == have->group &&

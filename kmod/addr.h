@@ -38,6 +38,26 @@ int ibt_addr_parse(const void *sa, int len, u16 family, struct ibt_addr *out);
  */
 bool ibt_addr_same(const struct ibt_addr *want, const struct ibt_addr *have);
 
+/* A validated connection address (SOCK_SEQPACKET). */
+struct ibt_uaddr {
+	__be32	addr;		/* IPv4 unicast, or INADDR_ANY (bind) */
+	u16	port;		/* 0 only for bind: rdma_cm picks one */
+	u32	ifindex;
+};
+
+/*
+ * Check a connection's struct sockaddr_ibtick (@len bytes at @sa, copied
+ * already): AF_INET, a unicast IPv4 address in the first 4 bytes of the
+ * group and zeros after, no flags, reserved 0.  @any (bind) allows
+ * INADDR_ANY and port 0.  Returns 0 and fills @out, or:
+ *   -EINVAL        short, flags or reserved set, bytes after the address,
+ *                  port 0 or INADDR_ANY where not allowed, a multicast,
+ *                  broadcast or 0.0.0.0/8 address
+ *   -EAFNOSUPPORT  wrong sibt_family, or AF_INET6 (reserved)
+ */
+int ibt_addr_parse_unicast(const void *sa, int len, u16 family, bool any,
+			   struct ibt_uaddr *out);
+
 /* The sockaddr_ibtick of @a, for family number @family. */
 void ibt_addr_fill(const struct ibt_addr *a, u16 family,
 		   struct sockaddr_ibtick *sa);

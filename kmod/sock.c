@@ -23,6 +23,7 @@
 #include <net/sock.h>
 
 #include "addr.h"
+#include "conn.h"
 #include "ibt.h"
 
 int ibt_family = IBTICK_AF_DEFAULT;
@@ -950,10 +951,12 @@ static int ibt_create(struct net *net, struct socket *sock, int protocol,
 
 	if (!net_eq(net, &init_net))
 		return -EAFNOSUPPORT;	/* feeds live in init_net (see ibtick.7) */
-	if (sock->type != SOCK_DGRAM)
+	if (sock->type != SOCK_DGRAM && sock->type != SOCK_SEQPACKET)
 		return -ESOCKTNOSUPPORT;
 	if (protocol)
 		return -EPROTONOSUPPORT;
+	if (sock->type == SOCK_SEQPACKET)
+		return ibt_conn_create(net, sock, kern);	/* conn_sock.c */
 	sk = sk_alloc(net, ibt_family, GFP_KERNEL, &ibt_proto, kern);
 	if (!sk)
 		return -ENOMEM;
@@ -986,12 +989,18 @@ int ibt_sock_init(void)
 	err = proto_register(&ibt_proto, 0);
 	if (err)
 		return err;
+	err = ibt_conn_init();
+	if (err) {
+		proto_unregister(&ibt_proto);
+		return err;
+	}
 	ibt_family_ops.family = ibt_family;
 	ibt_proto_ops.family = ibt_family;
 	err = sock_register(&ibt_family_ops);
 	if (err) {
 		pr_err(IBT_DRV_NAME ": address family %d is taken (%d); load with family=N for a free one\n",
 		       ibt_family, err);
+		ibt_conn_exit();
 		proto_unregister(&ibt_proto);
 		return err;
 	}
@@ -1001,5 +1010,6 @@ int ibt_sock_init(void)
 void ibt_sock_exit(void)
 {
 	sock_unregister(ibt_family);
+	ibt_conn_exit();
 	proto_unregister(&ibt_proto);
 }

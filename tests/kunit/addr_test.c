@@ -43,6 +43,73 @@ static void addr_good(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ibt_addr_parse(&a, sizeof(a), FAM, &out), 0);
 }
 
+/* Connection addresses (SOCK_SEQPACKET): unicast IPv4, port. */
+static struct sockaddr_ibtick uc(u8 a, u8 b, u8 c, u8 d, u16 port)
+{
+	struct sockaddr_ibtick s = {
+		.sibt_family = FAM,
+		.sibt_port = port,
+		.sibt_group_family = AF_INET,
+		.sibt_group = { a, b, c, d },
+	};
+	return s;
+}
+
+static void addr_unicast(struct kunit *test)
+{
+	struct sockaddr_ibtick a = uc(10, 99, 0, 1, 7001);
+	struct ibt_uaddr out;
+
+	KUNIT_ASSERT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, false,
+						     &out), 0);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(out.addr), 0x0a630001U);
+	KUNIT_EXPECT_EQ(test, out.port, 7001);
+	/* bind may say any address and any port; connect may not */
+	a = uc(0, 0, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, true,
+						     &out), 0);
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, false,
+						     &out), -EINVAL);
+	a = uc(10, 99, 0, 1, 0);
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, false,
+						     &out), -EINVAL);
+	/* never a group, broadcast, class E or 0.x.y.z */
+	a = uc(239, 1, 2, 3, 7001);
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, true,
+						     &out), -EINVAL);
+	a = uc(255, 255, 255, 255, 7001);
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, true,
+						     &out), -EINVAL);
+	a = uc(240, 0, 0, 1, 7001);
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, true,
+						     &out), -EINVAL);
+	a = uc(0, 1, 2, 3, 7001);
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, true,
+						     &out), -EINVAL);
+	/* the fields a feed address uses for other things */
+	a = uc(10, 99, 0, 1, 7001);
+	a.sibt_flags = IBTICK_ADDR_FEED_ID;
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, false,
+						     &out), -EINVAL);
+	a = uc(10, 99, 0, 1, 7001);
+	a.sibt_reserved = 1;
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, false,
+						     &out), -EINVAL);
+	a = uc(10, 99, 0, 1, 7001);
+	a.sibt_group[15] = 1;
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, false,
+						     &out), -EINVAL);
+	a = uc(10, 99, 0, 1, 7001);
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a) - 1, FAM,
+						     false, &out), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM + 1,
+						     false, &out),
+			-EAFNOSUPPORT);
+	a.sibt_group_family = AF_INET6;
+	KUNIT_EXPECT_EQ(test, ibt_addr_parse_unicast(&a, sizeof(a), FAM, false,
+						     &out), -EAFNOSUPPORT);
+}
+
 static void addr_bad(struct kunit *test)
 {
 	struct {
@@ -163,6 +230,7 @@ static void addr_feed_id(struct kunit *test)
 
 static struct kunit_case addr_cases[] = {
 	KUNIT_CASE(addr_good),
+	KUNIT_CASE(addr_unicast),
 	KUNIT_CASE(addr_bad),
 	KUNIT_CASE(addr_fields),
 	KUNIT_CASE(addr_feed_id),

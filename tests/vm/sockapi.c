@@ -52,13 +52,13 @@ static void table_create(void)
 {
 	EXPECT_ERR(socket(vm_fam, SOCK_STREAM, 0), ESOCKTNOSUPPORT, "socket(SOCK_STREAM) -> ESOCKTNOSUPPORT");
 	{
-		/* connections (tests/vm/conntest has their table) */
 		int fd = socket(vm_fam, SOCK_SEQPACKET, 0);
 
 		check(fd >= 0, "socket(SOCK_SEQPACKET) -> a connection socket", errno);
 		if (fd >= 0)
 			close(fd);
 	}
+	EXPECT_ERR(socket(vm_fam, SOCK_SEQPACKET, 6), EPROTONOSUPPORT, "socket(SOCK_SEQPACKET, protocol 6) -> EPROTONOSUPPORT");
 	EXPECT_ERR(socket(vm_fam, SOCK_DGRAM, 17), EPROTONOSUPPORT, "socket(protocol 17) -> EPROTONOSUPPORT");
 	{
 		int fd = sock();

@@ -558,7 +558,7 @@ struct ibtick_tick_info {
  * means the peer closed); recv*() returns one message per call, cut to the
  * buffer with MSG_TRUNC set in msg_flags when the buffer is smaller.
  * msg_max is the peer's: its ring's slot payload (IBTICK_RING_GEOMETRY's
- * slot_size minus the slot descriptor, 216 bytes by default), read with
+ * slot_size minus the 48-byte slot descriptor, 208 bytes by default), read with
  * IBTICK_CONN_INFO.  Each message arrives once, intact and in order, or
  * the connection fails.
  *

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Connections: SOCK_SEQPACKET sockets over one RC queue pair each (the
+ * order channel).  The user contract is in <linux/ibtick.h>; this header
+ * holds the wire, the socket, and who may touch what.
+ *
+ *   conn_sock.c   the proto_ops: bind, listen, accept, connect, send,
+ *                 recv, poll, shutdown, release, options
+ *   conn_cm.c     rdma_cm: address and route, handshake, listener
+ *                 children, disconnects, device removal
+ *   conn_ib.c     verbs: the QP, CQ and buffers of a connection; posting
+ *                 and completions (the receive path into the ring)
+ *   credit.c      flow control (pure logic, KUnit)
+ *
+ * The wire.  Every message is one RC SEND with immediate data, the payload
+ * exactly the user's message (no header).  The immediate (big-endian on the
+ * wire) is IBT_IMM_TYPE << 24 | grants: a DATA message goes to the ring,
+ * CREDIT only returns credits, FIN is the orderly end (after the last data
+ * message, in order: RC keeps it).  The handshake's private data, both in
+ * the request and the reply, is struct ibt_conn_hello: each side says how
+ * many slots its ring has (the credits it grants first) and the largest
+ * message its slots hold.
+ *
+ * Locking.
+ *  - ibt_csock.lock (mutex): the connection's state, its cm_id and its
+ *    verbs resources' life; taken by the socket calls and by the rdma_cm
+ *    handler.  Never held across rdma_destroy_id() (which waits for the
+ *    handler).  Whoever clears @cm_id under it owns destroying it and
+ *    tearing the verbs resources down.
+ *  - ibt_csock.dlock (spinlock, BH): the data path: credits, the send
+ *    queue's free entries, the send buffers' indices, @dead, the flags the
+ *    receive completion sets, the counters.  Every ib_post_send() and
+ *    ib_post_recv() happens under it after checking @dead, so teardown,
+ *    which sets @dead under it first, races with no post.
+ *  - ibt_csock.rlock / slock (mutexes): one reader and one sender at a
+ *    time (the ring's cursor; the send buffers' order).
+ *  - ibt_conn_accept_lock: every listener's children list and each
+ *    child's @parent.
+ * Order: rlock or slock, then lock, then dlock; ibt_conn_accept_lock alone
+ * or inside lock.  The ring has one producer: the receive completion (the
+ * CQ polls in softirq, one at a time).
+ */
+#ifndef _IBTICK_CONN_H
+#define _IBTICK_CONN_H
+
+#include <linux/in.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <net/sock.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "credit.h"
+#include "ring.h"
+
+#define IBT_CONN_MAGIC		0x49425443	/* "IBTC" */
+#define IBT_CONN_VERSION	1
+
+struct ibt_conn_hello {
+	__be32	magic;
+	u8	version;
+	u8	flags;		/* 0 */
+	__be16	reserved;	/* 0 */
+	__be32	nslots;		/* the sender's ring: first credits */
+	__be32	msg_max;	/* the sender's slot payload */
+};
+
+enum {
+	IBT_IMM_DATA = 0,
+	IBT_IMM_CREDIT = 1,
+	IBT_IMM_FIN = 2,
+};
+
+#define IBT_IMM(type, grants)	((u32)(type) << 24 | (grants))
+#define IBT_IMM_TYPE(imm)	((imm) >> 24)
+#define IBT_IMM_GRANTS(imm)	((imm) & IBT_CREDIT_GRANT_MAX)
+
+/* Geometry of a connection's ring (IBTICK_RING_GEOMETRY may change it). */
+#define IBT_CONN_SLOTS_DEFAULT	256
+#define IBT_CONN_SLOTS_MAX	4096
+/* data sends in flight on the send queue, and the credit-only ones */
+#define IBT_CONN_SQ_DATA	64
+#define IBT_CONN_SQ_CTL		8
+#define IBT_CONN_INLINE_WANT	256
+/* rdma_cm: resolution timeouts, ACK timeout 4.096 us * 2^14 = 67 ms */
+#define IBT_CONN_RESOLVE_MS	2000
+#define IBT_CONN_ACK_TIMEOUT	14
+#define IBT_CONN_RETRY		7
+#define IBT_CONN_RNR_RETRY	3
+/* close(): how long the last messages may take to be acknowledged */
+#define IBT_CONN_LINGER_MS	2000
+
+/* One receive buffer. */
+struct ibt_crx {
+	struct ib_cqe	cqe;
+	void		*buf;
+	dma_addr_t	dma;
+};
+
+/* A connection's verbs resources (conn_ib.c). */
+struct ibt_conn_ib {
+	struct ib_device	*dev;
+	struct ib_pd		*pd;
+	struct ib_cq		*cq;
+	struct ib_qp		*qp;
+	u32			rq_size;
+	u32			buf_size;	/* receive and send buffers */
+	u32			inline_max;
+	struct ibt_crx		*rx;		/* rq_size */
+	void			**tx;		/* IBT_CONN_SQ_DATA buffers */
+	dma_addr_t		*tx_dma;
+	struct ib_cqe		tx_cqe;		/* data sends */
+	struct ib_cqe		ctl_cqe;	/* credit-only and FIN */
+};
+
+struct ibt_csock {
+	struct sock		sk;		/* first */
+	struct mutex		lock;
+	struct mutex		rlock;
+	struct mutex		slock;
+	int			state;		/* IBTICK_CONN_*: lock */
+	struct rdma_cm_id	*cm_id;		/* owned: lock */
+	bool			bound;
+	struct sockaddr_in	local;
+	struct sockaddr_in	peer;
+	u32			ifindex;
+	u32			nslots;		/* ring geometry */
+	u32			slot_size;
+	u32			qp_num;
+	u32			peer_qp_num;
+
+	/* listener: ibt_conn_accept_lock */
+	struct list_head	children;	/* handshaking and ready */
+	u32			nchildren;
+	u32			backlog;
+	/* child of a listener until accepted: ibt_conn_accept_lock */
+	struct list_head	child_node;
+	struct ibt_csock	*parent;
+	bool			ready;		/* established, acceptable */
+	bool			passive;	/* a listener's child */
+
+	/* the data path: dlock */
+	spinlock_t		dlock;
+	bool			have_ib;	/* @ib set up (lock to change) */
+	bool			dead;		/* no more posting */
+	bool			peer_known;	/* the peer's hello is in */
+	bool			peer_fin;	/* its FIN arrived */
+	bool			fin_sent;
+	bool			wr_shut;	/* shutdown(SHUT_WR) or close */
+	bool			rd_shut;
+	bool			failed;		/* see @err */
+	bool			ctl_wanted;	/* an update waits for the SQ */
+	int			err;		/* the failure's cause */
+	struct ibt_credit	cr;
+	u32			sq_free;
+	u64			tx_head;	/* send buffers: slock posts */
+	u64			tx_tail;	/* ... completions free */
+	u32			peer_msg_max;
+	u64			data_posted;
+	u64			data_acked;
+	struct ibtick_conn_info	st;		/* counters */
+	struct ibt_conn_ib	ib;
+
+	/* the ring: written by the receive completion only */
+	void			*ring_mem;
+	struct ibt_ring		ring;
+	u64			cursor;		/* rlock */
+};
+
+static inline struct ibt_csock *ibt_csk(struct sock *sk)
+{
+	return container_of(sk, struct ibt_csock, sk);
+}
+
+extern struct mutex ibt_conn_accept_lock;
+
+/* conn_sock.c */
+int ibt_conn_create(struct net *net, struct socket *sock, int kern);
+struct ibt_csock *ibt_conn_alloc(struct net *net, int kern,
+				 const struct ibt_csock *like,
+				 struct socket *sock);
+int ibt_conn_init(void);
+void ibt_conn_exit(void);
+void ibt_conn_wake(struct ibt_csock *cs, __poll_t mask);
+
+/* conn_cm.c */
+int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+struct rdma_cm_id *ibt_conn_new_id(struct ibt_csock *cs);
+void ibt_conn_fail(struct ibt_csock *cs, int err);
+void ibt_conn_shutdown_id(struct ibt_csock *cs, bool graceful);
+void ibt_conn_listener_close(struct ibt_csock *cs);
+
+/* conn_ib.c */
+int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id);
+void ibt_conn_ib_teardown(struct ibt_csock *cs, struct rdma_cm_id *id);
+int ibt_conn_ring_alloc(struct ibt_csock *cs);
+int ibt_conn_post_data(struct ibt_csock *cs, u32 len);
+void ibt_conn_post_ctl_locked(struct ibt_csock *cs, u32 type);
+void ibt_conn_maybe_update_locked(struct ibt_csock *cs);
+bool ibt_conn_can_send_locked(struct ibt_csock *cs);
+void ibt_conn_fail_locked(struct ibt_csock *cs, int err);
+
+#endif /* _IBTICK_CONN_H */

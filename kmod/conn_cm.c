@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections and rdma_cm: the client's address and route resolution and
+ * handshake, a listener's connection requests (each a child socket that
+ * accept() hands out once established), disconnects and device removal.
+ *
+ * The handler runs in process context, one event at a time per id, and
+ * may sleep.  It must never destroy its own id: for device removal it
+ * tears the verbs resources down and returns non-zero, which makes rdma_cm
+ * destroy the id (the device cannot go before).  Locking: conn.h.
+ */
+#include <linux/slab.h>
+
+#include "conn.h"
+#include "ibt.h"
+
+DEFINE_MUTEX(ibt_conn_accept_lock);
+
+/* Fail the connection from process context: state, ring, sleepers. */
+void ibt_conn_fail(struct ibt_csock *cs, int err)
+{
+	spin_lock_bh(&cs->dlock);
+	ibt_conn_fail_locked(cs, err);
+	spin_unlock_bh(&cs->dlock);
+	if (cs->state == IBTICK_CONN_LISTEN ||
+	    cs->state == IBTICK_CONN_CONNECTING ||
+	    cs->state == IBTICK_CONN_ESTABLISHED ||
+	    cs->state == IBTICK_CONN_PEER_CLOSED)
+		cs->state = IBTICK_CONN_FAILED;
+	if (!cs->sk.sk_err) {
+		cs->sk.sk_err = err;
+		sk_error_report(&cs->sk);
+	}
+	ibt_conn_wake(cs, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP);
+}
+
+struct rdma_cm_id *ibt_conn_new_id(struct ibt_csock *cs)
+{
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, ibt_conn_cm_handler, cs, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	rdma_set_ack_timeout(id, IBT_CONN_ACK_TIMEOUT);
+	return id;
+}
+
+static void ibt_conn_hello_fill(struct ibt_csock *cs, struct ibt_conn_hello *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = cpu_to_be32(IBT_CONN_MAGIC);
+	h->version = IBT_CONN_VERSION;
+	h->nslots = cpu_to_be32(cs->nslots);
+	h->msg_max = cpu_to_be32(cs->ring.payload_max);
+}
+
+/* The peer's hello: 0, or -EPROTO when it is not an ibtick peer. */
+static int ibt_conn_hello_take(struct ibt_csock *cs, const void *pd, u8 len)
+{
+	struct ibt_conn_hello h;
+	u32 nslots, msg_max;
+
+	if (!pd || len < sizeof(h))
+		return -EPROTO;
+	memcpy(&h, pd, sizeof(h));
+	nslots = be32_to_cpu(h.nslots);
+	msg_max = be32_to_cpu(h.msg_max);
+	if (be32_to_cpu(h.magic) != IBT_CONN_MAGIC ||
+	    h.version != IBT_CONN_VERSION || !nslots ||
+	    nslots > IBT_CONN_SLOTS_MAX || !msg_max ||
+	    msg_max > IBTICK_SLOT_SIZE_MAX)
+		return -EPROTO;
+	spin_lock_bh(&cs->dlock);
+	cs->cr.peer_nslots = nslots;
+	cs->cr.send = nslots;
+	cs->peer_msg_max = msg_max;
+	cs->peer_known = true;
+	spin_unlock_bh(&cs->dlock);
+	return 0;
+}
+
+static void ibt_conn_param(struct rdma_conn_param *p, struct ibt_conn_hello *h)
+{
+	memset(p, 0, sizeof(*p));
+	p->private_data = h;
+	p->private_data_len = sizeof(*h);
+	p->flow_control = 1;
+	p->retry_count = IBT_CONN_RETRY;
+	p->rnr_retry_count = IBT_CONN_RNR_RETRY;
+}
+
+static void ibt_conn_addrs(struct ibt_csock *cs, struct rdma_cm_id *id)
+{
+	memcpy(&cs->local, &id->route.addr.src_addr, sizeof(cs->local));
+	memcpy(&cs->peer, &id->route.addr.dst_addr, sizeof(cs->peer));
+}
+
+/* Client: route resolved: build the QP and send the request. */
+static int ibt_conn_route_resolved(struct ibt_csock *cs, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param p;
+	struct ibt_conn_hello h;
+	int err;
+
+	err = ibt_conn_ib_setup(cs, id);
+	if (err)
+		return err;
+	ibt_conn_hello_fill(cs, &h);
+	ibt_conn_param(&p, &h);
+	return rdma_connect_locked(id, &p);
+}
+
+/*
+ * A connection request on listener @ls's port: a child socket with its
+ * QP, accepted at once; accept() takes it when established.  Non-zero
+ * rejects the request and has rdma_cm destroy @id.
+ */
+static int ibt_conn_request(struct ibt_csock *ls, struct rdma_cm_id *id,
+			    struct rdma_cm_event *ev)
+{
+	struct ibt_csock *cs;
+	struct rdma_conn_param p;
+	struct ibt_conn_hello h;
+	int err;
+
+	mutex_lock(&ibt_conn_accept_lock);
+	err = ls->nchildren >= ls->backlog ? -ECONNREFUSED : 0;
+	if (!err)
+		ls->nchildren++;	/* held for the child below */
+	mutex_unlock(&ibt_conn_accept_lock);
+	if (err)
+		return err;
+	cs = ibt_conn_alloc(sock_net(&ls->sk), 0, ls, NULL);
+	if (!cs) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	mutex_lock(&cs->lock);
+	err = ibt_conn_ring_alloc(cs);
+	if (err)
+		goto err_sock;
+	err = ibt_conn_ib_setup(cs, id);
+	if (err)
+		goto err_sock;
+	err = ibt_conn_hello_take(cs, ev->param.conn.private_data,
+				  ev->param.conn.private_data_len);
+	if (err)
+		goto err_ib;
+	cs->state = IBTICK_CONN_CONNECTING;
+	cs->peer_qp_num = ev->param.conn.qp_num;
+	cs->cm_id = id;
+	id->context = cs;
+	ibt_conn_addrs(cs, id);
+	ibt_conn_hello_fill(cs, &h);
+	ibt_conn_param(&p, &h);
+	err = rdma_accept(id, &p);
+	if (err)
+		goto err_ib;
+	mutex_lock(&ibt_conn_accept_lock);
+	cs->parent = ls;
+	list_add_tail(&cs->child_node, &ls->children);
+	mutex_unlock(&ibt_conn_accept_lock);
+	mutex_unlock(&cs->lock);
+	return 0;
+
+err_ib:
+	cs->cm_id = NULL;
+	id->context = ls;
+	ibt_conn_ib_teardown(cs, id);
+err_sock:
+	mutex_unlock(&cs->lock);
+	sock_put(&cs->sk);
+err_count:
+	mutex_lock(&ibt_conn_accept_lock);
+	ls->nchildren--;
+	mutex_unlock(&ibt_conn_accept_lock);
+	return err;
+}
+
+static int ibt_conn_event_errno(enum rdma_cm_event_type e)
+{
+	switch (e) {
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		return -EHOSTUNREACH;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		return -ENETUNREACH;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return -ETIMEDOUT;
+	case RDMA_CM_EVENT_REJECTED:
+		return -ECONNREFUSED;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return -ENODEV;
+	default:
+		return -ECONNRESET;
+	}
+}
+
+int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct ibt_csock *cs = id->context;
+	struct ibt_csock *parent = NULL;
+	int err = 0, ret = 0;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return ibt_conn_request(cs, id, ev);
+
+	mutex_lock(&cs->lock);
+	if (cs->cm_id != id)
+		goto out;	/* being closed: release destroys @id */
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (cs->ifindex &&
+		    id->route.addr.dev_addr.bound_dev_if != cs->ifindex)
+			err = -ENETUNREACH;
+		else
+			err = rdma_resolve_route(id, IBT_CONN_RESOLVE_MS);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = ibt_conn_route_resolved(cs, id);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (!cs->passive) {	/* the client: the reply's hello */
+			err = ibt_conn_hello_take(cs, ev->param.conn.private_data,
+						  ev->param.conn.private_data_len);
+			if (err)
+				break;
+		}
+		ibt_conn_addrs(cs, id);
+		if (!cs->passive)
+			cs->peer_qp_num = ev->param.conn.qp_num;
+		cs->state = IBTICK_CONN_ESTABLISHED;
+		mutex_lock(&ibt_conn_accept_lock);
+		if (cs->parent) {
+			cs->ready = true;
+			parent = cs->parent;
+		}
+		mutex_unlock(&ibt_conn_accept_lock);
+		if (parent)	/* alive: its release waits for this handler */
+			ibt_conn_wake(parent, EPOLLIN | EPOLLRDNORM);
+		ibt_conn_wake(cs, EPOLLOUT | EPOLLWRNORM);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		spin_lock_bh(&cs->dlock);
+		if (cs->peer_fin) {
+			/* orderly: the ring keeps what came; sends get EPIPE */
+			cs->dead = true;
+			ibt_ring_set_dead(&cs->ring);
+		}
+		spin_unlock_bh(&cs->dlock);
+		if (cs->dead) {
+			if (cs->state == IBTICK_CONN_ESTABLISHED)
+				cs->state = IBTICK_CONN_PEER_CLOSED;
+			ibt_conn_wake(cs, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+		} else {
+			ibt_conn_fail(cs, ECONNRESET);
+		}
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* the device waits for this id: let rdma_cm destroy it */
+		ibt_conn_fail(cs, ENODEV);
+		ibt_conn_ib_teardown(cs, id);
+		cs->cm_id = NULL;
+		ret = 1;
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		err = ibt_conn_event_errno(ev->event);
+		break;
+	default:
+		break;	/* TIMEWAIT_EXIT and the like */
+	}
+	if (err)
+		ibt_conn_fail(cs, -err);
+out:
+	mutex_unlock(&cs->lock);
+	return ret;
+}
+
+/*
+ * Release's end of a connection (lock held on entry, dropped around the
+ * waits): say FIN if @graceful and wait for the last messages to be
+ * acknowledged (IBT_CONN_LINGER_MS at most), disconnect, destroy the QP and
+ * the id.  After it no handler or completion runs for @cs.
+ */
+void ibt_conn_shutdown_id(struct ibt_csock *cs, bool graceful)
+{
+	struct rdma_cm_id *id = cs->cm_id;
+	bool fin = false;
+
+	if (!id)
+		return;
+	spin_lock_bh(&cs->dlock);
+	if (graceful && cs->have_ib && !cs->dead && !cs->failed &&
+	    cs->peer_known) {
+		cs->wr_shut = true;
+		if (!cs->fin_sent) {
+			cs->fin_sent = true;
+			ibt_conn_post_ctl_locked(cs, IBT_IMM_FIN);
+		}
+		fin = true;
+	}
+	spin_unlock_bh(&cs->dlock);
+	cs->cm_id = NULL;	/* the handler leaves @id alone from now */
+	mutex_unlock(&cs->lock);
+	if (fin)	/* every send completed: the peer has them */
+		wait_event_timeout(*sk_sleep(&cs->sk),
+				   READ_ONCE(cs->sq_free) ==
+				   IBT_CONN_SQ_DATA + IBT_CONN_SQ_CTL ||
+				   READ_ONCE(cs->failed),
+				   msecs_to_jiffies(IBT_CONN_LINGER_MS));
+	rdma_disconnect(id);
+	mutex_lock(&cs->lock);
+	ibt_conn_ib_teardown(cs, id);
+	mutex_unlock(&cs->lock);
+	rdma_destroy_id(id);	/* waits for a running handler */
+	mutex_lock(&cs->lock);
+}
+
+/*
+ * Close a listener (lock held, state no longer LISTEN): destroy its id,
+ * after which no request comes, then every child not accepted.
+ */
+void ibt_conn_listener_close(struct ibt_csock *ls)
+{
+	struct rdma_cm_id *id = ls->cm_id;
+	struct ibt_csock *cs, *tmp;
+	LIST_HEAD(orphans);
+
+	ls->cm_id = NULL;
+	mutex_unlock(&ls->lock);
+	if (id)
+		rdma_destroy_id(id);
+	mutex_lock(&ibt_conn_accept_lock);
+	list_splice_init(&ls->children, &orphans);
+	list_for_each_entry(cs, &orphans, child_node)
+		cs->parent = NULL;
+	ls->nchildren = 0;
+	mutex_unlock(&ibt_conn_accept_lock);
+	list_for_each_entry_safe(cs, tmp, &orphans, child_node) {
+		list_del_init(&cs->child_node);
+		mutex_lock(&cs->lock);
+		ibt_conn_shutdown_id(cs, false);
+		cs->state = IBTICK_CONN_CLOSED;
+		mutex_unlock(&cs->lock);
+		sock_put(&cs->sk);
+	}
+	mutex_lock(&ls->lock);
+}
