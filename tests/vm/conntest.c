@@ -1310,9 +1310,18 @@ static int mode_break(int secs)
 		if (join_within(t[i], secs - (now() - t_fault) > 0 ? secs - (now() - t_fault) : 0)) {
 			printf("# thread %d (%s %s) still blocked %d s after the fault\n", i,
 			       legs[i / 2]->name, i % 2 ? "reader" : "sender", secs);
-			printf("# sent %llu/%llu got %llu/%llu\n", (unsigned long long)up.sent,
-			       (unsigned long long)down.sent, (unsigned long long)up.got,
-			       (unsigned long long)down.got);
+			for (ok = 0; ok < 2; ok++)
+				printf("# %s: sent %llu (%s, %s), read %llu (%s, %s)\n", legs[ok]->name,
+				       (unsigned long long)legs[ok]->sent,
+				       legs[ok]->tx_done ? "ended" : "running",
+				       strerror(legs[ok]->tx_err),
+				       (unsigned long long)legs[ok]->got,
+				       legs[ok]->rx_done ? "ended" : "running",
+				       legs[ok]->rx_eof ? "EOF" : strerror(legs[ok]->rx_err));
+			conn_info(cfd, &c);
+			conn_info(sfd, &s);
+			print_info("client", &c);
+			print_info("server", &s);
 			check(0, "break: both ends woke within the bound", 0);
 			fflush(stdout);
 			_exit(1);
