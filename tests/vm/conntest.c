@@ -70,9 +70,8 @@
  *  - a failed connection: every send() EPIPE (even the first, which TCP
  *    would answer ECONNRESET), every recv() ECONNRESET after the data,
  *    poll POLLERR|POLLHUP, IBTICK_CONN_INFO still works
- *    (state FAILED); a port going down (veth1 down for 3 s) fails the
- *    connection, as the header lists it, even if it comes back before RC
- *    would give up;
+ *    (state FAILED); veth1 down for 3 s fails the connection (ibtick(7):
+ *    a link down for longer than the retries, about half a second);
  *  - what a killed process's close() does with unread or unsent data is
  *    open: orderly (0) or reset (ECONNRESET) are both taken, with the
  *    counts each implies; messages in the killed reader's ring were
