@@ -133,7 +133,7 @@ $(RUN): user/preload/ibtick-run.c user/preload/runconf.c user/preload/runconf.h 
 
 TEST_PROGS := tests/vm/sockapi tests/vm/multifeed tests/vm/arbtest tests/vm/ringtest tests/vm/failnth \
 	      tests/vm/nlstress tests/vm/uffdsend tests/fuzz/sysfuzz \
-	      tests/vm/mcsend tests/vm/mcrecv
+	      tests/vm/mcsend tests/vm/mcrecv tests/vm/conntest
 
 tests: $(TEST_PROGS)
 
@@ -194,6 +194,10 @@ tests/vm/arbtest: tests/vm/arbtest.c tests/vm/vmcheck.h $(ADDRARG)
 
 tests/vm/multifeed: tests/vm/multifeed.c tests/vm/vmcheck.h $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A)
+
+# connected sockets (SOCK_SEQPACKET): both ends in threads or a forked child
+tests/vm/conntest: tests/vm/conntest.c tests/vm/vmcheck.h $(ADDRARG)
+	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lpthread
 
 # the benchmark and market-data tools (user/bench): statistics, the
 # synthetic stream, one reader interface over the four ways of reading a

@@ -160,7 +160,7 @@ GUEST_TIMEOUT=0
 # What the test suites read from the environment, passed to the guest when
 # set here (so that `TOPICS=ctl scripts/vm-run.sh -- tests/vm/run.sh` works).
 PASS_ENV="TESTS TOPICS V EACH IBTICK_SLOW SEEDS SEED TICKS CYCLES FUZZ_OPS
-FUZZ_TIMEOUT FAULT_ALL SLAB_KB_PER_CYCLE N"
+FUZZ_TIMEOUT FAULT_ALL SLAB_KB_PER_CYCLE N CONN_MSGS"
 
 # The command, its cwd and the pass-through environment, for the guest.
 write_cmd_file() {

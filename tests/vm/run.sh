@@ -13,7 +13,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 [[ ${IBTICK_GUEST:-} == 1 ]] || { echo "run inside the bench: scripts/vm-run.sh -- $0" >&2; exit 2; }
 
-topics=${TOPICS:-dev ctl lifecycle feed wire ring conserve relay arb perf preload fuzz faults dkms leaks}
+topics=${TOPICS:-dev ctl lifecycle feed wire ring conserve relay arb conn perf preload fuzz faults dkms leaks}
 pass=0
 fail=0
 skipped=0

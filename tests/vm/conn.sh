@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# VM topic: connections, socket(AF_IBTICK, SOCK_SEQPACKET, 0) over RC (the
+# order channel, include/uapi/linux/ibtick.h "Connections").  The listener
+# is on rxe0's address (veth0), the client on rxe1's (veth1), and
+# tests/vm/conntest runs both ends of each scenario, checking every message
+# (order, loss, duplicates, contents) and both ends' IBTICK_CONN_INFO; here
+# the faults are made (SIGKILL, rdma link delete, port down) and rxe's own
+# counters are read: no RNR NAK, sent or received, in any scenario where the
+# credits must prevent them, and the traffic crossed the veth pair.
+#
+# Routing: both addresses are the guest's own.  The client binds to rxe1's
+# address before connect(), so rdma_cm (and rxe) look the route up with
+# veth1 as the output device; the local route of rxe0's address (its
+# device veth0) does not match that, the subnet route out of veth1 does,
+# and the packets cross the veth pair (accept_local and rp_filter 0, set
+# by the guest's init, let veth0 take them).  The server's replies go out
+# of veth0 likewise.  conn_stream checks it: the QPs are on rxe0 and rxe1
+# and each device's rcvd_pkts grew.
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+CT=tests/vm/conntest
+ALL_TESTS="conn_table conn_stream conn_flow conn_many conn_close conn_kill_reader
+	conn_kill_sender conn_link_delete conn_port_flap conn_unload"
+# messages each way in conn_stream (the long run: CONN_MSGS=1000000)
+CONN_MSGS=${CONN_MSGS:-100000}
+D=${RESULTS:-/tmp}/conn
+# rxe's counters of receiver-not-ready NAKs: received (the requester's
+# side), sent (the responder's), and retries exhausted on them
+RNR_COUNTERS="rcvd_rnr_err send_rnr_err retry_rnr_exceeded_err"
+# shown, not asserted: retransmissions (a slow guest may time out an ack)
+RETRY_COUNTERS="duplicate_request out_of_seq_request rcvd_seq_err completer_retry_err retry_exceeded_err"
+
+# addr_of NETDEV: its IPv4 address.
+addr_of() {
+	ip -4 -o addr show dev "$1" | awk '{ sub("/.*", "", $4); print $4; exit }'
+}
+
+SRV=$(addr_of veth0)
+CLI=$(addr_of veth1)
+
+# wait_gid DEV IP: until DEV's port has IP's RoCE GID (::ffff:IP), which
+# rdma_cm needs; the GID table fills after the port comes up (10 s, times
+# SLOW).
+wait_gid() {
+	local g i
+	# shellcheck disable=SC2086 # the four bytes of IP, one per word
+	g=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	for i in $(seq $((100 * SLOW))); do
+		grep -qs "$g" "/sys/class/infiniband/$1/ports/1/gids/"* && return 0
+		sleep 0.1
+	done
+	echo "  $1: no GID $g for $2"
+	return 1
+}
+
+test_setup() {
+	restore_rig
+	wait_gid rxe0 "$SRV" || true
+	wait_gid rxe1 "$CLI" || true
+	mkdir -p "$D"
+}
+
+# ctr DEV NAME: one of rxe's port counters.
+ctr() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo "?"; }
+
+# counters NAMES: "dev/name=value ..." of both devices.
+counters() {
+	local d c
+	for d in rxe0 rxe1; do
+		for c in $1; do
+			printf '%s/%s=%s ' "$d" "$c" "$(ctr "$d" "$c")"
+		done
+	done
+}
+
+# no_rnr BEFORE: the RNR counters are what they were (BEFORE is
+# "counters $RNR_COUNTERS" taken earlier); shows the retry counters too.
+no_rnr() {
+	local now
+	now=$(counters "$RNR_COUNTERS")
+	echo "  retransmission counters: $(counters "$RETRY_COUNTERS")"
+	if [[ $now != "$1" || $now == *"?"* ]]; then
+		echo "  RNR counters moved: before: $1"
+		echo "                       after: $now"
+		return 1
+	fi
+	return 0
+}
+
+# wait_line FILE TEXT PID SECONDS: until FILE has TEXT (0), or PID ended or
+# SECONDS (times SLOW) passed (1, the file shown).
+wait_line() {
+	local i
+	for i in $(seq $(($4 * 10 * SLOW))); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q -- "$2" "$1" 2>/dev/null && return 0
+	echo "  no '$2' from pid $3:"
+	sed 's/^/  | /' "$1" 2>/dev/null | tail -20
+	return 1
+}
+
+# reap PID SECONDS: PID's exit status once it ends; after SECONDS (times
+# SLOW) it is SIGKILLed and the status is 124 (without waiting for a
+# process stuck in the kernel).
+reap() {
+	local i
+	for i in $(seq $(($2 * 10 * SLOW))); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "  pid $1 still running after $(($2 * SLOW)) s: killed"
+		kill -9 "$1" 2>/dev/null
+		for i in $(seq 20); do
+			kill -0 "$1" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$1" 2>/dev/null || wait "$1" 2>/dev/null
+		return 124
+	fi
+	wait "$1"
+}
+
+# unload_ok: rmmod works within 10 s (a socket's release may trail its
+# process by an RCU grace period): nothing holds the module; then it is
+# loaded again.
+unload_ok() {
+	local i
+	for i in $(seq 50); do
+		if rmmod ibtick 2>/dev/null; then
+			insmod kmod/ibtick.ko || { echo "  insmod after rmmod failed"; return 1; }
+			return 0
+		fi
+		sleep 0.2
+	done
+	echo "  rmmod ibtick refused for 10 s: refcnt $(cat /sys/module/ibtick/refcnt 2>/dev/null)"
+	return 1
+}
+
+# ct OUT SECONDS MODE ARGS...: conntest MODE SRV CLI ARGS, bounded by
+# SECONDS (times SLOW), its output in OUT and shown; its status.
+ct() {
+	local out=$1 secs=$2 mode=$3 rc
+	shift 3
+	timeout -k 5 "$(tmo "$secs")" $CT "$mode" "$SRV" "$CLI" "$@" >"$out" 2>&1
+	rc=$?
+	sed 's/^/  | /' "$out"
+	((rc != 124)) || echo "  conntest $mode: no end within $(tmo "$secs") s"
+	return $rc
+}
+
+conn_table() {
+	local rc=0
+	ct "$D/table.out" 180 table 7600 || rc=1
+	log_test "connections: errno table (addresses, listen/accept misuse, EMSGSIZE, EINVAL, MSG_TRUNC, ECONNREFUSED, no route, EISCONN, EINPROGRESS, IBTICK_CONN_INFO lengths)" $rc
+}
+
+conn_stream() {
+	local rc=0 n pid before rx0 rx1 line
+	n=$(cnt "$CONN_MSGS" 1000)
+	before=$(counters "$RNR_COUNTERS")
+	rx0=$(ctr rxe0 rcvd_pkts) rx1=$(ctr rxe1 rcvd_pkts)
+	$CT stream "$SRV" "$CLI" 7610 "$n" hold >"$D/stream.out" 2>&1 &
+	pid=$!
+	# at 500 messages a second each way, at least
+	if wait_line "$D/stream.out" '^holding ' "$pid" $((60 + n / 500)); then
+		# the connection is an RC QP pair, client on rxe1, server on rxe0
+		line=$(grep '^holding ' "$D/stream.out")
+		rdma -j res show qp >"$D/qp.json" || rc=1
+		python3 - "$D/qp.json" ${line#holding } <<-'EOF' || { echo "  rdma res show qp: $(cat "$D/qp.json")"; rc=1; }
+			import json, sys
+			qps = json.load(open(sys.argv[1]))
+			cq, sq = int(sys.argv[2]), int(sys.argv[3])
+			def has(dev, l, r):
+			    return any(q.get("ifname") == dev and q.get("lqpn") == l and
+			               q.get("rqpn") == r and q.get("type") == "RC" and
+			               q.get("state") == "RTS" for q in qps)
+			ok = has("rxe1", cq, sq) and has("rxe0", sq, cq)
+			print("  rdma res show qp: client QP %d on rxe1, server QP %d on rxe0, RC, RTS: %s" %
+			      (cq, sq, ok))
+			sys.exit(0 if ok else 1)
+		EOF
+		kill -USR1 "$pid"
+	else
+		rc=1
+	fi
+	reap "$pid" 60 || rc=1
+	sed 's/^/  | /' "$D/stream.out"
+	# the traffic crossed the veth pair: each device took at least a
+	# packet per message sent to it
+	(($(ctr rxe0 rcvd_pkts) - rx0 >= n && $(ctr rxe1 rcvd_pkts) - rx1 >= n)) ||
+		{ echo "  rcvd_pkts: rxe0 +$(($(ctr rxe0 rcvd_pkts) - rx0)), rxe1 +$(($(ctr rxe1 rcvd_pkts) - rx1)), fewer than $n"; rc=1; }
+	no_rnr "$before" || rc=1
+	log_test "connections: $n messages each way at once, sizes 1..msg_max: each once, in order, intact; counters of both ends add up; RC QPs on rxe0/rxe1; no RNR" $rc
+}
+
+conn_flow() {
+	local rc=0 before
+	before=$(counters "$RNR_COUNTERS")
+	ct "$D/flow.out" 120 flow 7620 || rc=1
+	no_rnr "$before" || rc=1
+	log_test "connections: a receiver that does not read stops the sender after nslots messages (EAGAIN, no POLLOUT, SO_SNDTIMEO), then everything arrives; no RNR" $rc
+}
+
+conn_many() {
+	local rc=0 before
+	before=$(counters "$RNR_COUNTERS")
+	ct "$D/many.out" 300 many 7630 16 "$(cnt 500 50)" || rc=1
+	no_rnr "$before" || rc=1
+	log_test "connections: 16 clients connect at once while 4 connections stream: all accepted, every echo intact; no RNR" $rc
+}
+
+conn_close() {
+	local rc=0 before
+	before=$(counters "$RNR_COUNTERS")
+	ct "$D/close.out" 120 close 7640 "$(cnt 1000)" || rc=1
+	no_rnr "$before" || rc=1
+	log_test "connections: close() and shutdown(SHUT_WR) reach the reader after every message: 0, POLLIN|POLLRDHUP, PEER_CLOSED; then EPIPE (SIGPIPE without MSG_NOSIGNAL)" $rc
+}
+
+conn_kill_reader() {
+	local rc=0
+	ct "$D/kill-reader.out" 120 kill-reader 7650 || rc=1
+	unload_ok || rc=1
+	log_test "connections: a reader SIGKILLed holding unread messages: the blocked sender wakes with EPIPE, recv 0 or ECONNRESET; the module unloads" $rc
+}
+
+conn_kill_sender() {
+	local rc=0
+	ct "$D/kill-sender.out" 120 kill-sender 7660 || rc=1
+	unload_ok || rc=1
+	log_test "connections: a sender SIGKILLed mid-stream: the reader gets what was sent, in order, then 0 or ECONNRESET; the module unloads" $rc
+}
+
+# fault_under_stream NAME PORT INJECT...: conntest break on PORT, INJECT
+# (a command) run once it streams; both ends must wake with the
+# documented errors within 15 s (times SLOW).
+fault_under_stream() {
+	local name=$1 port=$2 pid dpid rc=0
+	shift 2
+	$CT break "$SRV" "$CLI" "$port" "$(tmo 15)" >"$D/$name.out" 2>&1 &
+	pid=$!
+	if wait_line "$D/$name.out" '^streaming' "$pid" 60; then
+		kill -USR1 "$pid"	# the fault comes now
+		"$@" &
+		dpid=$!
+		reap "$dpid" 40 || { echo "  $*: failed or hung"; rc=1; }
+	else
+		rc=1
+	fi
+	reap "$pid" 60 || rc=1
+	sed 's/^/  | /' "$D/$name.out"
+	return $rc
+}
+
+# flap NETDEV SECONDS: down for SECONDS, then up again.
+flap() {
+	ip link set "$1" down || return 1
+	sleep "$2"
+	ip link set "$1" up
+}
+
+conn_link_delete() {
+	local rc=0
+	fault_under_stream linkdel 7670 rdma link delete rxe1 || rc=1
+	rdma link add rxe1 type rxe netdev veth1 || rc=1
+	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
+	# the module still connects, over the device added back
+	ct "$D/linkdel-after.out" 120 stream 7671 1000 || rc=1
+	unload_ok || rc=1
+	log_test "connections: rdma link delete rxe1 under a stream both ways: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; rxe1 back, a new connection works; the module unloads" $rc
+}
+
+conn_port_flap() {
+	local rc=0
+	fault_under_stream flap 7680 flap veth1 3 || rc=1
+	wait_state rxe1 ACTIVE && wait_state rxe0 ACTIVE || rc=1
+	wait_gid rxe0 "$SRV" && wait_gid rxe1 "$CLI" || rc=1
+	ct "$D/flap-after.out" 120 stream 7681 1000 || rc=1
+	unload_ok || rc=1
+	log_test "connections: veth1 down for 3 s under a stream: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; a new connection works after; the module unloads" $rc
+}
+
+conn_unload() {
+	local rc=0
+	ct "$D/last.out" 120 close 7690 100 || rc=1
+	unload_ok || rc=1
+	log_test "connections: after connections come and go, nothing holds the module: rmmod works" $rc
+}
+
+require_guest
+[[ -x $CT ]] || settle_all 1 "$CT not built (make tests)"
+[[ -n $SRV && -n $CLI ]] || settle_all 1 "no IPv4 address on veth0/veth1"
+run_tests
