@@ -12,11 +12,15 @@
 #   fanout-KIND.json  kernel cost per tick and latency for 1..16 readers
 #   arb.json      the arbitrated feed of two rails (B delayed) against rail A
 #                 alone: ping-pong rounds and the kernel's work per completion
+#   rc.json       connections (RC): ping-pong rounds of an ibtick connection
+#                 (spinning, blocking) against ib_send_lat -c RC and sockperf
+#                 over TCP on the same netdevs; rc-counts.json counted once
 # N (default 5000) samples per path and round, ROUNDS (default 5) rounds,
 # SEED (default: the time) orders them; NCOUNT (default 2000) round trips
 # per path in the counted run.  The arbitrated feed: ARB_ROUNDS (default
 # 12) rounds of ARB_N (default N) samples, rail B delayed by ARB_DELAY
 # (default 1ms), the cost paths at ARB_RATE (default 5000) ticks/s.
+# Connections: RC_ROUNDS (default 8) rounds of RC_N (default N) samples.
 set -euo pipefail
 [[ ${IBTICK_GUEST:-} == 1 ]] || { echo "bench/guest.sh runs inside the bench (bench/run.sh)" >&2; exit 2; }
 N=${N:-5000}
@@ -158,4 +162,34 @@ else
 	echo "arbitrated feed: the second rail did not come up; no rows"
 fi
 rails_down
+
+# Connections (RC): ping-pong, 64 B, each path every round in a random
+# order, pinned as the feeds' paths: ib_send_lat -c RC (the floor: it
+# spins on its CQ), an ibtick connection spinning on recv(MSG_DONTWAIT)
+# and one blocking in recv, sockperf over TCP spinning and blocking.
+# Every sample: raw/rc-rROUND-PATH.txt.gz.
+RC_ROUNDS=${RC_ROUNDS:-8}
+RC_N=${RC_N:-$N}
+RC_PATHS="floor-rc conn-spin conn tcp-spin tcp"
+say "connections (RC): $RC_ROUNDS rounds x $RC_N of: $RC_PATHS"
+: >"$R/rc.json"
+printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s"}\n' \
+	"$RC_ROUNDS" "$RC_N" "$SEED" "$RC_PATHS" >>"$R/rc.json"
+for ((r = 1; r <= RC_ROUNDS; r++)); do
+	order=$(python3 -c 'import random, sys
+rng = random.Random(int(sys.argv[1]) * 1000 + 700 + int(sys.argv[2]))
+p = sys.argv[3].split()
+rng.shuffle(p)
+print(",".join(p))' "$SEED" "$r" "$RC_PATHS")
+	echo "round $r: $order"
+	printf '{"round":%d,"order":"%s"}\n' "$r" "$order" >>"$R/rc.json"
+	$P lat -j -k "$order" -n "$RC_N" -w 1000 -c 1 -C 0 -L veth1 -I veth0 \
+		--raw "$R/raw/rc-r$r-" 239.9.3.1 7980 |
+		sed "s/^{/{\"round\":$r,/" >>"$R/rc.json" ||
+		echo "round $r: ibtick-perf failed; the summary leaves out what has no samples"
+	gzip -9f "$R"/raw/rc-r"$r"-*.txt 2>/dev/null || true
+done
+$P lat -j --counts -k "${RC_PATHS// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 -L veth1 -I veth0 \
+	239.9.3.1 7980 >"$R/rc-counts.json" || true
+grep -o '"kind":"[^"]*"\|"t_typical":[0-9.]*' "$R/rc.json" | paste -sd' ' | fold -w 160 | tail -n 3
 rmmod ibtick

@@ -72,10 +72,10 @@ def pct(xs, p):
     return xs[min(max(int(k) - 1, 0), n - 1)]
 
 
-def load_raw(d, r, path):
-    f = d / 'raw' / f'r{r}-{path}.txt.gz'
+def load_raw(d, r, path, prefix=''):
+    f = d / 'raw' / f'{prefix}r{r}-{path}.txt.gz'
     if not f.exists():
-        f = d / 'raw' / f'r{r}-{path}.txt'
+        f = d / 'raw' / f'{prefix}r{r}-{path}.txt'
         if not f.exists():
             return None
         return sorted(int(x) for x in f.read_text().split())
@@ -465,6 +465,85 @@ def arb_section(d, w, goals, out):
     out['arb'] = res
 
 
+RC_PATHS = {
+    'floor-rc': ('ib_send_lat -c RC (the verbs floor)', 'spin'),
+    'conn-spin': ('ibtick connection, recv(MSG_DONTWAIT) spin', 'spin'),
+    'tcp-spin': ('sockperf TCP, --nonblocked spin', 'spin'),
+    'conn': ('ibtick connection, blocking recv', 'sleep'),
+    'tcp': ('sockperf TCP, blocking', 'sleep'),
+}
+
+
+def rc_section(d, w, goals, out):
+    rows = lines(d / 'rc.json')
+    if not rows:
+        return
+    head = rows[0]
+    nr = head['rounds']
+    names = head['paths'].split()
+    kept = [r for r in range(1, nr + 1) if load_raw(d, r, 'floor-rc', 'rc-')]
+    if not kept:
+        w("## Connections (RC)\n\nNo floor samples: no ratios.\n")
+        return
+    paths = {}
+    for p in names:
+        rs = [load_raw(d, r, p, 'rc-') for r in kept]
+        if all(rs):
+            paths[p] = rs
+    st = {p: stats_of(rs) for p, rs in paths.items()}
+    rng = random.Random(head['seed'] + 700)
+    ci = bootstrap(rng, paths, 'floor-rc')
+    fl = st['floor-rc']
+    counted = {x['kind']: x['per_rt'] for x in lines(d / 'rc-counts.json') if 'per_rt' in x}
+    w("## Connections (RC), ping-pong, 64 B, half round trip\n")
+    w(f"{len(kept)} rounds in the same boot, {head['n']} samples each after {head['warm']} warm-up round trips, "
+      "the paths in a random order each round (`rc.json`), pinned as above. The floor is `ib_send_lat -c RC` "
+      "(user-space verbs polling its CQ); the ibtick connection's spinning reader calls recv(MSG_DONTWAIT), "
+      "which drains the connection's CQ itself; sockperf runs over kernel TCP on the same veth pair. On this "
+      "rig rxe runs on the kernel's UDP stack, so TCP here does not pay what RoCE pays: it is a reference, "
+      "not a competitor. Ratios with bootstrap 95 % intervals as above.\n")
+    w("| path | class | median µs | × floor median | p99.9 µs | × floor p99.9 | × TCP (same class) | "
+      "syscalls / RT | softirqs / RT | CQ events / RT |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    res = {'rounds': len(kept), 'n': head['n'], 'paths': {}}
+    for p in RC_PATHS:
+        if p not in st:
+            continue
+        cls = RC_PATHS[p][1]
+        ref = 'tcp-spin' if cls == 'spin' else 'tcp'
+        c = ci.get(p, {})
+        med_r = st[p]['median'] / fl['median']
+        p999_r = st[p]['p99.9'] / fl['p99.9']
+        vs = (f"{st[p]['median'] / st[ref]['median']:.2f} / {st[p]['p99.9'] / st[ref]['p99.9']:.2f}"
+              if ref in st and p != ref else '—')
+        pc = counted.get(p, {})
+        sirq = sum(pc.get('softirqs', {}).values()) if pc else None
+        w(f"| {RC_PATHS[p][0]} | {cls} | {st[p]['median'] / 1e3:.2f} | "
+          f"{ci_str(med_r, c.get('median')) if p != 'floor-rc' else '1'} | {st[p]['p99.9'] / 1e3:.2f} | "
+          f"{ci_str(p999_r, c.get('p99.9')) if p != 'floor-rc' else '1'} | {vs} | "
+          f"{f2(pc.get('syscalls'))} | {f2(sirq)} | {f2(pc.get('cq_events'))} |")
+        res['paths'][p] = {'median_us': st[p]['median'] / 1e3, 'p99.9_us': st[p]['p99.9'] / 1e3,
+                           'median_ratio': med_r, 'p99.9_ratio': p999_r,
+                           'median_ratio_ci95': list(c['median']) if c.get('median') else None,
+                           'p99.9_ratio_ci95': list(c['p99.9']) if c.get('p99.9') else None,
+                           'per_rt': pc or None}
+    w("")
+    w("× TCP is median / p99.9. Counts per round trip from a separate counted run (`rc-counts.json`; tracing "
+      "slows every path, so its times are not used).\n")
+    if 'conn-spin' in ci and ci['conn-spin'].get('median'):
+        r = st['conn-spin']['median'] / fl['median']
+        hi = ci['conn-spin']['median'][1]
+        goals.append(("connection, spinning: median ≤ 1.3 × ib_send_lat -c RC (upper bound of the 95 % "
+                      "interval)", r, hi, hi <= 1.3))
+    for p, ref in (('conn-spin', 'tcp-spin'), ('conn', 'tcp')):
+        if p in st and ref in st:
+            for k in ('median', 'p99.9'):
+                r = st[p][k] / st[ref][k]
+                goals.append((f"{RC_PATHS[p][0]}: {k} below sockperf TCP of its class (ratio < 1)", r, None,
+                              r < 1))
+    out['rc'] = res
+
+
 def main():
     d = Path(sys.argv[1])
     env = json.loads((d / 'env.json').read_text())
@@ -565,10 +644,11 @@ def main():
 
     arb = {}
     arb_section(d, w, goals, arb)
+    rc_section(d, w, goals, arb)
     if arb:
         sj = d / 'summary.json'
         j = json.loads(sj.read_text()) if sj.exists() else {}
-        j['arb'] = arb['arb']
+        j.update(arb)
         sj.write_text(json.dumps(j, indent=1) + '\n')
 
     if goals:

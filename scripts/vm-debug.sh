@@ -9,7 +9,7 @@
 # the repository ($IBTICK_CACHE/debug/stage: the sources and the userspace
 # binaries already built here), so the repository's own kmod/ibtick.ko
 # stays the stock kernel's.  The guest runs tests/vm/run.sh from the stage
-# with TOPICS (default: ctl feed ring conserve arb fuzz faults leaks, the ones that
+# with TOPICS (default: ctl feed ring conserve arb conn fuzz faults leaks, the ones that
 # drive the data path and its failure paths; dev and lifecycle are left to
 # the stock run to keep make check within its hour); any
 # KASAN, lockdep, kmemleak, DEBUG_OBJECTS or WARN report in the guest's
@@ -44,7 +44,7 @@ if grep -q 'warning:' "$stage/.module-build.log"; then
 	die "ibtick.ko builds with warnings against $KDIR"
 fi
 [[ -n $out ]] && mkdir -p "$out"
-topics=${TOPICS:-ctl feed ring conserve arb fuzz faults leaks}
+topics=${TOPICS:-ctl feed ring conserve arb conn fuzz faults leaks}
 # the debug kernel has only the bench's modules: the guest gets all of them
 export IBTICK_VM_MODULES=full
 # Under KASAN + TCG the ACPI interpreter is so slow that evaluating _PRT
