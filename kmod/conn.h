@@ -12,6 +12,7 @@
  *                 and completions (the receive path into the ring)
  *   conn_poll.c   who drains the CQ: the softirq poll, or a spinning caller
  *   credit.c      flow control (pure logic, KUnit)
+ *   nl_conn.c     the connection list, IBTICK_CMD_CONN_GET (ibtick conn)
  *
  * The wire.  Every message is one RC SEND with immediate data, the payload
  * exactly the user's message (no header).  The immediate (big-endian on the
@@ -98,6 +99,14 @@ enum {
 #define IBT_CONN_ACK_TIMEOUT	14
 #define IBT_CONN_RETRY		6	/* rxe takes 7 as for ever */
 #define IBT_CONN_RNR_RETRY	3
+/*
+ * The send watchdog: sends outstanding and no send completion for this
+ * long fail the connection (ETIMEDOUT), whatever the QP says: rxe in 6.1
+ * can stall a QP for good after a link flap, with no error.  It looks once
+ * a second; a QP with only sends that asked for no completion gets a probe
+ * (a credit-only message, which always asks) first.
+ */
+#define IBT_CONN_STALL_MS	5000
 /* close(): how long the last messages may take to be acknowledged */
 #define IBT_CONN_LINGER_MS	2000
 
@@ -173,6 +182,11 @@ struct ibt_csock {
 	u64			sq_head;	/* send queue entries posted */
 	u64			sq_tail;	/* ... and completed */
 	u32			unsignaled;	/* data sends since a signaled one */
+	u32			sig_pending;	/* sends that asked for a completion */
+	unsigned long		last_comp;	/* jiffies: a send completed, or
+						 * the send queue left empty */
+	bool			probe_out;	/* the watchdog's probe is out */
+	struct timer_list	wd;		/* the send watchdog */
 	u64			tx_head;	/* send buffers: slock posts */
 	u64			tx_tail;	/* ... completions free */
 	u32			peer_msg_max;
@@ -180,6 +194,21 @@ struct ibt_csock {
 	u64			data_acked;
 	struct ibtick_conn_info	st;		/* counters */
 	struct ibt_conn_ib	ib;
+
+	/* the connection list (nl_conn.c): ibt_conns_lock */
+	struct list_head	node;
+	u64			id;
+	struct pid		*tgid;		/* shown as its process; referenced */
+	char			dev_name[IB_DEVICE_NAME_MAX]; /* lock */
+
+	/*
+	 * Pinned memory (ring, buffers, stage) charged to a user's locked
+	 * memory, as feeds are: the connecting user's, or for an accepted
+	 * connection the listener's (set at connect() / listen(): lock)
+	 */
+	struct user_struct	*ml_user;	/* NULL: CAP_IPC_LOCK, or none yet */
+	unsigned long		ml_limit;	/* pages: RLIMIT_MEMLOCK then */
+	unsigned long		ml_pages;	/* charged */
 
 	/* a failure seen in a completion disconnects from here (lock) */
 	struct work_struct	fail_work;
@@ -217,6 +246,15 @@ void ibt_conn_stop_work(struct ibt_csock *cs);
 void ibt_conn_shutdown_id(struct ibt_csock *cs, bool graceful);
 void ibt_conn_listener_close(struct ibt_csock *cs);
 
+/* nl_conn.c */
+void ibt_conn_list_add(struct ibt_csock *cs, struct pid *tgid);
+void ibt_conn_list_del(struct ibt_csock *cs);
+struct netlink_callback;
+int ibt_nl_conn_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* conn_sock.c: a snapshot of the connection's state and counters */
+void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci);
+
 /* conn_poll.c */
 int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries);
 void ibt_conn_cq_stop(struct ibt_csock *cs);
@@ -229,6 +267,9 @@ bool ibt_conn_busy_wait(struct ibt_csock *cs, long timeo,
 int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id);
 void ibt_conn_ib_teardown(struct ibt_csock *cs, struct rdma_cm_id *id);
 int ibt_conn_ring_alloc(struct ibt_csock *cs);
+void ibt_conn_memlock_owner(struct ibt_csock *cs, const struct ibt_csock *like);
+int ibt_conn_memlock_charge(struct ibt_csock *cs, u64 bytes);
+void ibt_conn_memlock_release(struct ibt_csock *cs);
 int ibt_conn_post_data(struct ibt_csock *cs, u32 len);
 void ibt_conn_post_ctl_locked(struct ibt_csock *cs, u32 type);
 void ibt_conn_maybe_update_locked(struct ibt_csock *cs);
@@ -240,5 +281,6 @@ static inline u32 ibt_conn_sq_free(const struct ibt_csock *cs)
 	return IBT_CONN_SQ - (u32)(cs->sq_head - cs->sq_tail);
 }
 void ibt_conn_fail_locked(struct ibt_csock *cs, int err);
+void ibt_conn_watchdog(struct timer_list *t);
 
 #endif /* _IBTICK_CONN_H */

@@ -195,6 +195,7 @@ err_ib:
 	ibt_conn_ib_teardown(cs, id);
 err_sock:
 	mutex_unlock(&cs->lock);
+	ibt_conn_list_del(cs);
 	sock_put(&cs->sk);
 err_count:
 	mutex_lock(&ibt_conn_accept_lock);
@@ -264,6 +265,7 @@ int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (parent)	/* alive: its release waits for this handler */
 			ibt_conn_wake(parent, EPOLLIN | EPOLLRDNORM);
 		ibt_conn_wake(cs, EPOLLOUT | EPOLLWRNORM);
+		mod_timer(&cs->wd, jiffies + HZ);	/* the send watchdog */
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		spin_lock_bh(&cs->dlock);
@@ -372,6 +374,7 @@ void ibt_conn_listener_close(struct ibt_csock *ls)
 	mutex_unlock(&ibt_conn_accept_lock);
 	list_for_each_entry_safe(cs, tmp, &orphans, child_node) {
 		list_del_init(&cs->child_node);
+		ibt_conn_list_del(cs);
 		ibt_conn_stop_work(cs);
 		mutex_lock(&cs->lock);
 		ibt_conn_shutdown_id(cs, false);

@@ -11,11 +11,62 @@
  * BH off (conn_poll.c), and take dlock.
  */
 #include <linux/dma-mapping.h>
+#include <linux/capability.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "conn.h"
 #include "ibt.h"
+
+/*
+ * Who pays for the connection's pinned memory: the caller (connect(),
+ * listen()), or @like's payer (an accepted connection: the listener's).
+ * CAP_IPC_LOCK pays nothing.  Context: process (or the cm handler, with
+ * @like).
+ */
+void ibt_conn_memlock_owner(struct ibt_csock *cs, const struct ibt_csock *like)
+{
+	if (cs->ml_user)
+		return;
+	if (like) {
+		cs->ml_user = like->ml_user ? get_uid(like->ml_user) : NULL;
+		cs->ml_limit = like->ml_limit;
+		return;
+	}
+	if (capable(CAP_IPC_LOCK))
+		return;
+	cs->ml_user = get_uid(current_user());
+	cs->ml_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+}
+
+/* Charge @bytes more; -ENOBUFS past RLIMIT_MEMLOCK. */
+int ibt_conn_memlock_charge(struct ibt_csock *cs, u64 bytes)
+{
+	unsigned long pages = PAGE_ALIGN(bytes) >> PAGE_SHIFT, old, new;
+
+	if (!cs->ml_user)
+		return 0;
+	do {
+		old = atomic_long_read(&cs->ml_user->locked_vm);
+		new = old + pages;
+		if (new > cs->ml_limit)
+			return -ENOBUFS;
+	} while (atomic_long_cmpxchg(&cs->ml_user->locked_vm, old, new) != old);
+	cs->ml_pages += pages;
+	return 0;
+}
+
+/* At the socket's end (its destructor). */
+void ibt_conn_memlock_release(struct ibt_csock *cs)
+{
+	if (!cs->ml_user)
+		return;
+	atomic_long_sub(cs->ml_pages, &cs->ml_user->locked_vm);
+	free_uid(cs->ml_user);
+	cs->ml_user = NULL;
+	cs->ml_pages = 0;
+}
 
 int ibt_conn_ring_alloc(struct ibt_csock *cs)
 {
@@ -23,6 +74,10 @@ int ibt_conn_ring_alloc(struct ibt_csock *cs)
 	int err;
 
 	err = ibt_ring_geometry(cs->nslots, cs->slot_size, &bytes);
+	if (err)
+		return err;
+	/* the ring and the stage send() copies into */
+	err = ibt_conn_memlock_charge(cs, bytes + IBTICK_SLOT_SIZE_MAX);
 	if (err)
 		return err;
 	cs->ring_mem = vmalloc_user(bytes);
@@ -86,8 +141,11 @@ void ibt_conn_post_ctl_locked(struct ibt_csock *cs, u32 type)
 		ibt_conn_fail_locked(cs, ECONNRESET);
 		return;
 	}
+	if (cs->sq_head == cs->sq_tail)
+		cs->last_comp = jiffies;	/* the watchdog counts from here */
 	cs->ib.sq_data[cs->sq_head % IBT_CONN_SQ] = false;
 	cs->sq_head++;
+	cs->sig_pending++;
 	cs->unsignaled = 0;	/* its completion covers the sends before */
 	cs->st.ctl_tx++;
 }
@@ -147,6 +205,10 @@ int ibt_conn_post_data(struct ibt_csock *cs, u32 len)
 		ibt_conn_fail_locked(cs, ECONNRESET);
 		return -EPIPE;
 	}
+	if (cs->sq_head == cs->sq_tail)
+		cs->last_comp = jiffies;	/* the watchdog counts from here */
+	if (wr.send_flags & IB_SEND_SIGNALED)
+		cs->sig_pending++;
 	cs->ib.sq_data[cs->sq_head % IBT_CONN_SQ] = true;
 	cs->sq_head++;
 	cs->tx_head++;
@@ -274,6 +336,9 @@ static void ibt_conn_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 			cs->data_acked++;
 		}
 	}
+	cs->sig_pending--;
+	cs->last_comp = jiffies;
+	cs->probe_out = false;
 	if (cs->ctl_wanted) {
 		cs->ctl_wanted = false;
 		if (cs->wr_shut && !cs->fin_sent) {
@@ -288,6 +353,37 @@ static void ibt_conn_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock(&cs->dlock);
 	if (wake)
 		ibt_conn_wake(cs, EPOLLOUT | EPOLLWRNORM);
+}
+
+/*
+ * The send watchdog (conn.h), once a second from the connection's
+ * establishment until its teardown.  Context: softirq (timer).
+ */
+void ibt_conn_watchdog(struct timer_list *t)
+{
+	struct ibt_csock *cs = from_timer(cs, t, wd);
+	bool stalled = false, again;
+
+	spin_lock(&cs->dlock);
+	again = !cs->dead && !cs->failed;
+	if (again && cs->sq_head != cs->sq_tail) {
+		if (!cs->sig_pending && !cs->probe_out) {
+			/* only silent sends out: ask for a completion */
+			cs->probe_out = true;
+			ibt_conn_post_ctl_locked(cs, IBT_IMM_CREDIT);
+		} else if (time_after(jiffies, cs->last_comp +
+				      msecs_to_jiffies(IBT_CONN_STALL_MS))) {
+			cs->st.cq_errors++;
+			ibt_conn_fail_locked(cs, ETIMEDOUT);
+			stalled = true;
+			again = false;
+		}
+	}
+	spin_unlock(&cs->dlock);
+	if (stalled)
+		ibt_conn_wake(cs, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP);
+	if (again)
+		mod_timer(&cs->wd, jiffies + HZ);
 }
 
 static void ibt_conn_qp_event(struct ib_event *ev, void *ctx)
@@ -393,6 +489,11 @@ int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id)
 	ib->dev = id->device;
 	ib->buf_size = cs->ring.payload_max;
 	ib->rq_size = cs->nslots + ibt_credit_rq_extra(cs->nslots);
+	/* the receive and send buffers, as kmalloc rounds them */
+	err = ibt_conn_memlock_charge(cs, (u64)(ib->rq_size + IBT_CONN_SQ_DATA) *
+					  kmalloc_size_roundup(ib->buf_size));
+	if (err)
+		return err;
 	sq = IBT_CONN_SQ;
 	for (i = 0; i < IBT_CONN_SQ; i++)
 		ib->sq_cqe[i].done = ibt_conn_tx_done;
@@ -429,6 +530,7 @@ int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id)
 		goto err_bufs;
 	ib->qp = id->qp;
 	ib->inline_max = qa.cap.max_inline_data;
+	strscpy(cs->dev_name, dev_name(&ib->dev->dev), sizeof(cs->dev_name));
 	for (i = 0; i < ib->rq_size; i++) {
 		err = ibt_conn_post_rx(cs, &ib->rx[i]);
 		if (err)
@@ -480,6 +582,7 @@ void ibt_conn_ib_teardown(struct ibt_csock *cs, struct rdma_cm_id *id)
 	if (cs->ring_mem)
 		ibt_ring_set_dead(&cs->ring);
 	spin_unlock_bh(&cs->dlock);
+	del_timer_sync(&cs->wd);	/* it sees @dead: no re-arm */
 	if (!had)
 		return;
 	if (ib->qp) {

@@ -13,7 +13,9 @@
  * producer.  The softirq poll waits for it (a caller holds it for one
  * batch, BH off); a caller only tries.  Callers never arm the CQ: it stays
  * armed by the softirq poll, so nothing a caller leaves is stranded.
- * Teardown stops both: irq_poll_disable(), then @poll_off under the lock.
+ * @poll_off is true from the socket's creation until the CQ exists, and
+ * again from teardown on (irq_poll_disable(), then @poll_off under the
+ * lock): a caller on a socket still connecting, or failed, drains nothing.
  */
 #include <linux/list.h>
 #include <linux/irq_poll.h>
@@ -92,9 +94,10 @@ int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries)
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	cs->ib.cq = cq;
-	spin_lock_init(&cs->ib.poll_lock);
-	cs->ib.poll_off = false;
 	irq_poll_init(&cs->ib.iop, IBT_CONN_POLL_BATCH, ibt_conn_irq_poll);
+	spin_lock_bh(&cs->ib.poll_lock);
+	cs->ib.poll_off = false;	/* callers may drain it from now */
+	spin_unlock_bh(&cs->ib.poll_lock);
 	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
 	return 0;
 }

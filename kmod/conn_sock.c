@@ -42,8 +42,10 @@ void ibt_conn_wake(struct ibt_csock *cs, __poll_t mask)
 
 static void ibt_conn_destruct(struct sock *sk)
 {
+	del_timer_sync(&ibt_csk(sk)->wd);	/* none runs by now: a belt */
 	vfree(ibt_csk(sk)->ring_mem);
 	kfree(ibt_csk(sk)->stage);
+	ibt_conn_memlock_release(ibt_csk(sk));
 }
 
 /*
@@ -68,16 +70,23 @@ struct ibt_csock *ibt_conn_alloc(struct net *net, int kern,
 	mutex_init(&cs->rlock);
 	mutex_init(&cs->slock);
 	spin_lock_init(&cs->dlock);
+	spin_lock_init(&cs->ib.poll_lock);
+	cs->ib.poll_off = true;		/* no CQ yet (conn_poll.c) */
 	INIT_LIST_HEAD(&cs->children);
 	INIT_LIST_HEAD(&cs->child_node);
+	INIT_LIST_HEAD(&cs->node);
 	INIT_WORK(&cs->fail_work, ibt_conn_fail_work);
+	timer_setup(&cs->wd, ibt_conn_watchdog, 0);
 	cs->state = IBTICK_CONN_NEW;
 	cs->nslots = like ? like->nslots : IBT_CONN_SLOTS_DEFAULT;
 	cs->slot_size = like ? like->slot_size : IBTICK_SLOT_SIZE_DEFAULT;
 	if (like) {
 		cs->passive = true;
 		cs->ifindex = like->ifindex;
+		sk->sk_uid = like->sk.sk_uid;
+		ibt_conn_memlock_owner(cs, like);	/* the listener pays */
 	}
+	ibt_conn_list_add(cs, like ? like->tgid : task_tgid(current));
 	return cs;
 }
 
@@ -198,6 +207,7 @@ static int ibt_conn_listen(struct socket *sock, int backlog)
 	if (!cs->bound)
 		goto out;
 	cs->backlog = clamp(backlog, 1, SOMAXCONN);
+	ibt_conn_memlock_owner(cs, NULL);	/* pays for its children */
 	err = rdma_listen(cs->cm_id, cs->backlog);
 	if (err)
 		goto out;
@@ -297,6 +307,7 @@ static int ibt_conn_connect(struct socket *sock, struct sockaddr *uaddr,
 	err = ibt_conn_addr(cs, uaddr, len, false, &sin);
 	if (err)
 		goto out;
+	ibt_conn_memlock_owner(cs, NULL);
 	if (!cs->ring_mem) {
 		err = ibt_conn_ring_alloc(cs);
 		if (err)
@@ -354,6 +365,7 @@ static int ibt_conn_release(struct socket *sock)
 	if (!sk)
 		return 0;
 	cs = ibt_csk(sk);
+	ibt_conn_list_del(cs);	/* dumps see no socket being torn down */
 	ibt_conn_stop_work(cs);
 	mutex_lock(&cs->lock);
 	if (cs->state == IBTICK_CONN_LISTEN) {
@@ -647,7 +659,7 @@ static int ibt_conn_setsockopt(struct socket *sock, int level, int optname,
 	return err;
 }
 
-static void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci)
+void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci)
 {
 	spin_lock_bh(&cs->dlock);
 	*ci = cs->st;

@@ -26,11 +26,12 @@ void ibt_credit_init(struct ibt_credit *c, u32 nslots, u32 peer_nslots)
 /*
  * Threshold messages in flight: at most nslots / threshold (each carries
  * threshold grants or more); one starving message; one close message; one
- * more for the message that crosses a grant on its way.
+ * more for the message that crosses a grant on its way; one watchdog probe
+ * (conn_ib.c: the next only after it completed).
  */
 u32 ibt_credit_rq_extra(u32 nslots)
 {
-	return nslots / ibt_credit_threshold(nslots) + 3;
+	return nslots / ibt_credit_threshold(nslots) + 4;
 }
 
 bool ibt_credit_take(struct ibt_credit *c)

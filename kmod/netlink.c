@@ -12,6 +12,7 @@
 
 #include <linux/ibtick_netlink.h>
 
+#include "conn.h"
 #include "ibt.h"
 
 static const struct nla_policy ibt_dev_get_policy[IBTICK_A_DEV_NAME + 1] = {
@@ -118,6 +119,11 @@ static const struct nla_policy ibt_sock_get_policy[IBTICK_A_SOCK_FEED_ID + 1] = 
 	[IBTICK_A_SOCK_FEED_ID]	= { .type = NLA_U32 },
 };
 
+/* CONN_GET dump filter */
+static const struct nla_policy ibt_conn_get_policy[IBTICK_A_CONN_PID + 1] = {
+	[IBTICK_A_CONN_PID]	= { .type = NLA_U32 },
+};
+
 static const struct genl_ops ibt_genl_ops[] = {
 	{
 		.cmd		= IBTICK_CMD_DEV_GET,
@@ -160,6 +166,12 @@ static const struct genl_ops ibt_genl_ops[] = {
 		.dumpit		= ibt_nl_sock_get_dumpit,
 		.policy		= ibt_sock_get_policy,
 		.maxattr	= ARRAY_SIZE(ibt_sock_get_policy) - 1,
+	},
+	{
+		.cmd		= IBTICK_CMD_CONN_GET,
+		.dumpit		= ibt_nl_conn_get_dumpit,	/* nl_conn.c */
+		.policy		= ibt_conn_get_policy,
+		.maxattr	= ARRAY_SIZE(ibt_conn_get_policy) - 1,
 	},
 };
 

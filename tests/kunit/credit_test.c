@@ -88,11 +88,11 @@ static void credit_protocol_errors(struct kunit *test)
 
 static void credit_rq_extra(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, ibt_credit_rq_extra(1), 4U);
-	KUNIT_EXPECT_EQ(test, ibt_credit_rq_extra(3), 6U);
-	KUNIT_EXPECT_EQ(test, ibt_credit_rq_extra(64), 7U);
-	KUNIT_EXPECT_EQ(test, ibt_credit_rq_extra(4096), 7U);
-	KUNIT_EXPECT_EQ(test, ibt_credit_rq_extra(65), 7U);	/* 65 / 16 */
+	KUNIT_EXPECT_EQ(test, ibt_credit_rq_extra(1), 5U);
+	KUNIT_EXPECT_EQ(test, ibt_credit_rq_extra(3), 7U);
+	KUNIT_EXPECT_EQ(test, ibt_credit_rq_extra(64), 8U);
+	KUNIT_EXPECT_EQ(test, ibt_credit_rq_extra(4096), 8U);
+	KUNIT_EXPECT_EQ(test, ibt_credit_rq_extra(65), 8U);	/* 65 / 16 */
 }
 
 /*

@@ -573,7 +573,8 @@ struct ibtick_tick_info {
  * Failure.  An orderly close() or shutdown(SHUT_WR) of the peer reaches
  * the reader after every message sent before it: recv() then returns 0
  * and poll() says EPOLLIN | EPOLLRDHUP.  A peer that vanishes (killed host,
- * port down, device removed, retries exhausted) ends the connection:
+ * port down, device removed, retries exhausted, or no send completion for
+ * 5 s while sends are outstanding) ends the connection:
  * recv() returns what had arrived, then ECONNRESET; send() fails EPIPE
  * (with SIGPIPE unless MSG_NOSIGNAL); poll() says EPOLLERR | EPOLLHUP;
  * SO_ERROR holds the cause once.  What a sender knows after a failure:
@@ -591,7 +592,10 @@ struct ibtick_tick_info {
  * no RDMA device for the address), ETIMEDOUT (address or route
  * resolution, or the handshake, timed out), EINPROGRESS on a
  * non-blocking socket (then poll for EPOLLOUT and read SO_ERROR),
- * EISCONN / EALREADY as for TCP.  listen() before bind() is EDESTADDRREQ;
+ * EISCONN / EALREADY as for TCP, ENOBUFS when the connection's memory
+ * would pass the caller's RLIMIT_MEMLOCK (an accepted connection is
+ * charged to the listener's user; over it, the request is refused).
+ * listen() before bind() is EDESTADDRREQ;
  * accept() on a socket not listening is EINVAL.
  * ----------------------------------------------------------------------
  */

@@ -39,6 +39,10 @@ enum {
 				 * filtered by SOCK_FEED_ID / SOCK_PID if given
 				 */
 	IBTICK_CMD_EVENT,	/* notification on the "events" group only */
+	IBTICK_CMD_CONN_GET,	/* dumpit: every connection socket
+				 * (SOCK_SEQPACKET; IBTICK_A_CONN_*),
+				 * filtered by CONN_PID if given
+				 */
 
 	/* add new commands above here */
 	__IBTICK_CMD_CNT,
@@ -341,6 +345,58 @@ enum {
 	/* add new constants above here */
 	__IBTICK_A_SOCK_CNT,
 	IBTICK_A_SOCK_MAX = __IBTICK_A_SOCK_CNT - 1
+};
+
+/* ------------------------------------------------------------------------
+ * Connections (IBTICK_CMD_CONN_GET dump): every SOCK_SEQPACKET socket,
+ * listeners and the connections they have not handed to accept() yet
+ * included.  Counters are those of struct ibtick_conn_info.  Who sees
+ * what, as for sockets: an administrator every connection, anybody else
+ * their own uid's.
+ * ----------------------------------------------------------------------
+ */
+enum {
+	IBTICK_A_CONN_UNSPEC,
+	IBTICK_A_CONN_PAD,
+	IBTICK_A_CONN_ID,		/* u64: unique while the module lives */
+	IBTICK_A_CONN_INODE,		/* u64: 0 until accept() */
+	IBTICK_A_CONN_PID,		/* u32 (request: filter): the creator's
+					 * thread group (the listener's for an
+					 * accepted connection)
+					 */
+	IBTICK_A_CONN_UID,		/* u32 */
+	IBTICK_A_CONN_STATE,		/* u32: IBTICK_CONN_* (<linux/ibtick.h>) */
+	IBTICK_A_CONN_ERROR,		/* u32: the failure's errno, 0 */
+	IBTICK_A_CONN_LOCAL_ADDR,	/* u32: IPv4, network byte order */
+	IBTICK_A_CONN_LOCAL_PORT,	/* u16 */
+	IBTICK_A_CONN_PEER_ADDR,	/* u32: IPv4, network byte order */
+	IBTICK_A_CONN_PEER_PORT,	/* u16 */
+	IBTICK_A_CONN_DEV_NAME,		/* string: the RDMA device */
+	IBTICK_A_CONN_QPN,		/* u32 */
+	IBTICK_A_CONN_PEER_QPN,		/* u32 */
+	IBTICK_A_CONN_BACKLOG,		/* u32: listener */
+	IBTICK_A_CONN_PENDING_ACCEPT,	/* u32: listener: not accepted yet */
+	IBTICK_A_CONN_NSLOTS,		/* u32 */
+	IBTICK_A_CONN_MSG_MAX,		/* u32: what send() takes */
+	IBTICK_A_CONN_LOCAL_MSG_MAX,	/* u32 */
+	IBTICK_A_CONN_CREDITS,		/* u32 */
+	IBTICK_A_CONN_PEER_CREDITS,	/* u32 */
+	IBTICK_A_CONN_PENDING_GRANTS,	/* u32 */
+	IBTICK_A_CONN_INLINE_MAX,	/* u32 */
+	IBTICK_A_CONN_TX_MSGS,		/* u64 */
+	IBTICK_A_CONN_TX_BYTES,
+	IBTICK_A_CONN_RX_MSGS,
+	IBTICK_A_CONN_RX_BYTES,
+	IBTICK_A_CONN_RX_READ,
+	IBTICK_A_CONN_TX_CREDIT_WAITS,
+	IBTICK_A_CONN_CTL_TX,
+	IBTICK_A_CONN_CTL_RX,
+	IBTICK_A_CONN_TX_UNACKED,
+	IBTICK_A_CONN_CQ_ERRORS,
+
+	/* add new attributes above here */
+	__IBTICK_A_CONN_CNT,
+	IBTICK_A_CONN_MAX = __IBTICK_A_CONN_CNT - 1
 };
 
 /* ------------------------------------------------------------------------
