@@ -197,7 +197,7 @@ _ibtick()
 	local cur prev words cword
 	local _ibtick_cmd=${1:-ibtick}
 	# in the order ibtick matches abbreviations: "s" is sock, "d" dev
-	local objects="dev feed sock stats monitor doctor relay help"
+	local objects="dev feed sock conn stats monitor doctor relay help"
 	local gopts="-j -p -s -d -b -f -V -h --json --pretty --statistics --details --batch --force --version --help"
 	local i obj="" oi=0 verb="" vi=0 batch=0
 
@@ -256,6 +256,7 @@ _ibtick()
 		dev)	verb=$(_ibtick_expand "${words[vi]}" "show help") ;;
 		feed)	verb=$(_ibtick_expand "${words[vi]}" "show list add set del delete save help") ;;
 		sock)	verb=$(_ibtick_expand "${words[vi]}" "show list help") ;;
+		conn)	verb=$(_ibtick_expand "${words[vi]}" "show list help") ;;
 		stats)	verb=$(_ibtick_expand "${words[vi]}" "show reset help") ;;
 		esac
 		case $verb in
@@ -297,6 +298,15 @@ _ibtick()
 			feed)	_ibtick_reply "$(_ibtick_feeds)" ;;
 			pid)	;;
 			*)	_ibtick_reply "$(_ibtick_unused "feed pid" $((vi + 1)))" ;;
+			esac
+		fi ;;
+	conn)
+		if ((cword == oi + 1)); then
+			_ibtick_reply "show help"
+		elif [[ $verb == show ]]; then
+			case $prev in
+			pid)	;;
+			*)	_ibtick_reply "$(_ibtick_unused "pid" $((vi + 1)))" ;;
 			esac
 		fi ;;
 	stats)

@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 # expected replies (blank separated, any order) | the command line; the
 # last word is the one completed (empty after a trailing blank)
 cases=(
-	"dev feed sock stats monitor doctor relay help|ibtick "
+	"dev feed sock conn stats monitor doctor relay help|ibtick "
 	"-j -p -s -d -b -f -V -h --json --pretty --statistics --details --batch --force --version --help|ibtick -"
 	"--details|ibtick --det"
 	"show add set del save help|ibtick -d -j feed "

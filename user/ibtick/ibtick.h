@@ -59,6 +59,7 @@ extern const char *const dev_evcnt_keys[];
 /* feed.c, sock.c, stats.c, monitor.c */
 int cmd_feed(struct cli *c);
 int cmd_sock(struct cli *c);
+int cmd_conn(struct cli *c);
 int cmd_stats(struct cli *c);
 int cmd_monitor(struct cli *c);
 extern const struct ibt_nl_obj sock_obj;

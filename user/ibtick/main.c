@@ -23,7 +23,7 @@ static void usage(FILE *f)
 		"Usage: %s [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       %s -V\n"
 		"       %s [ OPTIONS ] -b FILE\n"
-		"where  OBJECT := { dev | feed | sock | stats | monitor | doctor | relay | help }\n"
+		"where  OBJECT := { dev | feed | sock | conn | stats | monitor | doctor | relay | help }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -d[etails] |\n"
 		"                    -b[atch] FILE | -f[orce] | -V[ersion] | -h[elp] }\n",
 		prog, prog, prog);
@@ -107,6 +107,7 @@ static const struct {
 	{ "dev",	cmd_dev },
 	{ "feed",	cmd_feed },
 	{ "sock",	cmd_sock },
+	{ "conn",	cmd_conn },
 	{ "stats",	cmd_stats },
 	{ "monitor",	cmd_monitor },
 	{ "doctor",	cmd_doctor },
