@@ -185,6 +185,35 @@ conn_stream() {
 			      (cq, sq, ok))
 			sys.exit(0 if ok else 1)
 		EOF
+		# ibtick conn show: the listener and both ends, with the
+		# counters the ends' IBTICK_CONN_INFO had (the stream is over)
+		user/ibtick/ibtick -j -s conn show >"$D/conns.json" || rc=1
+		python3 - "$D/conns.json" "$n" "$SRV" "$CLI" ${line#holding } <<-'EOF' || { echo "  ibtick conn show: $(cat "$D/conns.json")"; rc=1; }
+			import json, sys
+			conns = json.load(open(sys.argv[1]))
+			n, srv, cli = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+			cq, sq = int(sys.argv[5]), int(sys.argv[6])
+			lis = [c for c in conns if c["state"] == "listen" and c["local"] == "%s:7610" % srv]
+			c = [x for x in conns if x.get("qpn") == cq and x.get("dev") == "rxe1"]
+			s = [x for x in conns if x.get("qpn") == sq and x.get("dev") == "rxe0"]
+			ok = len(lis) == 1 and len(c) == 1 and len(s) == 1
+			if ok:
+			    c, s = c[0], s[0]
+			    ok = (c["state"] == s["state"] == "established" and
+			          c["peer_qpn"] == sq and s["peer_qpn"] == cq and
+			          c["peer"] == s["local"] == "%s:7610" % srv and
+			          s["peer"] == c["local"] and c["local"].startswith(cli + ":") and
+			          all(x["stats"][k] == n for x in (c, s)
+			              for k in ("tx_msgs", "rx_msgs", "rx_read")) and
+			          c["stats"]["tx_bytes"] == s["stats"]["rx_bytes"] and
+			          s["stats"]["tx_bytes"] == c["stats"]["rx_bytes"] and
+			          c["stats"]["ctl_tx"] == s["stats"]["ctl_rx"] and
+			          c["credits"] == s["peer_credits"] and
+			          s["credits"] == c["peer_credits"])
+			print("  ibtick conn show: listener, client on rxe1, server on rxe0, %d messages each way,"
+			      " credits as the ends see them: %s" % (n, ok))
+			sys.exit(0 if ok else 1)
+		EOF
 		kill -USR1 "$pid"
 	else
 		rc=1
@@ -196,7 +225,7 @@ conn_stream() {
 	(($(ctr rxe0 rcvd_pkts) - rx0 >= n && $(ctr rxe1 rcvd_pkts) - rx1 >= n)) ||
 		{ echo "  rcvd_pkts: rxe0 +$(($(ctr rxe0 rcvd_pkts) - rx0)), rxe1 +$(($(ctr rxe1 rcvd_pkts) - rx1)), fewer than $n"; rc=1; }
 	no_rnr "$before" || rc=1
-	log_test "connections: $n messages each way at once, sizes 1..msg_max: each once, in order, intact; counters of both ends add up; RC QPs on rxe0/rxe1; no RNR" $rc
+	log_test "connections: $n messages each way at once, sizes 1..msg_max: each once, in order, intact; counters of both ends add up; RC QPs on rxe0/rxe1; ibtick conn show agrees; no RNR" $rc
 }
 
 conn_flow() {
