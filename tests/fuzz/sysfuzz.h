@@ -173,7 +173,8 @@ struct wstat {
 
 /* ---- worker state ------------------------------------------------------- */
 
-enum { FK_NONE, FK_IBT, FK_GENL, FK_EPOLL };
+/* FK_CONN: a SOCK_SEQPACKET (connection) socket, always non-blocking */
+enum { FK_NONE, FK_IBT, FK_GENL, FK_EPOLL, FK_CONN };
 struct slot { int fd; int kind; };
 struct map {
 	unsigned char	*addr;		/* NULL: free entry */

@@ -80,6 +80,22 @@ static socklen_t build_ibt_addr(struct rng *r)
 	uint32_t g;
 
 	memset(addrbuf, 0, sizeof(addrbuf));
+	if (pct(r, 12)) {
+		/* a connection's: the rig's unicast addresses, a few ports */
+		static const char *const ips[] = { "10.99.0.1", "10.99.0.2", "0.0.0.0",
+						   "127.0.0.1", "10.99.0.9", "239.1.2.3" };
+		static const uint16_t ports[] = { 7301, 7302, 7303, 0 };
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sibt_family = (uint16_t)fam;
+		sa.sibt_port = PICK(r, ports);
+		sa.sibt_group_family = AF_INET;
+		inet_pton(AF_INET, PICK(r, ips), sa.sibt_group);
+		if (pct(r, 5))
+			sa.sibt_ifindex = pick_ifindex(r);
+		memcpy(addrbuf, &sa, sizeof(sa));
+		return pct(r, 95) ? sizeof(sa) : rn(r, 65);
+	}
 	if (pct(r, 85)) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sibt_family = pct(r, 97) ? (uint16_t)fam : PICK(r, odd_fam);
@@ -177,7 +193,7 @@ static int pick_optname(struct rng *r, int level)
 
 	if (level == SOL_IBTICK) {
 		if (pct(r, 80))
-			return 1 + (int)rn(r, IBTICK_ARB_STATISTICS);
+			return 1 + (int)rn(r, IBTICK_CONN_INFO);
 		return pct(r, 80) ? (int)rn(r, 21) : (int)rnd(r);
 	}
 	if (level == SOL_SOCKET) {
@@ -378,7 +394,11 @@ void op_socket(struct op *o)
 		flags |= SOCK_NONBLOCK;
 	if (pct(r, 20))
 		flags |= SOCK_CLOEXEC;
-	if (!pct(r, 80)) {
+	if (pct(r, 12)) {
+		/* a connection socket, non-blocking (see FK_CONN) */
+		type = SOCK_SEQPACKET | SOCK_NONBLOCK;
+		flags = 0;
+	} else if (!pct(r, 80)) {
 		switch (rn(r, 4)) {
 		case 0:
 			type = PICK(r, types);
@@ -405,11 +425,18 @@ void op_socket(struct op *o)
 	if (fd < 0)
 		return;
 	/*
-	 * A connection socket (tests/vm/conntest): allowed, but the fuzzer
-	 * does not drive it (yet): its operations are the datagram socket's.
+	 * A connection socket: kept non-blocking, so that no connect,
+	 * accept or send waits on another worker (or on a timeout the
+	 * fuzzer set to hours); the socket calls pick it as FK_CONN.
 	 */
 	if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) == SOCK_SEQPACKET && !proto) {
-		close(fd);
+		if (!(type & SOCK_NONBLOCK) &&
+		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)) {
+			close(fd);
+			return;
+		}
+		slots[i].fd = fd;
+		slots[i].kind = FK_CONN;
 		return;
 	}
 	if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_DGRAM || proto)
@@ -586,6 +613,8 @@ static socklen_t natural_get_len(int level, int name)
 			return 3 * sizeof(struct ibtick_member);
 		case IBTICK_ARB_STATISTICS:
 			return sizeof(struct ibtick_arb_stats);
+		case IBTICK_CONN_INFO:
+			return sizeof(struct ibtick_conn_info);
 		default:
 			return 4;
 		}
@@ -1003,6 +1032,12 @@ void op_misc(struct op *o)
 		break;
 	case 9:
 		v = fcntl(p.fd, F_GETFL);
+		if (p.kind == FK_CONN) {
+			/* connection sockets stay non-blocking (op_socket) */
+			note("fcntl(fd %d): a connection socket stays non-blocking", p.fd);
+			rec(o, fcntl(p.fd, F_GETFL));
+			break;
+		}
 		note("fcntl(fd %d, F_SETFL, %#x ^ O_NONBLOCK)", p.fd, (unsigned int)v);
 		rec(o, v < 0 ? v : fcntl(p.fd, F_SETFL, v ^ O_NONBLOCK));
 		break;
