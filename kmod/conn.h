@@ -129,6 +129,7 @@ struct ibt_conn_ib {
 	struct ibt_crx		*rx;		/* rq_size */
 	void			**tx;		/* IBT_CONN_SQ_DATA buffers */
 	dma_addr_t		*tx_dma;
+	u32			tx_size;	/* each: the peer's msg_max */
 	/* who drains the CQ (conn_poll.c) */
 	struct irq_poll		iop;
 	spinlock_t		poll_lock;
@@ -163,6 +164,7 @@ struct ibt_csock {
 	struct ibt_csock	*parent;
 	bool			ready;		/* established, acceptable */
 	bool			passive;	/* a listener's child */
+	bool			listening;	/* listen() succeeded: lock */
 
 	/* the data path: dlock */
 	spinlock_t		dlock;
@@ -178,13 +180,14 @@ struct ibt_csock {
 	bool			want_tx;	/* a sender waits: wake it on room */
 	bool			closing;	/* release: no more fail_work */
 	int			err;		/* the failure's cause */
+	int			cause;		/* set before a failure we start */
 	struct ibt_credit	cr;
 	u64			sq_head;	/* send queue entries posted */
 	u64			sq_tail;	/* ... and completed */
 	u32			unsignaled;	/* data sends since a signaled one */
 	u32			sig_pending;	/* sends that asked for a completion */
-	unsigned long		last_comp;	/* jiffies: a send completed, or
-						 * the send queue left empty */
+	/* jiffies: a send completed, or the send queue left empty */
+	unsigned long		last_comp;
 	bool			probe_out;	/* the watchdog's probe is out */
 	struct timer_list	wd;		/* the send watchdog */
 	u64			tx_head;	/* send buffers: slock posts */
@@ -212,6 +215,7 @@ struct ibt_csock {
 
 	/* a failure seen in a completion disconnects from here (lock) */
 	struct work_struct	fail_work;
+	int			async_err;	/* an async event's, for fail_work */
 	/* send(): the message, copied from the user with slock only */
 	void			*stage;
 
@@ -220,6 +224,12 @@ struct ibt_csock {
 	struct ibt_ring		ring;
 	u64			cursor;		/* rlock */
 };
+
+/* The ring once it is laid out (connect() or a request), or NULL. */
+static inline void *ibt_conn_ring(const struct ibt_csock *cs)
+{
+	return smp_load_acquire(&cs->ring_mem);	/* pairs: ring_alloc */
+}
 
 static inline struct ibt_csock *ibt_csk(struct sock *sk)
 {
@@ -260,6 +270,7 @@ int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries);
 void ibt_conn_cq_stop(struct ibt_csock *cs);
 void ibt_conn_cq_destroy(struct ibt_csock *cs);
 bool ibt_conn_poll_direct(struct ibt_csock *cs);
+void ibt_conn_drain_now(struct ibt_csock *cs);
 bool ibt_conn_busy_wait(struct ibt_csock *cs, long timeo,
 			bool (*ready)(struct ibt_csock *cs));
 
@@ -281,6 +292,8 @@ static inline u32 ibt_conn_sq_free(const struct ibt_csock *cs)
 	return IBT_CONN_SQ - (u32)(cs->sq_head - cs->sq_tail);
 }
 void ibt_conn_fail_locked(struct ibt_csock *cs, int err);
+void ibt_conn_async_error(struct ibt_csock *cs);
+int ibt_conn_tx_alloc(struct ibt_csock *cs, u32 size);
 void ibt_conn_watchdog(struct timer_list *t);
 
 #endif /* _IBTICK_CONN_H */

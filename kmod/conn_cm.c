@@ -19,6 +19,7 @@ DEFINE_MUTEX(ibt_conn_accept_lock);
 /* Fail the connection from process context: state, ring, sleepers. */
 void ibt_conn_fail(struct ibt_csock *cs, int err)
 {
+	err = READ_ONCE(cs->cause) ?: err;
 	spin_lock_bh(&cs->dlock);
 	ibt_conn_fail_locked(cs, err);
 	spin_unlock_bh(&cs->dlock);
@@ -44,13 +45,24 @@ void ibt_conn_fail_work(struct work_struct *w)
 	struct ibt_csock *cs = container_of(w, struct ibt_csock, fail_work);
 
 	mutex_lock(&cs->lock);
-	ibt_conn_fail(cs, READ_ONCE(cs->err) ?: ECONNRESET);
-	if (cs->cm_id)
-		rdma_disconnect(cs->cm_id);
+	if (READ_ONCE(cs->async_err)) {	/* an async event (any context) */
+		spin_lock_bh(&cs->dlock);
+		ibt_conn_fail_locked(cs, READ_ONCE(cs->async_err));
+		spin_unlock_bh(&cs->dlock);
+	}
+	if (READ_ONCE(cs->failed)) {
+		ibt_conn_fail(cs, READ_ONCE(cs->err) ?: ECONNRESET);
+		if (cs->cm_id)
+			rdma_disconnect(cs->cm_id);
+	}
 	mutex_unlock(&cs->lock);
 }
 
-/* No fail_work runs or comes once this returns.  Caller: not lock. */
+/*
+ * No fail_work runs or comes from completions once this returns; an async
+ * event may still queue it until the QP and CQ are gone, so release
+ * cancels it once more after the teardown.  Caller: not lock.
+ */
 void ibt_conn_stop_work(struct ibt_csock *cs)
 {
 	spin_lock_bh(&cs->dlock);
@@ -80,11 +92,17 @@ static void ibt_conn_hello_fill(struct ibt_csock *cs, struct ibt_conn_hello *h)
 	h->msg_max = cpu_to_be32(cs->ring.payload_max);
 }
 
-/* The peer's hello: 0, or -EPROTO when it is not an ibtick peer. */
+/*
+ * The peer's hello: its ring's slots (our first credits) and payload (what
+ * send() takes, and the size of our send buffers).  0, -EPROTO when it is
+ * not an ibtick peer, or the send buffers' -ENOMEM / -ENOBUFS.  Caller:
+ * lock, the verbs resources set up.
+ */
 static int ibt_conn_hello_take(struct ibt_csock *cs, const void *pd, u8 len)
 {
 	struct ibt_conn_hello h;
 	u32 nslots, msg_max;
+	int err;
 
 	if (!pd || len < sizeof(h))
 		return -EPROTO;
@@ -96,6 +114,11 @@ static int ibt_conn_hello_take(struct ibt_csock *cs, const void *pd, u8 len)
 	    nslots > IBT_CONN_SLOTS_MAX || !msg_max ||
 	    msg_max > IBTICK_SLOT_SIZE_MAX)
 		return -EPROTO;
+	if (msg_max > IBTICK_SLOT_SIZE_MAX - sizeof(struct ibtick_slot))
+		return -EPROTO;
+	err = ibt_conn_tx_alloc(cs, msg_max);	/* send() takes msg_max */
+	if (err)
+		return err;
 	spin_lock_bh(&cs->dlock);
 	cs->cr.peer_nslots = nslots;
 	cs->cr.send = nslots;
@@ -196,6 +219,7 @@ err_ib:
 err_sock:
 	mutex_unlock(&cs->lock);
 	ibt_conn_list_del(cs);
+	ibt_conn_stop_work(cs);
 	sock_put(&cs->sk);
 err_count:
 	mutex_lock(&ibt_conn_accept_lock);
@@ -225,7 +249,7 @@ static int ibt_conn_event_errno(enum rdma_cm_event_type e)
 int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct ibt_csock *cs = id->context;
-	struct ibt_csock *parent = NULL;
+	bool reap = false;
 	int err = 0, ret = 0;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
@@ -259,15 +283,16 @@ int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		mutex_lock(&ibt_conn_accept_lock);
 		if (cs->parent) {
 			cs->ready = true;
-			parent = cs->parent;
+			/* locked: accept() may take us, the listener go */
+			ibt_conn_wake(cs->parent, EPOLLIN | EPOLLRDNORM);
 		}
 		mutex_unlock(&ibt_conn_accept_lock);
-		if (parent)	/* alive: its release waits for this handler */
-			ibt_conn_wake(parent, EPOLLIN | EPOLLRDNORM);
 		ibt_conn_wake(cs, EPOLLOUT | EPOLLWRNORM);
 		mod_timer(&cs->wd, jiffies + HZ);	/* the send watchdog */
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
+		/* a FIN may still be in the CQ: judge by what arrived */
+		ibt_conn_drain_now(cs);
 		spin_lock_bh(&cs->dlock);
 		if (cs->peer_fin) {
 			/* orderly: the ring keeps what came; sends get EPIPE */
@@ -285,8 +310,18 @@ int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		}
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		/* the device waits for this id: let rdma_cm destroy it */
+		/*
+		 * The QP stops (error state), what it received before goes
+		 * to the ring, and only then do readers see the failure:
+		 * a reader never stops short of a message the peer saw
+		 * acknowledged.  The cause is ENODEV, not the flushes'.
+		 */
+		WRITE_ONCE(cs->cause, ENODEV);
+		if (cs->have_ib)
+			rdma_disconnect(id);
+		ibt_conn_drain_now(cs);
 		ibt_conn_fail(cs, ENODEV);
+		/* the device waits for this id: let rdma_cm destroy it */
 		ibt_conn_ib_teardown(cs, id);
 		cs->cm_id = NULL;
 		ret = 1;
@@ -304,6 +339,33 @@ int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	if (err)
 		ibt_conn_fail(cs, -err);
+	/*
+	 * A listener's child that failed before accept() could take it is
+	 * nobody's: leave the listener (its backlog slot with it) and go,
+	 * letting rdma_cm destroy the id.  One the listener's close has
+	 * taken already is that close's to end.
+	 */
+	if (cs->passive && (err || ret)) {
+		mutex_lock(&ibt_conn_accept_lock);
+		if (cs->parent && !cs->ready) {
+			list_del_init(&cs->child_node);
+			cs->parent->nchildren--;
+			cs->parent = NULL;
+			reap = true;
+		}
+		mutex_unlock(&ibt_conn_accept_lock);
+	}
+	if (reap) {
+		if (cs->cm_id) {
+			ibt_conn_ib_teardown(cs, id);
+			cs->cm_id = NULL;
+		}
+		mutex_unlock(&cs->lock);
+		ibt_conn_list_del(cs);
+		ibt_conn_stop_work(cs);	/* QP and CQ gone: nothing queues it */
+		sock_put(&cs->sk);
+		return 1;
+	}
 out:
 	mutex_unlock(&cs->lock);
 	return ret;
@@ -380,6 +442,7 @@ void ibt_conn_listener_close(struct ibt_csock *ls)
 		ibt_conn_shutdown_id(cs, false);
 		cs->state = IBTICK_CONN_CLOSED;
 		mutex_unlock(&cs->lock);
+		cancel_work_sync(&cs->fail_work);	/* an async event's */
 		sock_put(&cs->sk);
 	}
 	mutex_lock(&ls->lock);

@@ -70,6 +70,7 @@ void ibt_conn_memlock_release(struct ibt_csock *cs)
 
 int ibt_conn_ring_alloc(struct ibt_csock *cs)
 {
+	void *mem;
 	u64 bytes;
 	int err;
 
@@ -80,10 +81,11 @@ int ibt_conn_ring_alloc(struct ibt_csock *cs)
 	err = ibt_conn_memlock_charge(cs, bytes + IBTICK_SLOT_SIZE_MAX);
 	if (err)
 		return err;
-	cs->ring_mem = vmalloc_user(bytes);
-	if (!cs->ring_mem)
+	mem = vmalloc_user(bytes);
+	if (!mem)
 		return -ENOMEM;
-	ibt_ring_init(&cs->ring, cs->ring_mem, cs->nslots, cs->slot_size, 0);
+	ibt_ring_init(&cs->ring, mem, cs->nslots, cs->slot_size, 0);
+	smp_store_release(&cs->ring_mem, mem);	/* laid out, then seen */
 	return 0;
 }
 
@@ -107,11 +109,18 @@ void ibt_conn_fail_locked(struct ibt_csock *cs, int err)
 	if (cs->failed || cs->dead)
 		return;
 	cs->failed = true;
-	cs->err = err;
+	cs->err = READ_ONCE(cs->cause) ?: err;	/* a removal's, over its flushes' */
 	cs->st.tx_unacked = cs->data_posted - cs->data_acked;
 	/* tell the peer: a disconnect, from process context */
 	if (!cs->closing)
 		schedule_work(&cs->fail_work);
+}
+
+/* An async event's failure: fail_work does it (any context). */
+void ibt_conn_async_error(struct ibt_csock *cs)
+{
+	WRITE_ONCE(cs->async_err, ECONNRESET);
+	schedule_work(&cs->fail_work);
 }
 
 /*
@@ -175,6 +184,8 @@ int ibt_conn_post_data(struct ibt_csock *cs, u32 len)
 	struct ib_sge sge;
 	int err;
 
+	if (WARN_ON_ONCE(len > cs->ib.tx_size))
+		return -EMSGSIZE;	/* send() checks it against msg_max */
 	if (!ibt_credit_take(&cs->cr))
 		return -EAGAIN;
 	sge.length = len;
@@ -386,6 +397,11 @@ void ibt_conn_watchdog(struct timer_list *t)
 		mod_timer(&cs->wd, jiffies + HZ);
 }
 
+/*
+ * An asynchronous QP error.  Context: any, hard interrupt included (mlx5
+ * calls it from its event queue's interrupt): no dlock here, the work item
+ * fails the connection.
+ */
 static void ibt_conn_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct ibt_csock *cs = ctx;
@@ -394,10 +410,7 @@ static void ibt_conn_qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
-		spin_lock_bh(&cs->dlock);
-		ibt_conn_fail_locked(cs, ECONNRESET);
-		spin_unlock_bh(&cs->dlock);
-		ibt_conn_wake(cs, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP);
+		ibt_conn_async_error(cs);
 		break;
 	default:
 		break;
@@ -426,9 +439,9 @@ static void ibt_conn_bufs_free(struct ibt_csock *cs)
 		for (i = 0; i < IBT_CONN_SQ_DATA; i++) {
 			if (!ib->tx[i])
 				continue;
-			if (ib->tx_dma[i])
+			if (ib->tx_dma && ib->tx_dma[i])
 				ib_dma_unmap_single(ib->dev, ib->tx_dma[i],
-						    ib->buf_size,
+						    ib->tx_size,
 						    DMA_TO_DEVICE);
 			kfree(ib->tx[i]);
 		}
@@ -446,9 +459,7 @@ static int ibt_conn_bufs_alloc(struct ibt_csock *cs)
 	u32 i;
 
 	ib->rx = kvcalloc(ib->rq_size, sizeof(*ib->rx), GFP_KERNEL);
-	ib->tx = kcalloc(IBT_CONN_SQ_DATA, sizeof(*ib->tx), GFP_KERNEL);
-	ib->tx_dma = kcalloc(IBT_CONN_SQ_DATA, sizeof(*ib->tx_dma), GFP_KERNEL);
-	if (!ib->rx || !ib->tx || !ib->tx_dma)
+	if (!ib->rx)
 		return -ENOMEM;
 	for (i = 0; i < ib->rq_size; i++) {
 		ib->rx[i].cqe.done = ibt_conn_rx_done;
@@ -461,12 +472,37 @@ static int ibt_conn_bufs_alloc(struct ibt_csock *cs)
 			return -ENOMEM;
 		ib->rx[i].dma = dma;
 	}
+	return 0;
+}
+
+/*
+ * The send buffers, sized to the peer's slot payload (@size, what send()
+ * takes), once its hello is in: a peer's ring may hold larger messages
+ * than ours.  Caller: lock, the verbs resources set up, before peer_known.
+ */
+int ibt_conn_tx_alloc(struct ibt_csock *cs, u32 size)
+{
+	struct ibt_conn_ib *ib = &cs->ib;
+	dma_addr_t dma;
+	u32 i;
+	int err;
+
+	if (ib->tx)
+		return -EPROTO;	/* a second hello */
+	err = ibt_conn_memlock_charge(cs, (u64)IBT_CONN_SQ_DATA *
+					  kmalloc_size_roundup(size));
+	if (err)
+		return err;
+	ib->tx = kcalloc(IBT_CONN_SQ_DATA, sizeof(*ib->tx), GFP_KERNEL);
+	ib->tx_dma = kcalloc(IBT_CONN_SQ_DATA, sizeof(*ib->tx_dma), GFP_KERNEL);
+	if (!ib->tx || !ib->tx_dma)
+		return -ENOMEM;	/* bufs_free takes what there is */
+	ib->tx_size = size;
 	for (i = 0; i < IBT_CONN_SQ_DATA; i++) {
-		ib->tx[i] = kmalloc(ib->buf_size, GFP_KERNEL);
+		ib->tx[i] = kmalloc(size, GFP_KERNEL);
 		if (!ib->tx[i])
 			return -ENOMEM;
-		dma = ib_dma_map_single(ib->dev, ib->tx[i], ib->buf_size,
-					DMA_TO_DEVICE);
+		dma = ib_dma_map_single(ib->dev, ib->tx[i], size, DMA_TO_DEVICE);
 		if (ib_dma_mapping_error(ib->dev, dma))
 			return -ENOMEM;
 		ib->tx_dma[i] = dma;
@@ -489,8 +525,8 @@ int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id)
 	ib->dev = id->device;
 	ib->buf_size = cs->ring.payload_max;
 	ib->rq_size = cs->nslots + ibt_credit_rq_extra(cs->nslots);
-	/* the receive and send buffers, as kmalloc rounds them */
-	err = ibt_conn_memlock_charge(cs, (u64)(ib->rq_size + IBT_CONN_SQ_DATA) *
+	/* the receive buffers, as kmalloc rounds them (send: tx_alloc) */
+	err = ibt_conn_memlock_charge(cs, (u64)ib->rq_size *
 					  kmalloc_size_roundup(ib->buf_size));
 	if (err)
 		return err;
@@ -519,7 +555,7 @@ int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id)
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
 	qa.cap.max_inline_data = min(IBT_CONN_INLINE_WANT, ib->buf_size);
-	qa.sq_sig_type = IB_SIGNAL_ALL_WR;
+	qa.sq_sig_type = IB_SIGNAL_REQ_WR;	/* one data send in 16 asks */
 	qa.qp_type = IB_QPT_RC;
 	err = rdma_create_qp(id, ib->pd, &qa);
 	if (err && qa.cap.max_inline_data) {
@@ -544,10 +580,13 @@ int ibt_conn_ib_setup(struct ibt_csock *cs, struct rdma_cm_id *id)
 	return 0;
 
 err_qp:
+	ibt_conn_cq_stop(cs);	/* once: irq_poll_disable() is not idempotent */
 	rdma_destroy_qp(id);
 	ib->qp = NULL;
+	goto err_free;
 err_bufs:
 	ibt_conn_cq_stop(cs);
+err_free:
 	ibt_conn_bufs_free(cs);
 	ibt_conn_cq_destroy(cs);
 err_pd:

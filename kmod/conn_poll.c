@@ -76,12 +76,8 @@ static void ibt_conn_cq_event(struct ib_event *ev, void *ctx)
 {
 	struct ibt_csock *cs = ctx;
 
-	if (ev->event != IB_EVENT_CQ_ERR)
-		return;
-	spin_lock_bh(&cs->dlock);
-	ibt_conn_fail_locked(cs, ECONNRESET);
-	spin_unlock_bh(&cs->dlock);
-	ibt_conn_wake(cs, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP);
+	if (ev->event == IB_EVENT_CQ_ERR)
+		ibt_conn_async_error(cs);	/* any context: no dlock */
 }
 
 int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries)
@@ -110,9 +106,9 @@ void ibt_conn_cq_stop(struct ibt_csock *cs)
 {
 	irq_poll_disable(&cs->ib.iop);	/* waits for a running poll */
 	spin_lock_bh(&cs->ib.poll_lock);
+	/* bounded: a peer may keep sending what needs no credit */
 	if (!cs->ib.poll_off)
-		while (ibt_conn_drain(cs, IBT_CONN_POLL_BATCH) > 0)
-			;
+		ibt_conn_drain(cs, cs->ib.rq_size + IBT_CONN_SQ);
 	cs->ib.poll_off = true;		/* callers: the lock orders it */
 	spin_unlock_bh(&cs->ib.poll_lock);
 }
@@ -121,6 +117,18 @@ void ibt_conn_cq_destroy(struct ibt_csock *cs)
 {
 	ib_destroy_cq(cs->ib.cq);
 	cs->ib.cq = NULL;
+}
+
+/*
+ * Drain what the CQ holds now, waiting for a poller at it (the cm handler,
+ * before it judges a disconnect by what arrived).  Context: process.
+ */
+void ibt_conn_drain_now(struct ibt_csock *cs)
+{
+	spin_lock_bh(&cs->ib.poll_lock);
+	if (!cs->ib.poll_off)
+		ibt_conn_drain(cs, cs->ib.rq_size + IBT_CONN_SQ);
+	spin_unlock_bh(&cs->ib.poll_lock);
 }
 
 /*

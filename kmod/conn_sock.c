@@ -46,6 +46,7 @@ static void ibt_conn_destruct(struct sock *sk)
 	vfree(ibt_csk(sk)->ring_mem);
 	kfree(ibt_csk(sk)->stage);
 	ibt_conn_memlock_release(ibt_csk(sk));
+	put_pid(ibt_csk(sk)->tgid);	/* here: a request may copy it late */
 }
 
 /*
@@ -206,12 +207,17 @@ static int ibt_conn_listen(struct socket *sock, int backlog)
 	err = -EDESTADDRREQ;
 	if (!cs->bound)
 		goto out;
+	if (!cs->cm_id) {	/* its device went away since bind() */
+		err = sock_error(&cs->sk) ?: -ENODEV;
+		goto out;
+	}
 	cs->backlog = clamp(backlog, 1, SOMAXCONN);
 	ibt_conn_memlock_owner(cs, NULL);	/* pays for its children */
 	err = rdma_listen(cs->cm_id, cs->backlog);
 	if (err)
 		goto out;
 	cs->state = IBTICK_CONN_LISTEN;
+	cs->listening = true;	/* for good: a failure keeps its children */
 out:
 	mutex_unlock(&cs->lock);
 	return err;
@@ -254,9 +260,11 @@ static int ibt_conn_accept(struct socket *sock, struct socket *newsock,
 	long timeo = sock_rcvtimeo(sock->sk, flags & O_NONBLOCK);
 	int err;
 
+	if (!READ_ONCE(ls->listening))
+		return -EINVAL;
 	for (;;) {
 		if (READ_ONCE(ls->state) != IBTICK_CONN_LISTEN)
-			return ls->sk.sk_err ? -ls->sk.sk_err : -EINVAL;
+			return sock_error(&ls->sk) ?: -EINVAL;
 		cs = ibt_conn_take_ready(ls);
 		if (cs)
 			break;
@@ -368,17 +376,18 @@ static int ibt_conn_release(struct socket *sock)
 	ibt_conn_list_del(cs);	/* dumps see no socket being torn down */
 	ibt_conn_stop_work(cs);
 	mutex_lock(&cs->lock);
-	if (cs->state == IBTICK_CONN_LISTEN) {
+	if (cs->listening) {	/* a failed one too: its children */
 		cs->state = IBTICK_CONN_CLOSED;
 		ibt_conn_listener_close(cs);
 	} else {
 		/* unread messages: reset, as TCP does */
-		graceful = !cs->ring_mem ||
+		graceful = !ibt_conn_ring(cs) ||
 			   !ibt_ring_backlog(&cs->ring, READ_ONCE(cs->cursor));
 		ibt_conn_shutdown_id(cs, graceful);
 		cs->state = IBTICK_CONN_CLOSED;
 	}
 	mutex_unlock(&cs->lock);
+	cancel_work_sync(&cs->fail_work);	/* an async event's, till teardown */
 	sock_orphan(sk);
 	sock->sk = NULL;
 	sock_put(sk);
@@ -477,8 +486,8 @@ static int ibt_conn_sendmsg(struct socket *sock, struct msghdr *msg,
 		goto out;
 	}
 	spin_lock_bh(&cs->dlock);
-	if (cs->dead || cs->failed)
-		err = -EPIPE;
+	if (cs->dead || cs->failed || cs->wr_shut)
+		err = -EPIPE;	/* never a message after the FIN */
 	else
 		err = ibt_conn_post_data(cs, len);
 	spin_unlock_bh(&cs->dlock);
@@ -503,7 +512,7 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL |
 		      MSG_CMSG_COMPAT))
 		return -EOPNOTSUPP;
-	if (!cs->ring_mem || READ_ONCE(cs->state) == IBTICK_CONN_LISTEN)
+	if (!ibt_conn_ring(cs) || READ_ONCE(cs->listening))
 		return -ENOTCONN;
 	mutex_lock(&cs->rlock);
 	for (;;) {
@@ -566,10 +575,17 @@ static __poll_t ibt_conn_poll(struct file *file, struct socket *sock,
 
 	sock_poll_wait(file, sock, wait);
 	state = READ_ONCE(cs->state);
-	if (state == IBTICK_CONN_LISTEN)
-		return ibt_conn_has_ready(cs) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (READ_ONCE(cs->listening)) {
+		if (ibt_conn_has_ready(cs))
+			mask |= EPOLLIN | EPOLLRDNORM;
+		if (READ_ONCE(sock->sk->sk_err) || state != IBTICK_CONN_LISTEN)
+			mask |= EPOLLERR;
+		return mask;
+	}
 	if (state == IBTICK_CONN_NEW || state == IBTICK_CONN_CONNECTING)
 		return 0;
+	if (!ibt_conn_ring(cs))	/* failed before it had one */
+		return EPOLLERR | EPOLLHUP;
 	if (READ_ONCE(sock->sk->sk_ll_usec) && !ibt_conn_rx_ready(cs))
 		ibt_conn_poll_direct(cs);	/* SO_BUSY_POLL: one look */
 	if (READ_ONCE(sock->sk->sk_err))
@@ -669,10 +685,10 @@ void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci)
 	else if (ci->state == IBTICK_CONN_ESTABLISHED && cs->peer_fin)
 		ci->state = IBTICK_CONN_PEER_CLOSED;
 	ci->msg_max = cs->peer_msg_max;
-	ci->local_msg_max = cs->ring_mem ? cs->ring.payload_max : 0;
+	ci->local_msg_max = ibt_conn_ring(cs) ? cs->ring.payload_max : 0;
 	ci->nslots = cs->nslots;
 	ci->credits = cs->cr.send;
-	ci->peer_credits = cs->ring_mem ? ibt_credit_peer(&cs->cr) : 0;
+	ci->peer_credits = ibt_conn_ring(cs) ? ibt_credit_peer(&cs->cr) : 0;
 	ci->pending_grants = cs->cr.pending;
 	ci->inline_max = cs->ib.inline_max;
 	if (!cs->failed && !cs->dead)

@@ -24,7 +24,7 @@ static LIST_HEAD(ibt_conns);		/* sorted by id (ids only grow) */
 static u64 ibt_conn_next_id = 1;	/* ibt_conns_lock */
 static u32 ibt_conns_gen;		/* ibt_conns_lock */
 
-/* @tgid: the process it is shown under (referenced by the socket). */
+/* @tgid: the process it is shown under (referenced until destruct). */
 void ibt_conn_list_add(struct ibt_csock *cs, struct pid *tgid)
 {
 	cs->tgid = get_pid(tgid);
@@ -43,8 +43,7 @@ void ibt_conn_list_del(struct ibt_csock *cs)
 		ibt_conns_gen++;
 	}
 	mutex_unlock(&ibt_conns_lock);
-	put_pid(cs->tgid);
-	cs->tgid = NULL;
+	/* the pid goes with the socket (destruct): a request copies it */
 }
 
 static int ibt_conn_put_u64(struct sk_buff *skb, int type, u64 v)

@@ -95,7 +95,7 @@ expected_files() {
 		echo "$p/share/man/man3/$m.3"
 	done
 	echo "$p/share/man/man7/ibtick.7"
-	for m in ibtick ibtick-dev ibtick-doctor ibtick-feed ibtick-monitor ibtick-relay ibtick-run ibtick-sock ibtick-stats; do
+	for m in ibtick ibtick-conn ibtick-dev ibtick-doctor ibtick-feed ibtick-monitor ibtick-relay ibtick-run ibtick-sock ibtick-stats; do
 		echo "$p/share/man/man8/$m.8"
 	done
 }

@@ -301,8 +301,23 @@ conn_link_delete() {
 	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
 	# the module still connects, over the device added back
 	ct "$D/linkdel-after.out" 120 stream 7671 1000 || rc=1
+	# a listener and a bound socket whose device goes: errors, no crash
+	local pid
+	$CT devgone "$SRV" "$CLI" 7675 >"$D/devgone.out" 2>&1 &
+	pid=$!
+	if wait_line "$D/devgone.out" '^ready' "$pid" 30; then
+		rdma link delete rxe1 || rc=1
+		kill -USR1 "$pid"
+	else
+		rc=1
+	fi
+	reap "$pid" 60 || rc=1
+	sed 's/^/  | /' "$D/devgone.out"
+	grep -q '^not ok' "$D/devgone.out" && rc=1
+	rdma link add rxe1 type rxe netdev veth1 || rc=1
+	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
 	unload_ok || rc=1
-	log_test "connections: rdma link delete rxe1 under a stream both ways: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; rxe1 back, a new connection works; the module unloads" $rc
+	log_test "connections: rdma link delete rxe1 under a stream both ways: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; rxe1 back, a new connection works; a listener and a bound socket on a removed device fail cleanly; the module unloads" $rc
 }
 
 conn_port_flap() {

@@ -1561,6 +1561,47 @@ static void table_connect(void)
 	close(lfd);
 }
 
+/*
+ * A peer whose slots are larger than ours: send() takes the peer's
+ * msg_max, so the sender's buffers must be the peer's size, not its own
+ * (they were its own once: an 8 KiB send overran a 256-byte buffer).
+ */
+static void table_big_peer(void)
+{
+	static unsigned char out[MAXMSG], in[MAXMSG + 64];
+	int lfd = listener(srv_ip, base_port + 3, 8, 64, IBTICK_SLOT_SIZE_MAX);
+	struct ibtick_conn_info c, sv;
+	int cfd, sfd, i, ok = 1;
+	ssize_t n;
+
+	if (pair(lfd, base_port + 3, &cfd, &sfd, 0, 0)) {
+		check(0, "big peer: connect and accept", errno);
+		close(lfd);
+		return;
+	}
+	conn_info(cfd, &c);
+	conn_info(sfd, &sv);
+	check(c.msg_max == IBTICK_SLOT_SIZE_MAX - CONN_SLOT_DESC &&
+	      c.local_msg_max == IBTICK_SLOT_SIZE_DEFAULT - CONN_SLOT_DESC &&
+	      sv.msg_max == c.local_msg_max,
+	      "big peer: the client sends up to the server's 8144, the server up to the client's 208", 0);
+	for (i = 0; i < 3; i++) {
+		size_t len = c.msg_max - (size_t)i * 1000;
+
+		memset(out, 'a' + i, len);
+		out[0] = (unsigned char)i;
+		ok &= send(cfd, out, len, MSG_NOSIGNAL) == (ssize_t)len;
+		n = recv(sfd, in, sizeof(in), 0);
+		ok &= n == (ssize_t)len && !memcmp(in, out, len);
+	}
+	check(ok, "big peer: 8144, 7144 and 6144 bytes each arrive whole and intact", errno);
+	EXPECT_ERR(send(sfd, out, sv.msg_max + 1, MSG_NOSIGNAL), EMSGSIZE,
+		   "big peer: the server's send of 209 bytes -> EMSGSIZE");
+	close(cfd);
+	close(sfd);
+	close(lfd);
+}
+
 static void table_io(void)
 {
 	int lfd = listener(srv_ip, base_port + 2, 8, 0, 0), cfd, sfd, dfd, ufd;
@@ -1649,6 +1690,44 @@ static void table_io(void)
 	close(cfd);
 	close(sfd);
 	close(lfd);
+	table_big_peer();
+}
+
+/* ---------------------------------------------------------------------
+ * devgone: a listener and a bound socket on the client's address (its
+ * device) when the script removes that device (SIGUSR1 after "ready"):
+ * poll on the listener says EPOLLERR, accept and listen fail, nothing
+ * crashes, and both close.
+ */
+static int mode_devgone(void)
+{
+	struct sockaddr_ibtick a = caddr(cli_ip, base_port), b = caddr(cli_ip, base_port + 1);
+	int lfd = csock(), bfd = csock(), fd;
+	struct pollfd p;
+
+	if (bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 4) ||
+	    bind(bfd, (void *)&b, sizeof(b))) {
+		check(0, "devgone: a listener and a bound socket on the client's address", errno);
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	if (wait_usr1(60)) {
+		check(0, "devgone: the script's SIGUSR1 (device removed)", 0);
+		return 1;
+	}
+	p.fd = lfd;
+	p.events = POLLIN;
+	p.revents = 0;
+	check(poll(&p, 1, 5000) == 1 && (p.revents & POLLERR),
+	      "devgone: poll on the listener of a removed device -> POLLERR", errno);
+	fd = accept(lfd, NULL, NULL);
+	check(fd < 0 && errno != EAGAIN, "devgone: accept on it fails (not EAGAIN)", errno);
+	if (fd >= 0)
+		close(fd);
+	EXPECT_ERR(listen(bfd, 4), ENODEV, "devgone: listen on a socket bound to the removed device -> ENODEV");
+	check(close(lfd) == 0 && close(bfd) == 0, "devgone: both close", errno);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -1687,6 +1766,8 @@ int main(int argc, char **argv)
 		rc = mode_kill_reader();
 	} else if (!strcmp(argv[1], "kill-sender") && argc == 5) {
 		rc = mode_kill_sender();
+	} else if (!strcmp(argv[1], "devgone") && argc == 5) {
+		rc = mode_devgone();
 	} else if (!strcmp(argv[1], "break") && argc == 6) {
 		rc = mode_break(atoi(argv[5]));
 	} else {

@@ -146,11 +146,12 @@ static int fake_send(struct nl_sock *sk, struct nl_msg *msg)
 		stub_fail("the CLI sent a malformed request header");
 	g = nlmsg_data(nlh);
 	if (g->version != IBTICK_GENL_VERSION ||
-	    g->cmd < IBTICK_CMD_DEV_GET || g->cmd > IBTICK_CMD_SOCK_GET)
+	    g->cmd < IBTICK_CMD_DEV_GET ||
+	    (g->cmd > IBTICK_CMD_SOCK_GET && g->cmd != IBTICK_CMD_CONN_GET))
 		stub_fail("the CLI sent an unexpected command");
 	if (g->cmd != IBTICK_CMD_DEV_GET) {
 		/*
-		 * feed and sock requests: well-formed attributes is all the
+		 * feed, sock and conn requests: well-formed attributes is all the
 		 * stub checks; the scripted replies (device-shaped bytes) then
 		 * exercise the feed and socket reply parsers with odd input
 		 */
