@@ -13,6 +13,9 @@
  *   conn_poll.c   who drains the CQ: the softirq poll, or a spinning caller
  *   credit.c      flow control (pure logic, KUnit)
  *   nl_conn.c     the connection list, IBTICK_CMD_CONN_GET (ibtick conn)
+ *   conn_acl.c    who may listen on a port: the listener rules (their
+ *                 logic: portrule.c, KUnit; their commands: nl_rule.c)
+ *   conn_limit.c  connections per user (max_user_conns)
  *
  * The wire.  Every message is one RC SEND with immediate data, the payload
  * exactly the user's message (no header).  The immediate (big-endian on the
@@ -159,6 +162,7 @@ struct ibt_csock {
 	struct list_head	children;	/* handshaking and ready */
 	u32			nchildren;
 	u32			backlog;
+	u64			refused_user_max; /* requests over max_user_conns */
 	/* child of a listener until accepted: ibt_conn_accept_lock */
 	struct list_head	child_node;
 	struct ibt_csock	*parent;
@@ -212,6 +216,14 @@ struct ibt_csock {
 	struct user_struct	*ml_user;	/* NULL: CAP_IPC_LOCK, or none yet */
 	unsigned long		ml_limit;	/* pages: RLIMIT_MEMLOCK then */
 	unsigned long		ml_pages;	/* charged */
+	/*
+	 * max_user_conns (conn_limit.c): the uid charged (a listener's: the
+	 * one its children are charged to, set at listen()), and whether the
+	 * socket holds a charge, given back by its destructor (lock, or
+	 * before the socket is shared)
+	 */
+	kuid_t			cn_uid;
+	bool			cn_charged;
 
 	/* a failure seen in a completion disconnects from here (lock) */
 	struct work_struct	fail_work;
@@ -264,6 +276,33 @@ int ibt_nl_conn_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* conn_sock.c: a snapshot of the connection's state and counters */
 void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci);
+
+/* conn_acl.c: 0, or -EACCES when the caller may not listen on @port */
+int ibt_conn_listen_allowed(u16 port);
+struct ibt_port_rule;
+/* 0, -EEXIST (*@clash: the rule in the way) or -ENOSPC */
+int ibt_conn_rule_add(const struct ibt_port_rule *r, struct ibt_port_rule *clash);
+int ibt_conn_rule_del(u16 lo, u16 hi);	/* 0 or -ENOENT */
+/* Rule @i (by port) into *@r, false past the last; *@gen: the table's. */
+bool ibt_conn_rule_get(u32 i, struct ibt_port_rule *r, u32 *gen);
+
+/* nl_rule.c */
+struct genl_info;
+int ibt_nl_conn_rule_new_doit(struct sk_buff *skb, struct genl_info *info);
+int ibt_nl_conn_rule_del_doit(struct sk_buff *skb, struct genl_info *info);
+int ibt_nl_conn_rule_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb);
+
+/*
+ * conn_limit.c: one connection more for @uid: 0, or -ENOBUFS at
+ * max_user_conns (-ENOMEM); uncharge gives one back.  Process context.
+ */
+int ibt_conn_user_charge(kuid_t uid);
+void ibt_conn_user_uncharge(kuid_t uid);
+void ibt_conn_user_release(struct ibt_csock *cs);	/* its charge, if any */
+struct dentry;
+void ibt_conn_users_debugfs(struct dentry *dir);
+void ibt_conn_users_exit(void);
 
 /* conn_poll.c */
 int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries);

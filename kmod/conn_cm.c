@@ -179,11 +179,22 @@ static int ibt_conn_request(struct ibt_csock *ls, struct rdma_cm_id *id,
 	mutex_unlock(&ibt_conn_accept_lock);
 	if (err)
 		return err;
+	/* the listener's user pays: max_user_conns (conn_limit.c) */
+	err = ibt_conn_user_charge(ls->cn_uid);
+	if (err) {
+		mutex_lock(&ibt_conn_accept_lock);
+		ls->refused_user_max += err == -ENOBUFS;
+		mutex_unlock(&ibt_conn_accept_lock);
+		goto err_count;
+	}
 	cs = ibt_conn_alloc(sock_net(&ls->sk), 0, ls, NULL);
 	if (!cs) {
+		ibt_conn_user_uncharge(ls->cn_uid);
 		err = -ENOMEM;
 		goto err_count;
 	}
+	cs->cn_uid = ls->cn_uid;	/* the destructor gives it back */
+	cs->cn_charged = true;
 	mutex_lock(&cs->lock);
 	err = ibt_conn_ring_alloc(cs);
 	if (err)

@@ -46,6 +46,7 @@ static void ibt_conn_destruct(struct sock *sk)
 	vfree(ibt_csk(sk)->ring_mem);
 	kfree(ibt_csk(sk)->stage);
 	ibt_conn_memlock_release(ibt_csk(sk));
+	ibt_conn_user_release(ibt_csk(sk));	/* max_user_conns */
 	put_pid(ibt_csk(sk)->tgid);	/* here: a request may copy it late */
 }
 
@@ -211,6 +212,10 @@ static int ibt_conn_listen(struct socket *sock, int backlog)
 		err = sock_error(&cs->sk) ?: -ENODEV;
 		goto out;
 	}
+	err = ibt_conn_listen_allowed(ntohs(cs->local.sin_port));
+	if (err)
+		goto out;
+	cs->cn_uid = current_fsuid();	/* its children count against it */
 	cs->backlog = clamp(backlog, 1, SOMAXCONN);
 	ibt_conn_memlock_owner(cs, NULL);	/* pays for its children */
 	err = rdma_listen(cs->cm_id, cs->backlog);
@@ -315,6 +320,13 @@ static int ibt_conn_connect(struct socket *sock, struct sockaddr *uaddr,
 	err = ibt_conn_addr(cs, uaddr, len, false, &sin);
 	if (err)
 		goto out;
+	if (!cs->cn_charged) {		/* max_user_conns */
+		err = ibt_conn_user_charge(current_fsuid());
+		if (err)
+			goto out;
+		cs->cn_uid = current_fsuid();
+		cs->cn_charged = true;
+	}
 	ibt_conn_memlock_owner(cs, NULL);
 	if (!cs->ring_mem) {
 		err = ibt_conn_ring_alloc(cs);
@@ -343,6 +355,8 @@ static int ibt_conn_connect(struct socket *sock, struct sockaddr *uaddr,
 	}
 	sock->state = SS_CONNECTING;
 out:
+	if (err && cs->state == IBTICK_CONN_NEW)
+		ibt_conn_user_release(cs);	/* not connecting after all */
 	mutex_unlock(&cs->lock);
 	if (err)
 		return err;
@@ -763,5 +777,6 @@ int ibt_conn_init(void)
 
 void ibt_conn_exit(void)
 {
+	ibt_conn_users_exit();
 	proto_unregister(&ibt_conn_proto);
 }

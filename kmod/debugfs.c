@@ -10,11 +10,14 @@
  *   inject_async_event  write "FEED_ID EVENT": the feed's QP or CQ handler
  *                    gets asynchronous event EVENT (enum ib_event_type) as
  *                    if the device had reported it.
+ *   conn_users       read: the connections charged to max_user_conns,
+ *                    "total N" then "UID N" per user (conn_limit.c).
  */
 #include <linux/debugfs.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
 
+#include "conn.h"
 #include "ibt.h"
 
 struct ibt_debug ibt_debug;
@@ -62,6 +65,7 @@ void ibt_debugfs_init(void)
 			   &ibt_debug.slow_join_ms);
 	debugfs_create_file("inject_async_event", 0200, ibt_debug_dir, NULL,
 			    &ibt_debug_inject_fops);
+	ibt_conn_users_debugfs(ibt_debug_dir);
 }
 
 void ibt_debugfs_exit(void)

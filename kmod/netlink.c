@@ -124,6 +124,25 @@ static const struct nla_policy ibt_conn_get_policy[IBTICK_A_CONN_PID + 1] = {
 	[IBTICK_A_CONN_PID]	= { .type = NLA_U32 },
 };
 
+/*
+ * CONN_RULE_NEW: a range and its ACL; CONN_RULE_DEL takes the range only
+ * (the handlers check the order and the mode's bits).
+ */
+static const struct nla_policy ibt_rule_new_policy[IBTICK_A_RULE_MAX + 1] = {
+	[IBTICK_A_RULE_PORT_LO]	= NLA_POLICY_MIN(NLA_U16, 1),
+	[IBTICK_A_RULE_PORT_HI]	= NLA_POLICY_MIN(NLA_U16, 1),
+	[IBTICK_A_RULE_OWNER]	= { .type = NLA_U32 },
+	[IBTICK_A_RULE_GROUP]	= { .type = NLA_U32 },
+	[IBTICK_A_RULE_MODE]	= { .type = NLA_U16 },
+	[IBTICK_A_RULE_PAD]	= { .type = NLA_REJECT },
+};
+
+static const struct nla_policy ibt_rule_del_policy[IBTICK_A_RULE_PORT_HI + 1] = {
+	[IBTICK_A_RULE_PORT_LO]	= NLA_POLICY_MIN(NLA_U16, 1),
+	[IBTICK_A_RULE_PORT_HI]	= NLA_POLICY_MIN(NLA_U16, 1),
+	[IBTICK_A_RULE_PAD]	= { .type = NLA_REJECT },
+};
+
 static const struct genl_ops ibt_genl_ops[] = {
 	{
 		.cmd		= IBTICK_CMD_DEV_GET,
@@ -172,6 +191,25 @@ static const struct genl_ops ibt_genl_ops[] = {
 		.dumpit		= ibt_nl_conn_get_dumpit,	/* nl_conn.c */
 		.policy		= ibt_conn_get_policy,
 		.maxattr	= ARRAY_SIZE(ibt_conn_get_policy) - 1,
+	},
+	{
+		.cmd		= IBTICK_CMD_CONN_RULE_NEW,
+		.doit		= ibt_nl_conn_rule_new_doit,	/* nl_rule.c */
+		.policy		= ibt_rule_new_policy,
+		.maxattr	= ARRAY_SIZE(ibt_rule_new_policy) - 1,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= IBTICK_CMD_CONN_RULE_DEL,
+		.doit		= ibt_nl_conn_rule_del_doit,
+		.policy		= ibt_rule_del_policy,
+		.maxattr	= ARRAY_SIZE(ibt_rule_del_policy) - 1,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= IBTICK_CMD_CONN_RULE_GET,
+		.dumpit		= ibt_nl_conn_rule_get_dumpit,
+		/* no attributes; open to all, as every GET */
 	},
 };
 

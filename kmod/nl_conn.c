@@ -58,11 +58,13 @@ static int ibt_fill_conn(struct sk_buff *skb, struct ibt_csock *cs,
 {
 	struct ibtick_conn_info ci;
 	u32 backlog, pending;
+	u64 refused;
 
 	ibt_conn_info(cs, &ci);
 	mutex_lock(&ibt_conn_accept_lock);
 	backlog = cs->backlog;
 	pending = cs->nchildren;
+	refused = cs->refused_user_max;
 	mutex_unlock(&ibt_conn_accept_lock);
 	if (ibt_conn_put_u64(skb, IBTICK_A_CONN_ID, cs->id) ||
 	    ibt_conn_put_u64(skb, IBTICK_A_CONN_INODE, sock_i_ino(&cs->sk)) ||
@@ -104,7 +106,8 @@ static int ibt_fill_conn(struct sk_buff *skb, struct ibt_csock *cs,
 		return -EMSGSIZE;
 	if (ci.state == IBTICK_CONN_LISTEN &&
 	    (nla_put_u32(skb, IBTICK_A_CONN_BACKLOG, backlog) ||
-	     nla_put_u32(skb, IBTICK_A_CONN_PENDING_ACCEPT, pending)))
+	     nla_put_u32(skb, IBTICK_A_CONN_PENDING_ACCEPT, pending) ||
+	     ibt_conn_put_u64(skb, IBTICK_A_CONN_REFUSED_USER_MAX, refused)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -594,9 +594,35 @@ struct ibtick_tick_info {
  * non-blocking socket (then poll for EPOLLOUT and read SO_ERROR),
  * EISCONN / EALREADY as for TCP, ENOBUFS when the connection's memory
  * would pass the caller's RLIMIT_MEMLOCK (an accepted connection is
- * charged to the listener's user; over it, the request is refused).
- * listen() before bind() is EDESTADDRREQ;
- * accept() on a socket not listening is EINVAL.
+ * charged to the listener's user; over it, the request is refused) or
+ * the caller's uid holds max_user_conns connections already (below).
+ * listen() before bind() is EDESTADDRREQ, on a port the caller may not
+ * listen on EACCES (below); accept() on a socket not listening is EINVAL.
+ *
+ * Who may listen.  listen() checks the port the socket is bound to
+ * (bind() checks nothing of the kind, so a client may bind any port
+ * before connect()):
+ *  - a port one of the administrator's listener rules covers (ibtick conn
+ *    rule; <linux/ibtick_netlink.h>, "Listener rules"): the rule decides,
+ *    by the caller's filesystem uid and groups and the rule's w bits, as
+ *    for a file, whatever the port's number;
+ *  - a port no rule covers: open to every user (as before rules existed),
+ *    except below net.ipv4.ip_unprivileged_port_start (1024 by default),
+ *    which needs CAP_NET_BIND_SERVICE, as TCP's bind() does;
+ *  - CAP_NET_ADMIN may listen on any port.
+ * A refusal is EACCES and leaves the socket bound.  Rules apply to the
+ * listen() calls after they change: a socket already listening goes on.
+ *
+ * Connections per user.  The module parameter max_user_conns (default
+ * 1024; 0: no limit) caps the connections one uid holds: a socket counts
+ * from its connect() (one that fails at once does not) until it is
+ * closed, and a listener's connections count against the uid that called
+ * listen(), from their request until they are closed, accepted or not.
+ * Listeners themselves do not count.  It holds for every user, root and
+ * CAP_IPC_LOCK (whose pinned memory no RLIMIT_MEMLOCK bounds) included.
+ * connect() past it fails ENOBUFS; a request past it is refused (the
+ * client's connect() fails ECONNREFUSED) and counted in the listener's
+ * refused_user_max (IBTICK_A_CONN_REFUSED_USER_MAX, ibtick -s conn show).
  * ----------------------------------------------------------------------
  */
 

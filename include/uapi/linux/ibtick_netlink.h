@@ -9,7 +9,8 @@
  * sees neither the family nor the socket family.
  *
  * Permissions: every GET (doit and dump) is open to every user; FEED_NEW,
- * FEED_SET and FEED_DEL need CAP_NET_ADMIN (GENL_ADMIN_PERM).  The "events"
+ * FEED_SET, FEED_DEL, CONN_RULE_NEW and CONN_RULE_DEL need CAP_NET_ADMIN
+ * (GENL_ADMIN_PERM).  The "events"
  * multicast group is open to every user.
  *
  * Conventions, kept by every command:
@@ -43,6 +44,11 @@ enum {
 				 * (SOCK_SEQPACKET; IBTICK_A_CONN_*),
 				 * filtered by CONN_PID if given
 				 */
+	IBTICK_CMD_CONN_RULE_NEW, /* admin: add a listener rule (IBTICK_A_RULE_*) */
+	IBTICK_CMD_CONN_RULE_DEL, /* admin: delete the rule of exactly
+				   * RULE_PORT_LO..RULE_PORT_HI
+				   */
+	IBTICK_CMD_CONN_RULE_GET, /* dumpit: every listener rule, by port */
 
 	/* add new commands above here */
 	__IBTICK_CMD_CNT,
@@ -393,10 +399,43 @@ enum {
 	IBTICK_A_CONN_CTL_RX,
 	IBTICK_A_CONN_TX_UNACKED,
 	IBTICK_A_CONN_CQ_ERRORS,
+	IBTICK_A_CONN_REFUSED_USER_MAX,	/* u64: listener: requests refused, its
+					 * user at max_user_conns */
 
 	/* add new attributes above here */
 	__IBTICK_A_CONN_CNT,
 	IBTICK_A_CONN_MAX = __IBTICK_A_CONN_CNT - 1
+};
+
+/* ------------------------------------------------------------------------
+ * Listener rules (CONN_RULE_NEW, CONN_RULE_DEL, CONN_RULE_GET): who may
+ * listen() on a connection port.  A rule covers the ports PORT_LO..PORT_HI
+ * and has an owner, a group and a mode as a file has, whose w bits are the
+ * only ones that mean something: w lets its class (owner, group, others;
+ * the first that matches decides) listen on those ports.  Rules never
+ * overlap: CONN_RULE_NEW of a range that shares a port with a rule is
+ * EEXIST, the extended ACK naming that rule; at most 256 rules (ENOSPC).
+ * CONN_RULE_NEW's defaults: PORT_HI = PORT_LO, OWNER and GROUP the
+ * caller's, MODE IBTICK_CONN_RULE_MODE_DEFAULT (the owner only).
+ * CONN_RULE_DEL takes PORT_LO and PORT_HI of the rule exactly (ENOENT).
+ * What listen() does with them: <linux/ibtick.h>, "Connections".
+ * ----------------------------------------------------------------------
+ */
+#define IBTICK_CONN_RULE_MODE_MASK	0222
+#define IBTICK_CONN_RULE_MODE_DEFAULT	0200
+
+enum {
+	IBTICK_A_RULE_UNSPEC,
+	IBTICK_A_RULE_PAD,
+	IBTICK_A_RULE_PORT_LO,		/* u16: 1..65535 */
+	IBTICK_A_RULE_PORT_HI,		/* u16: PORT_LO..65535 */
+	IBTICK_A_RULE_OWNER,		/* u32: uid (the caller's user namespace) */
+	IBTICK_A_RULE_GROUP,		/* u32: gid */
+	IBTICK_A_RULE_MODE,		/* u16: IBTICK_CONN_RULE_MODE_MASK bits */
+
+	/* add new constants above here */
+	__IBTICK_A_RULE_CNT,
+	IBTICK_A_RULE_MAX = __IBTICK_A_RULE_CNT - 1
 };
 
 /* ------------------------------------------------------------------------
