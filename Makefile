@@ -56,7 +56,7 @@ NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 CLI_SRCS := user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c \
 	    user/ibtick/doctor.c user/ibtick/doctor_checks.c \
 	    user/ibtick/feed.c user/ibtick/feedattr.c user/ibtick/arbattr.c \
-	    user/ibtick/sock.c user/ibtick/conn.c user/ibtick/relay.c \
+	    user/ibtick/sock.c user/ibtick/conn.c user/ibtick/rule.c user/ibtick/relay.c \
 	    user/ibtick/stats.c user/ibtick/monitor.c user/ibtick/portctr.c \
 	    user/common/out.c user/common/names.c
 CLI_HDRS := $(wildcard user/ibtick/*.h user/common/*.h include/uapi/linux/*.h)

@@ -256,7 +256,7 @@ _ibtick()
 		dev)	verb=$(_ibtick_expand "${words[vi]}" "show help") ;;
 		feed)	verb=$(_ibtick_expand "${words[vi]}" "show list add set del delete save help") ;;
 		sock)	verb=$(_ibtick_expand "${words[vi]}" "show list help") ;;
-		conn)	verb=$(_ibtick_expand "${words[vi]}" "show list help") ;;
+		conn)	verb=$(_ibtick_expand "${words[vi]}" "show list rule help") ;;
 		stats)	verb=$(_ibtick_expand "${words[vi]}" "show reset help") ;;
 		esac
 		case $verb in
@@ -302,7 +302,21 @@ _ibtick()
 		fi ;;
 	conn)
 		if ((cword == oi + 1)); then
-			_ibtick_reply "show help"
+			_ibtick_reply "show rule help"
+		elif [[ $verb == rule ]]; then
+			# conn rule VERB PORT[-PORT] [ owner ... ] [ group ... ] [ mode ... ]
+			local rverb=""
+			((cword > vi + 1)) &&
+				rverb=$(_ibtick_expand "${words[vi + 1]}" "show list add del delete save help")
+			if ((cword == vi + 1)); then
+				_ibtick_reply "show add del save help"
+			elif [[ $rverb == add ]] && ((cword > vi + 2)); then
+				case $prev in
+				owner|mode)	;;
+				group)	_ibtick_reply "$(compgen -g 2>/dev/null | xargs)" ;;
+				*)	_ibtick_reply "$(_ibtick_unused "owner group mode" $((vi + 3)))" ;;
+				esac
+			fi
 		elif [[ $verb == show ]]; then
 			case $prev in
 			pid)	;;

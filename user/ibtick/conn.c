@@ -5,6 +5,7 @@
  * counters.
  *
  *   ibtick [-j] [-s] conn show [ pid N ]
+ *   ibtick conn rule ...	(rule.c: who may listen on which ports)
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -33,6 +34,11 @@ static const char *const conn_ctr_keys[IBTICK_A_CONN_MAX + 1] = {
 	[IBTICK_A_CONN_CTL_RX]		= "ctl_rx",
 	[IBTICK_A_CONN_TX_UNACKED]	= "tx_unacked",
 	[IBTICK_A_CONN_CQ_ERRORS]	= "cq_errors",
+};
+
+/* a listener's (printed with its backlog) */
+static const char *const conn_listen_ctr_keys[IBTICK_A_CONN_MAX + 1] = {
+	[IBTICK_A_CONN_REFUSED_USER_MAX] = "refused_user_max",
 };
 
 static const char *const conn_attr_names[IBTICK_A_CONN_MAX + 1] = {
@@ -65,6 +71,7 @@ static void conn_usage(void)
 {
 	fprintf(stderr,
 		"Usage: ibtick conn show [ pid PID ]\n"
+		"       ibtick conn rule { add | del | show | save } ...\n"
 		"       ibtick conn help\n");
 }
 
@@ -166,9 +173,11 @@ static int print_conn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 		out_obj_open("stats");
 		out_text("\n   ");
 		for (i = 0; i <= IBTICK_A_CONN_MAX; i++) {
-			if (!conn_ctr_keys[i])
-				continue;
-			out_counter(conn_ctr_keys[i], get(tb, i));
+			if (conn_ctr_keys[i])
+				out_counter(conn_ctr_keys[i], get(tb, i));
+			else if (conn_listen_ctr_keys[i] &&
+				 state == IBTICK_CONN_LISTEN)
+				out_counter(conn_listen_ctr_keys[i], get(tb, i));
 		}
 		out_obj_close();
 	}
@@ -224,6 +233,7 @@ out:
 static const struct cli_cmd conn_cmds[] = {
 	{ "show",	conn_show },
 	{ "list",	conn_show },
+	{ "rule",	cmd_conn_rule },
 	{ NULL }
 };
 

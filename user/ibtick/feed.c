@@ -14,7 +14,7 @@
  *   ibtick feed set NAME [ the settings above but group/port/netdev ]
  *   ibtick feed del NAME
  *   ibtick [-d] [-s] feed show [ NAME ]
- *   ibtick feed save
+ *   ibtick feed save	(the listener rules too: ibtick conn rule save)
  *
  * The command line is checked here for form (numbers, words, names that
  * resolve); ranges and everything else are the kernel's to check, and its
@@ -60,8 +60,7 @@ static void feed_usage(void)
 		"       ibtick feed help\n");
 }
 
-/* USER[:GROUP], names or numbers. */
-static int parse_owner(const char *s, struct nl_msg *msg)
+int cli_owner(const char *s, struct nl_msg *msg, int uid_attr, int gid_attr)
 {
 	char buf[256], *colon, *end;
 	struct passwd *pw;
@@ -81,7 +80,7 @@ static int parse_owner(const char *s, struct nl_msg *msg)
 			fprintf(stderr, "ibtick: no such user \"%s\"\n", buf);
 			return -1;
 		}
-		nla_put_u32(msg, IBTICK_A_FEED_OWNER, (uint32_t)v);
+		nla_put_u32(msg, uid_attr, (uint32_t)v);
 	}
 	if (colon && *colon) {
 		gr = getgrnam(colon);
@@ -92,7 +91,7 @@ static int parse_owner(const char *s, struct nl_msg *msg)
 			fprintf(stderr, "ibtick: no such group \"%s\"\n", colon);
 			return -1;
 		}
-		nla_put_u32(msg, IBTICK_A_FEED_OWNER_GROUP, (uint32_t)v);
+		nla_put_u32(msg, gid_attr, (uint32_t)v);
 	}
 	return 0;
 }
@@ -186,7 +185,8 @@ static int parse_settings(struct cli *c, struct nl_msg *msg, bool add)
 			}
 			nla_put_u8(msg, IBTICK_A_FEED_LOOPBACK, (uint8_t)v);
 		} else if (cli_matches(kw, "owner")) {
-			if (parse_owner(val, msg))
+			if (cli_owner(val, msg, IBTICK_A_FEED_OWNER,
+				      IBTICK_A_FEED_OWNER_GROUP))
 				return EXIT_USAGE;
 		} else if (cli_matches(kw, "mode")) {
 			char *end;
@@ -304,8 +304,10 @@ static int feed_list(struct cli *c, ibt_nl_reply_cb cb, bool save)
 	ret = ibt_nl_open(&nl);
 	if (ret)
 		return ret;
-	printf("# ibtick feed save: the admin feeds of this host; restore with ibtick -b FILE\n");
+	printf("# ibtick feed save: the admin feeds and the listener rules of this host; restore with ibtick -b FILE\n");
 	ret = ibt_nl_call(&nl, &req);
+	if (!ret)
+		ret = conn_rules_save(&nl);
 	ibt_nl_close(&nl);
 	return ret;
 }

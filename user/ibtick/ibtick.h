@@ -48,6 +48,17 @@ int cli_end(struct cli *c, void (*usage)(void));
 int cli_u32(const char *kw, const char *s, uint32_t min, uint32_t max,
 	    uint32_t *out);
 
+/*
+ * USER[:GROUP] (names or numbers; either may be left out) into @msg as
+ * u32 attributes @uid_attr and @gid_attr; -1 after saying which is
+ * unknown.  (feed.c)
+ */
+int cli_owner(const char *s, struct nl_msg *msg, int uid_attr, int gid_attr);
+
+/* rule.c: ibtick conn rule; the rules as batch lines (feed save) */
+int cmd_conn_rule(struct cli *c);
+int conn_rules_save(struct ibt_nl *nl);
+
 /* dev.c */
 int cmd_dev(struct cli *c);
 extern const struct ibt_nl_obj dev_obj;
