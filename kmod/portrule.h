@@ -15,10 +15,13 @@
  * The verdict of listen() on a port:
  *  - CAP_NET_ADMIN may listen anywhere;
  *  - a port a rule covers: the rule decides (ibt_acl_permits, want
- *    IBT_ACL_LISTEN), whatever the port's number;
+ *    IBT_ACL_LISTEN);
  *  - a port no rule covers: open to all, except below the privileged-port
  *    bound (net.ipv4.ip_unprivileged_port_start, 1024 by default), which
  *    needs CAP_NET_BIND_SERVICE, as for TCP.
+ * (rdma_cm's bind() asks CAP_NET_BIND_SERVICE below that bound already,
+ * so a rule there can only narrow who may listen; the check here holds
+ * for a socket whose process dropped the capability after bind().)
  */
 #ifndef _IBTICK_PORTRULE_H
 #define _IBTICK_PORTRULE_H

@@ -605,11 +605,14 @@ struct ibtick_tick_info {
  *  - a port one of the administrator's listener rules covers (ibtick conn
  *    rule; <linux/ibtick_netlink.h>, "Listener rules"): the rule decides,
  *    by the caller's filesystem uid and groups and the rule's w bits, as
- *    for a file, whatever the port's number;
- *  - a port no rule covers: open to every user (as before rules existed),
- *    except below net.ipv4.ip_unprivileged_port_start (1024 by default),
- *    which needs CAP_NET_BIND_SERVICE, as TCP's bind() does;
+ *    for a file;
+ *  - a port no rule covers: open to every user (as before rules existed);
  *  - CAP_NET_ADMIN may listen on any port.
+ * Below net.ipv4.ip_unprivileged_port_start (1024 by default) bind()
+ * itself needs CAP_NET_BIND_SERVICE (rdma_cm asks it: EACCES), for
+ * listeners and clients alike, as TCP's bind() does, and listen() on an
+ * unruled such port asks it again; a rule cannot lift that, only narrow
+ * who may listen.
  * A refusal is EACCES and leaves the socket bound.  Rules apply to the
  * listen() calls after they change: a socket already listening goes on.
  *
