@@ -114,6 +114,8 @@ nomem:
 	return NULL;
 }
 
+int ibt_nl_errno;
+
 struct transact {
 	int		maxattr;
 	struct nl_msg	**replies;
@@ -273,6 +275,7 @@ static int transact(struct ibt_nl *nl, struct nl_msg *msg,
 				attr_at(msg, t.eoffs, obj->attr_names,
 					obj->n_names) : NULL;
 
+			ibt_nl_errno = t.error;
 			fprintf(stderr, "ibtick: %s",
 				t.emsg[0] ? t.emsg : strerror(t.error));
 			if (what)

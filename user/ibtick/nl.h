@@ -84,6 +84,9 @@ struct nl_msg *ibt_nl_attrs(void);
  */
 int ibt_nl_call(struct ibt_nl *nl, const struct ibt_nl_req *req);
 
+/* The errno of the last request the kernel refused (0: none yet). */
+extern int ibt_nl_errno;
+
 /* ibt_nl_open(), ibt_nl_call(), ibt_nl_close(): a verb's one request. */
 int ibt_nl_request(const struct ibt_nl_req *req);
 

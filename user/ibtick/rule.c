@@ -12,6 +12,7 @@
  * The form of the words is checked here; ranges, modes and overlaps are
  * the kernel's to refuse, and its extended ACK says why.
  */
+#include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -135,6 +136,46 @@ static int parse_rule(struct cli *c, struct nl_msg *msg)
 	return 0;
 }
 
+static unsigned int get(struct nlattr **tb, int a);
+
+/* The rule add refused for an overlap: which rules are in the way. */
+struct clash {
+	unsigned int	lo, hi;
+};
+
+static int print_clash(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	const struct clash *w = arg;
+	unsigned int lo = get(tb, IBTICK_A_RULE_PORT_LO);
+	unsigned int hi = get(tb, IBTICK_A_RULE_PORT_HI);
+
+	(void)nlh;
+	if (lo <= w->hi && w->lo <= hi)
+		fprintf(stderr, "ibtick: in the way: ports %u-%u owner %u group %u mode %04o\n",
+			lo, hi, get(tb, IBTICK_A_RULE_OWNER),
+			get(tb, IBTICK_A_RULE_GROUP), get(tb, IBTICK_A_RULE_MODE));
+	return 0;
+}
+
+static void name_clash(struct nl_msg *msg)
+{
+	struct nlattr *tb[IBTICK_A_RULE_MAX + 1];
+	struct clash w;
+	struct ibt_nl_req req = {
+		.obj = &rule_obj, .cmd = IBTICK_CMD_CONN_RULE_GET,
+		.flags = NLM_F_DUMP, .cb = print_clash, .arg = &w,
+	};
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+
+	if (nla_parse(tb, IBTICK_A_RULE_MAX, nlmsg_attrdata(nlh, 0),
+		      nlmsg_attrlen(nlh, 0), rule_reply_policy) < 0 ||
+	    !tb[IBTICK_A_RULE_PORT_LO] || !tb[IBTICK_A_RULE_PORT_HI])
+		return;
+	w.lo = nla_get_u16(tb[IBTICK_A_RULE_PORT_LO]);
+	w.hi = nla_get_u16(tb[IBTICK_A_RULE_PORT_HI]);
+	ibt_nl_request(&req);
+}
+
 /* rule add / del: one request, the kernel's answer. */
 static int rule_change(struct cli *c, int cmd)
 {
@@ -153,6 +194,8 @@ static int rule_change(struct cli *c, int cmd)
 		rule_usage();
 	else
 		ret = ibt_nl_request(&req);
+	if (ret == EXIT_FAIL && ibt_nl_errno == EEXIST)
+		name_clash(req.attrs);	/* 6.1's extended ACK cannot name it */
 	nlmsg_free(req.attrs);
 	return ret;
 }
