@@ -22,7 +22,8 @@ cd "$(dirname "$0")/../.." || exit 1
 
 CT=tests/vm/conntest
 ALL_TESTS="conn_table conn_stream conn_flow conn_many conn_close conn_kill_reader
-	conn_kill_sender conn_link_delete conn_port_flap conn_unload"
+	conn_kill_sender conn_link_delete conn_port_flap conn_acl conn_rule_cli
+	conn_user_limit conn_unload"
 # messages each way in conn_stream (the long run: CONN_MSGS=1000000)
 CONN_MSGS=${CONN_MSGS:-100000}
 D=${RESULTS:-/tmp}/conn
@@ -126,11 +127,18 @@ reap() {
 	wait "$1"
 }
 
-# unload_ok: rmmod works within 10 s (a socket's release may trail its
-# process by an RCU grace period): nothing holds the module; then it is
-# loaded again.
+# unload_ok: no connection is charged to any user any more (debugfs
+# conn_users, max_user_conns: every teardown path gave its charge back),
+# and rmmod works within 10 s (a socket's release may trail its process by
+# an RCU grace period): nothing holds the module; then it is loaded again.
 unload_ok() {
-	local i
+	local i f=/sys/kernel/debug/ibtick/conn_users
+	for i in $(seq 50); do
+		[[ ! -r $f ]] || grep -qx 'total 0' "$f" && break
+		sleep 0.2
+	done
+	[[ ! -r $f ]] || grep -qx 'total 0' "$f" ||
+		{ echo "  connections still charged: $(tr '\n' ' ' <"$f")"; return 1; }
 	for i in $(seq 50); do
 		if rmmod ibtick 2>/dev/null; then
 			insmod kmod/ibtick.ko || { echo "  insmod after rmmod failed"; return 1; }
@@ -336,6 +344,137 @@ conn_port_flap() {
 	ct "$D/flap-after.out" 120 stream 7681 1000 || rc=1
 	unload_ok || rc=1
 	log_test "connections: veth1 down for 3 s under a stream: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; a new connection works after; the module unloads" $rc
+}
+
+IBT=user/ibtick/ibtick
+MAXPARAM=/sys/module/ibtick/parameters/max_user_conns
+
+# ct_nobody OUT SECONDS MODE ARGS...: ct as nobody (NOBODY), with an
+# unlimited RLIMIT_MEMLOCK (a connection's ring is charged to it).
+ct_nobody() {
+	local out=$1 secs=$2 mode=$3 rc
+	shift 3
+	(ulimit -l unlimited && exec timeout -k 5 "$(tmo "$secs")" "${NOBODY[@]}" \
+		$CT "$mode" "$SRV" "$CLI" "$@") >"$out" 2>&1
+	rc=$?
+	sed 's/^/  | /' "$out"
+	return $rc
+}
+
+# rules_flush: delete every listener rule.
+rules_flush() {
+	local r
+	$IBT -j conn rule show >"$D/rules-flush.json" 2>/dev/null || return 0
+	for r in $(jget "$D/rules-flush.json" '" ".join("%d-%d" % (x["port_lo"], x["port_hi"]) for x in j)'); do
+		$IBT conn rule del "$r" || return 1
+	done
+}
+
+conn_acl() {
+	local rc=0
+	rules_flush || rc=1
+	# 7700-7701: root's only; 7702: nobody's; 7703: group nobody's (65534);
+	# 7704: nobody owns it, without w for the owner (others have it)
+	$IBT conn rule add 7700-7701 owner 0:0 mode 0200 || rc=1
+	$IBT conn rule add 7702 owner 65534 mode 0200 || rc=1
+	$IBT conn rule add 7703 owner 0 group 65534 mode 0020 || rc=1
+	$IBT conn rule add 7704 owner 65534:0 mode 0002 || rc=1
+	$IBT conn rule show || rc=1
+	ct_nobody "$D/acl-7700.out" 60 listen 7700 EACCES || rc=1
+	ct_nobody "$D/acl-7701.out" 60 listen 7701 EACCES || rc=1
+	ct "$D/acl-root.out" 60 listen 7700 ok || rc=1	# CAP_NET_ADMIN passes
+	ct_nobody "$D/acl-7702.out" 60 listen 7702 ok || rc=1
+	ct_nobody "$D/acl-7703.out" 60 listen 7703 ok || rc=1
+	ct_nobody "$D/acl-7704.out" 60 listen 7704 EACCES || rc=1
+	# no rule: open, but below 1024 CAP_NET_BIND_SERVICE is needed (rdma_cm
+	# asks it at bind already)
+	ct_nobody "$D/acl-7705.out" 60 listen 7705 ok || rc=1
+	ct_nobody "$D/acl-900.out" 60 listen 900 EACCES || rc=1
+	ct "$D/acl-900r.out" 60 listen 900 ok || rc=1
+	# a rule cannot lift that: it only narrows who may listen
+	$IBT conn rule add 901 owner 65534 mode 0200 || rc=1
+	ct_nobody "$D/acl-901.out" 60 listen 901 EACCES || rc=1
+	# deleted, 7700 is open again
+	$IBT conn rule del 7700-7701 || rc=1
+	ct_nobody "$D/acl-7700b.out" 60 listen 7700 ok || rc=1
+	rules_flush || rc=1
+	log_test "connections: listener rules: a ruled port refuses listen() EACCES to whom its rule does not let (owner class first, group by gid), allows whom it lets; CAP_NET_ADMIN passes; unruled ports open but below 1024 (CAP_NET_BIND_SERVICE, at bind, which a rule does not lift); deleting a rule opens its ports" $rc
+}
+
+# refused WANT_TEXT CMD...: CMD fails (status 1) saying WANT_TEXT.
+refused() {
+	local want=$1 out st
+	shift
+	out=$("$@" 2>&1)
+	st=$?
+	if ((st == 1)) && [[ $out == *"$want"* ]]; then
+		echo "  ok: $* -> $st: $out"
+		return 0
+	fi
+	echo "  not ok: $* -> $st (want 1 and \"$want\"): $out"
+	return 1
+}
+
+conn_rule_cli() {
+	local rc=0 f=$D/rules.batch
+	rules_flush || rc=1
+	$IBT conn rule add 7800-7899 owner 65534:65534 mode 0220 || rc=1
+	$IBT conn rule add 7900 || rc=1
+	# the kernel's refusals, its extended ACK printed, status 1
+	refused "overlap" $IBT conn rule add 7899-7900 || rc=1
+	refused "overlap" $IBT conn rule add 7850 || rc=1
+	refused "in the way: ports 7800-7899 owner 65534 group 65534 mode 0220" $IBT conn rule add 7850 || rc=1
+	refused "in the way: ports 7900-7900 owner 0 group 0 mode 0200" $IBT conn rule add 7899-7950 || rc=1
+	refused "overlap" $IBT conn rule add 1-65535 || rc=1
+	refused "ends before it starts" $IBT conn rule add 7999-7990 || rc=1
+	refused "only the w bits" $IBT conn rule add 7990 mode 0644 || rc=1
+	refused "no rule has exactly this port range" $IBT conn rule del 7800 || rc=1
+	refused "no rule has exactly this port range" $IBT conn rule del 7800-7900 || rc=1
+	refused "Operation not permitted" "${NOBODY[@]}" $IBT conn rule add 7990 || rc=1
+	refused "Operation not permitted" "${NOBODY[@]}" $IBT conn rule del 7900 || rc=1
+	# anyone may read them; JSON as shown
+	"${NOBODY[@]}" $IBT -j conn rule show >"$D/rules.json" || rc=1
+	jtrue "$D/rules.json" 'j == [{"port_lo": 7800, "port_hi": 7899, "owner": 65534, "group": 65534, "mode": "0220"},
+		{"port_lo": 7900, "port_hi": 7900, "owner": 0, "group": 0, "mode": "0200"}]' ||
+		{ echo "  rule show -j: $(cat "$D/rules.json")"; rc=1; }
+	# save, flush, restore with -b: the same rules; feed save has them too
+	$IBT conn rule save >"$f" || rc=1
+	sed 's/^/  | /' "$f"
+	$IBT feed save | grep -q '^conn rule add 7800-7899 owner 65534:65534 mode 0220$' ||
+		{ echo "  feed save has no rule line"; rc=1; }
+	rules_flush || rc=1
+	$IBT -b "$f" || rc=1
+	$IBT -j conn rule show >"$D/rules2.json" || rc=1
+	cmp -s "$D/rules.json" "$D/rules2.json" ||
+		{ echo "  restored: $(cat "$D/rules2.json")"; rc=1; }
+	rules_flush || rc=1
+	log_test "ibtick conn rule: add/del/show/save; overlap, bad range, bad mode, no such rule and not admin refused with the kernel's message, status 1; show -j for anyone; save and -b restore the same rules, feed save carries them" $rc
+}
+
+conn_user_limit() {
+	local rc=0 pid old
+	[[ -w $MAXPARAM ]] || { log_test "connections: max_user_conns" 1 "$MAXPARAM not writable"; return; }
+	old=$(cat "$MAXPARAM")
+	[[ $old == 1024 ]] || { echo "  max_user_conns default $old, not 1024"; rc=1; }
+	echo 4 >"$MAXPARAM"
+	$CT limit "$SRV" "$CLI" 7720 4 >"$D/limit.out" 2>&1 &
+	pid=$!
+	if wait_line "$D/limit.out" '^holding' "$pid" 120; then
+		$IBT -j -s conn show >"$D/limit-conns.json" || rc=1
+		jtrue "$D/limit-conns.json" '[c["stats"]["refused_user_max"] for c in j if c["state"] == "listen" and c["local"].endswith(":7720")] == [1]' ||
+			{ echo "  conn show: $(cat "$D/limit-conns.json")"; rc=1; }
+		$IBT -s conn show | grep -q refused_user_max || { echo "  conn show -s: no refused_user_max"; rc=1; }
+		kill -USR1 "$pid"
+	else
+		rc=1
+	fi
+	reap "$pid" 60 || rc=1
+	sed 's/^/  | /' "$D/limit.out"
+	echo "$old" >"$MAXPARAM"
+	grep -qx 'total 0' /sys/kernel/debug/ibtick/conn_users ||
+		{ echo "  conn_users: $(cat /sys/kernel/debug/ibtick/conn_users)"; rc=1; }
+	unload_ok || rc=1
+	log_test "connections: max_user_conns=4: a uid's 5th connect() ENOBUFS, after a close the next works; a listener whose uid is full refuses requests (ECONNREFUSED, counted in refused_user_max); every charge back to 0; the module unloads" $rc
 }
 
 conn_unload() {

@@ -45,6 +45,22 @@
  *                                    thread of both ends must have woken
  *                                    with ECONNRESET (recv) / EPIPE (send),
  *                                    with what arrived intact and in order
+ *   conntest listen SRV CLI PORT ok|EACCES
+ *                                    bind SRV:PORT and listen() as the
+ *                                    calling user: allowed (and a
+ *                                    connection accepted) or EACCES
+ *                                    (listener rules; below port 1024
+ *                                    bind() itself is EACCES without
+ *                                    CAP_NET_BIND_SERVICE)
+ *   conntest limit SRV CLI PORT MAX  max_user_conns, which the script set
+ *                                    to MAX: uid 65534 connects MAX times
+ *                                    to a listener of uid 0, the next is
+ *                                    ENOBUFS; one closed, one more works;
+ *                                    uid 65533's request is refused (uid
+ *                                    0's children are at MAX); prints
+ *                                    "holding" and waits for SIGUSR1;
+ *                                    every charge (debugfs conn_users)
+ *                                    back to 0 at the end
  *
  * Every wait is bounded: socket timeouts, poll timeouts, timed joins.
  *
@@ -80,6 +96,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -89,6 +106,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -1730,6 +1748,254 @@ static int mode_devgone(void)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------
+ * listen: who may listen (listener rules), as the calling user
+ */
+static int mode_listen(const char *want)
+{
+	struct sockaddr_ibtick sa = caddr(srv_ip, base_port);
+	int fd = csock(), cfd, sfd, r, e;
+	char what[200];
+
+	if (bind(fd, (void *)&sa, sizeof(sa))) {
+		/* a privileged port: rdma_cm's bind asks CAP_NET_BIND_SERVICE */
+		e = errno;
+		snprintf(what, sizeof(what), "bind: uid %u on port %d -> %s",
+			 (unsigned int)getuid(), base_port, want);
+		check(!strcmp(want, "EACCES") && e == EACCES && base_port < 1024, what, e);
+		close(fd);
+		return 0;
+	}
+	errno = 0;
+	r = listen(fd, 4);
+	e = errno;
+	if (!strcmp(want, "EACCES")) {
+		snprintf(what, sizeof(what), "listen: uid %u on port %d -> EACCES",
+			 (unsigned int)getuid(), base_port);
+		check(r < 0 && e == EACCES, what, e);
+		/* refused, still bound: it may not listen on a second try either */
+		EXPECT_ERR(listen(fd, 4), EACCES, "listen: again -> EACCES (still bound, not listening)");
+		EXPECT_ERR(accept(fd, NULL, NULL), EINVAL, "accept: after the refused listen -> EINVAL");
+	} else {
+		snprintf(what, sizeof(what), "listen: uid %u on port %d allowed",
+			 (unsigned int)getuid(), base_port);
+		check(r == 0, what, e);
+		if (r == 0) {
+			check(pair(fd, base_port, &cfd, &sfd, 0, 0) == 0,
+			      "listen: a connection to it is accepted", errno);
+			if (cfd >= 0 && sfd >= 0) {
+				close(cfd);
+				close(sfd);
+			}
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * limit: max_user_conns (the script sets it to MAX first)
+ */
+#define CONN_USERS	"/sys/kernel/debug/ibtick/conn_users"
+
+/* The connections charged to @uid (-1: the total), from debugfs; -1 on error. */
+static long charged(long uid)
+{
+	FILE *f = fopen(CONN_USERS, "r");
+	char line[64];
+	long u, n, got = uid < 0 ? -1 : 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (uid < 0 && sscanf(line, "total %ld", &n) == 1)
+			got = n;
+		else if (uid >= 0 && sscanf(line, "%ld %ld", &u, &n) == 2 && u == uid)
+			got = n;
+	}
+	fclose(f);
+	return got;
+}
+
+/* Until @uid's charge is @want (a socket's destructor may trail close()). */
+static int charged_is(long uid, long want, const char *what)
+{
+	long got = -1;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		got = charged(uid);
+		if (got == want)
+			break;
+		msleep(100);
+	}
+	if (got != want)
+		printf("# %s: uid %ld charged %ld, want %ld\n", what, uid, got, want);
+	check(got == want, what, 0);
+	return got == want ? 0 : -1;
+}
+
+/* In a child: become @uid (its own group, no others). */
+static void become(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
+		perror("become");
+		_exit(2);
+	}
+}
+
+static void tell(int fd)
+{
+	char c = 1;
+
+	if (write(fd, &c, 1) != 1)
+		_exit(2);
+}
+
+static int hear(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	if (poll(&p, 1, 60000) != 1 || read(fd, &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+/* Child 1 (uid 65534): MAX connections, the next ENOBUFS; one closed, one more. */
+static int limit_client(int max, int to_parent, int from_parent)
+{
+	int fds[64], fd, i;
+	char what[160];
+
+	become(65534);
+	for (i = 0; i < max; i++) {
+		fds[i] = dial(cli_ip, srv_ip, base_port, 0, 0);
+		snprintf(what, sizeof(what), "limit: uid 65534's connection %d of %d", i + 1, max);
+		check(fds[i] >= 0, what, errno);
+	}
+	fd = dial(cli_ip, srv_ip, base_port, 0, 0);
+	snprintf(what, sizeof(what), "limit: uid 65534's connection %d -> ENOBUFS", max + 1);
+	check(fd < 0 && errno == ENOBUFS, what, errno);
+	if (fd >= 0)
+		close(fd);
+	tell(to_parent);			/* 1: MAX held */
+	if (hear(from_parent))
+		_exit(2);
+	close(fds[0]);
+	tell(to_parent);			/* 2: one closed */
+	if (hear(from_parent))
+		_exit(2);
+	fds[0] = dial(cli_ip, srv_ip, base_port, 0, 0);
+	check(fds[0] >= 0, "limit: after a close, uid 65534 connects again", errno);
+	tell(to_parent);			/* 3: MAX held again */
+	if (hear(from_parent))		/* the end */
+		_exit(2);
+	for (i = 0; i < max; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	_exit(vm_fail ? 1 : 0);
+}
+
+/* Child 2 (uid 65533): the listener's user is full: refused. */
+static int limit_refused(void)
+{
+	int fd;
+
+	become(65533);
+	fd = dial(cli_ip, srv_ip, base_port, 0, 0);
+	check(fd < 0 && errno == ECONNREFUSED,
+	      "limit: the listener's uid (0) at its max: a request is refused -> ECONNREFUSED",
+	      errno);
+	if (fd >= 0)
+		close(fd);
+	_exit(vm_fail ? 1 : 0);
+}
+
+static int wait_child(pid_t pid, const char *what)
+{
+	int st = 0;
+
+	check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st), what, 0);
+	return 0;
+}
+
+static int mode_limit(int max)
+{
+	int up[2], down[2], lfd, sfd[64], i, n = 0;
+	struct rlimit unl = { RLIM_INFINITY, RLIM_INFINITY };
+	struct pollfd p[64];
+	pid_t c1, c2;
+
+	if (max < 1 || max > 32) {
+		fprintf(stderr, "conntest: limit MAX is 1..32\n");
+		return 1;
+	}
+	if (charged(-1) < 0) {
+		printf("# no %s\n", CONN_USERS);
+		check(0, "limit: debugfs conn_users readable", errno);
+		return 1;
+	}
+	charged_is(-1, 0, "limit: nothing charged before");
+	/* the children's rings are charged to their RLIMIT_MEMLOCK */
+	setrlimit(RLIMIT_MEMLOCK, &unl);
+	lfd = listener(srv_ip, base_port, 64, 0, 0);	/* uid 0's */
+	if (pipe(up) || pipe(down))
+		return 1;
+	fflush(stdout);
+	c1 = fork();
+	if (c1 == 0)
+		limit_client(max, up[1], down[0]);
+	check(hear(up[0]) == 0, "limit: uid 65534 made its connections", 0);
+	charged_is(65534, max, "limit: uid 65534 holds MAX connections");
+	charged_is(0, max, "limit: the listener's uid 0 holds MAX (its children, not accepted)");
+	for (i = 0; i < max; i++) {
+		sfd[n] = accept_within(lfd, 10000, NULL);
+		if (sfd[n] >= 0)
+			n++;
+	}
+	check(n == max, "limit: the listener accepts MAX", errno);
+	charged_is(0, max, "limit: accepting changes no count");
+	tell(down[1]);
+	check(hear(up[0]) == 0, "limit: uid 65534 closed one", 0);
+	charged_is(65534, max - 1, "limit: its close gave one back");
+	/* close the accepted end whose peer closed */
+	for (i = 0; i < n; i++)
+		p[i] = (struct pollfd){ .fd = sfd[i], .events = POLLIN | POLLRDHUP };
+	if (poll(p, n, 10000) > 0) {
+		for (i = 0; i < n; i++) {
+			if (p[i].revents) {
+				close(sfd[i]);
+				sfd[i] = sfd[--n];
+				break;
+			}
+		}
+	}
+	check(n == max - 1, "limit: the accepted end of the closed one sees it", 0);
+	charged_is(0, max - 1, "limit: closing the accepted end gave one back");
+	tell(down[1]);
+	check(hear(up[0]) == 0, "limit: uid 65534 connected again", 0);
+	charged_is(65534, max, "limit: uid 65534 holds MAX again");
+	charged_is(0, max, "limit: so does the listener's uid");
+	fflush(stdout);
+	c2 = fork();
+	if (c2 == 0)
+		limit_refused();
+	wait_child(c2, "limit: uid 65533's checks");
+	charged_is(65533, 0, "limit: uid 65533's refused connection is not charged once closed");
+	printf("holding\n");
+	fflush(stdout);
+	check(wait_usr1(30) == 0, "limit: held until the script's SIGUSR1", 0);
+	tell(down[1]);
+	wait_child(c1, "limit: uid 65534's checks");
+	for (i = 0; i < n; i++)
+		close(sfd[i]);
+	close(lfd);
+	/* the one not accepted yet goes with the listener */
+	charged_is(-1, 0, "limit: every charge given back at the end");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t usr1;
@@ -1770,6 +2036,10 @@ int main(int argc, char **argv)
 		rc = mode_devgone();
 	} else if (!strcmp(argv[1], "break") && argc == 6) {
 		rc = mode_break(atoi(argv[5]));
+	} else if (!strcmp(argv[1], "listen") && argc == 6) {
+		rc = mode_listen(argv[5]);
+	} else if (!strcmp(argv[1], "limit") && argc == 6) {
+		rc = mode_limit(atoi(argv[5]));
 	} else {
 		fprintf(stderr, "conntest: bad arguments (see the comment at the top of conntest.c)\n");
 		return 2;
