@@ -399,8 +399,9 @@ enum {
 	IBTICK_A_CONN_CTL_RX,
 	IBTICK_A_CONN_TX_UNACKED,
 	IBTICK_A_CONN_CQ_ERRORS,
-	IBTICK_A_CONN_REFUSED_USER_MAX,	/* u64: listener: requests refused, its
-					 * user at max_user_conns */
+	IBTICK_A_CONN_REFUSED_USER_MAX,	/* u64: listener: requests refused,
+					 * its user at max_user_conns
+					 */
 
 	/* add new attributes above here */
 	__IBTICK_A_CONN_CNT,
