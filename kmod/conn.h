@@ -11,6 +11,7 @@
  *   conn_ib.c     verbs: the QP, CQ and buffers of a connection; posting
  *                 and completions (the receive path into the ring)
  *   conn_poll.c   who drains the CQ: the softirq poll, or a spinning caller
+ *   conn_opt.c    options: geometry, ring info, the reader's cursor
  *   credit.c      flow control (pure logic, KUnit)
  *   nl_conn.c     the connection list, IBTICK_CMD_CONN_GET (ibtick conn)
  *
@@ -264,6 +265,16 @@ int ibt_nl_conn_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* conn_sock.c: a snapshot of the connection's state and counters */
 void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci);
+
+/* conn_opt.c: SOL_IBTICK options of a connection socket */
+int ibt_conn_setsockopt(struct socket *sock, int level, int optname,
+			sockptr_t optval, unsigned int optlen);
+int ibt_conn_getsockopt(struct socket *sock, int level, int optname,
+			char __user *optval, int __user *optlen);
+
+/* mmap.c: the ring, read-only, for readers that make no call per message */
+int ibt_conn_mmap(struct file *file, struct socket *sock,
+		  struct vm_area_struct *vma);
 
 /* conn_poll.c */
 int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries);

@@ -557,7 +557,7 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 	spin_lock_bh(&cs->dlock);
 	cs->st.rx_read++;
 	if (!cs->dead && !cs->failed) {
-		ibt_credit_freed(&cs->cr);
+		ibt_credit_freed(&cs->cr, 1);
 		ibt_conn_maybe_update_locked(cs);
 	}
 	spin_unlock_bh(&cs->dlock);
@@ -643,38 +643,6 @@ out:
 	return err;
 }
 
-static int ibt_conn_setsockopt(struct socket *sock, int level, int optname,
-			       sockptr_t optval, unsigned int optlen)
-{
-	struct ibt_csock *cs = ibt_csk(sock->sk);
-	struct ibtick_ring_geometry g;
-	u64 bytes;
-	int err;
-
-	if (level != SOL_IBTICK)
-		return -ENOPROTOOPT;
-	if (optname != IBTICK_RING_GEOMETRY)
-		return -ENOPROTOOPT;
-	if (optlen < sizeof(g))
-		return -EINVAL;
-	if (copy_from_sockptr(&g, optval, sizeof(g)))
-		return -EFAULT;
-	if (g.nslots > IBT_CONN_SLOTS_MAX)
-		return -EINVAL;
-	err = ibt_ring_geometry(g.nslots, g.slot_size, &bytes);
-	if (err)
-		return err;
-	mutex_lock(&cs->lock);
-	if (cs->state != IBTICK_CONN_NEW || cs->ring_mem) {
-		err = -EISCONN;
-	} else {
-		cs->nslots = g.nslots;
-		cs->slot_size = g.slot_size;
-	}
-	mutex_unlock(&cs->lock);
-	return err;
-}
-
 void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci)
 {
 	spin_lock_bh(&cs->dlock);
@@ -696,28 +664,6 @@ void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci)
 	ci->qp_num = cs->qp_num;
 	ci->peer_qp_num = cs->peer_qp_num;
 	spin_unlock_bh(&cs->dlock);
-}
-
-static int ibt_conn_getsockopt(struct socket *sock, int level, int optname,
-			       char __user *optval, int __user *optlen)
-{
-	struct ibt_csock *cs = ibt_csk(sock->sk);
-	struct ibtick_conn_info ci;
-	int len;
-
-	if (level != SOL_IBTICK)
-		return -ENOPROTOOPT;
-	if (get_user(len, optlen))
-		return -EFAULT;
-	if (optname != IBTICK_CONN_INFO)
-		return -ENOPROTOOPT;
-	if (len < 8)
-		return -EINVAL;
-	len = min_t(int, len, sizeof(ci));
-	ibt_conn_info(cs, &ci);
-	if (copy_to_user(optval, &ci, len) || put_user(len, optlen))
-		return -EFAULT;
-	return 0;
 }
 
 static int ibt_conn_ioctl(struct socket *sock, unsigned int cmd,
@@ -743,7 +689,7 @@ static struct proto_ops ibt_conn_ops __ro_after_init = {
 	.getsockopt	= ibt_conn_getsockopt,
 	.sendmsg	= ibt_conn_sendmsg,
 	.recvmsg	= ibt_conn_recvmsg,
-	.mmap		= sock_no_mmap,
+	.mmap		= ibt_conn_mmap,
 };
 
 int ibt_conn_create(struct net *net, struct socket *sock, int kern)

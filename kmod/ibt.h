@@ -702,6 +702,8 @@ int ibt_mmap(struct file *file, struct socket *sock,
 	     struct vm_area_struct *vma);
 /* the length of a ring's mapping: its size rounded up to pages */
 u64 ibt_mmap_size(const struct ibt_ring *r);
+/* IBTICK_RING_INFO of a ring mapped at IBTICK_MMAP_RING */
+void ibt_ring_info(const struct ibt_ring *r, struct ibtick_ring_info *ri);
 
 /* tx.c */
 int ibt_tx_send(struct ibt_feed *f, const void *payload, size_t len,
@@ -723,6 +725,17 @@ int ibt_setsockopt(struct socket *sock, int level, int optname,
 		   sockptr_t optval, unsigned int optlen);
 int ibt_getsockopt(struct socket *sock, int level, int optname,
 		   char __user *optval, int __user *optlen);
+/* how an option's length is checked before its value is copied */
+enum ibt_opt_len {
+	IBT_OPT_EXACT,		/* optlen == size */
+	IBT_OPT_AT_LEAST,	/* optlen >= size; the first size bytes count */
+	IBT_OPT_STRUCT,		/* optlen >= size, the rest zero, <= a page */
+};
+int ibt_opt_get(void *dst, size_t size, sockptr_t optval,
+		unsigned int optlen, enum ibt_opt_len rule);
+/* a structure versioned by length: min(len, size) bytes, the length back */
+int ibt_put_versioned(char __user *optval, int __user *optlen, int len,
+		      const void *val, size_t size, size_t min);
 
 /* netlink.c */
 extern struct genl_family ibt_genl_family;

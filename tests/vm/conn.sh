@@ -21,7 +21,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
 CT=tests/vm/conntest
-ALL_TESTS="conn_table conn_stream conn_flow conn_many conn_close conn_kill_reader
+ALL_TESTS="conn_table conn_stream conn_flow conn_mapped conn_many conn_close conn_kill_reader
 	conn_kill_sender conn_link_delete conn_port_flap conn_unload"
 # messages each way in conn_stream (the long run: CONN_MSGS=1000000)
 CONN_MSGS=${CONN_MSGS:-100000}
@@ -234,6 +234,14 @@ conn_flow() {
 	ct "$D/flow.out" 120 flow 7620 || rc=1
 	no_rnr "$before" || rc=1
 	log_test "connections: a receiver that does not read stops the sender after nslots messages (EAGAIN, no POLLOUT, SO_SNDTIMEO), then everything arrives; no RNR" $rc
+}
+
+conn_mapped() {
+	local rc=0 before
+	before=$(counters "$RNR_COUNTERS")
+	ct "$D/mapped.out" 180 mapped 7625 "$(cnt 20000 2000)" || rc=1
+	no_rnr "$before" || rc=1
+	log_test "connections: the ring mapped (libibtick): mmap/cursor errno table; unreported slots stop the sender, IBTICK_RING_CURSOR gives them back; a stream read with no call per message; DEAD then recv 0 at close; no RNR" $rc
 }
 
 conn_many() {

@@ -23,6 +23,12 @@
  *                                    stops a sender after nslots messages
  *                                    (EAGAIN, no POLLOUT, SO_SNDTIMEO);
  *                                    then it reads and nothing is lost
+ *   conntest mapped SRV CLI PORT N   the ring mapped (libibtick): the errno
+ *                                    table of mmap and IBTICK_RING_CURSOR;
+ *                                    unreported slots stop the sender, the
+ *                                    cursor gives them back; N messages read
+ *                                    with no call per message; DEAD at the
+ *                                    peer's close, then recv() 0
  *   conntest many SRV CLI PORT NCLI K
  *                                    NCLI clients connect at once while 4
  *                                    connections stream; each echoes K
@@ -95,6 +101,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libibtick.h"
 #include "vmcheck.h"
 
 /*
@@ -1730,6 +1737,176 @@ static int mode_devgone(void)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------
+ * mapped: the connection's ring read through mmap (libibtick), the slots
+ * handed back with IBTICK_RING_CURSOR
+ */
+static int set_cursor(int fd, uint64_t cur)
+{
+	return setsockopt(fd, SOL_IBTICK, IBTICK_RING_CURSOR, &cur, sizeof(cur));
+}
+
+/* Can @fd send within @ms (POLLOUT)? */
+static int writable_within(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLOUT);
+}
+
+static int mode_mapped(uint64_t n)
+{
+	int lfd = listener(srv_ip, base_port, 8, 0, 0), cfd, sfd, fd, e;
+	struct ibtick_conn_info c, s;
+	struct ibtick_ring_info ri;
+	struct ibtick_reader r;
+	struct ibtick_tick t;
+	unsigned char buf[MAXMSG];
+	socklen_t len;
+	struct leg up;
+	pthread_t th;
+	uint64_t i, sent, bad = 0, syscalls = 0, total;
+	double end;
+	char what[400];
+	void *m;
+
+	/* no ring to map: a new socket, a listener */
+	fd = csock();
+	len = sizeof(ri);
+	EXPECT_ERR(getsockopt(fd, SOL_IBTICK, IBTICK_RING_INFO, &ri, &len), ENOTCONN,
+		   "mapped: IBTICK_RING_INFO on a new socket -> ENOTCONN");
+	EXPECT_ERR(set_cursor(fd, 0), ENOTCONN, "mapped: IBTICK_RING_CURSOR on a new socket -> ENOTCONN");
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	check(m == MAP_FAILED && errno == EINVAL, "mapped: mmap of a new socket -> EINVAL", errno);
+	close(fd);
+	len = sizeof(ri);
+	EXPECT_ERR(getsockopt(lfd, SOL_IBTICK, IBTICK_RING_INFO, &ri, &len), ENOTCONN,
+		   "mapped: IBTICK_RING_INFO on a listener -> ENOTCONN");
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, lfd, 0);
+	check(m == MAP_FAILED && errno == EINVAL, "mapped: mmap of a listener -> EINVAL", errno);
+
+	if (pair(lfd, base_port, &cfd, &sfd, 0, 0)) {
+		check(0, "mapped: connect and accept", errno);
+		return 1;
+	}
+	conn_info(cfd, &c);
+	conn_info(sfd, &s);
+	if (c.msg_max < 1 || c.msg_max > MAXMSG)
+		return 1;
+	len = sizeof(ri);
+	memset(&ri, 0, sizeof(ri));
+	EXPECT_OK(getsockopt(sfd, SOL_IBTICK, IBTICK_RING_INFO, &ri, &len),
+		  "mapped: IBTICK_RING_INFO on the accepted socket");
+	check(len == sizeof(ri) && ri.nslots == s.nslots && ri.slot_size - CONN_SLOT_DESC == s.local_msg_max &&
+	      ri.mmap_offset == IBTICK_MMAP_RING && ri.mmap_size >= ri.ring_size && !ri.flags,
+	      "mapped: the ring info matches IBTICK_CONN_INFO (nslots, msg_max), not DEAD", 0);
+	/* the mapping's rules, as for a feed */
+	m = mmap(NULL, ri.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+	check(m == MAP_FAILED && errno == EACCES, "mapped: PROT_WRITE -> EACCES", errno);
+	m = mmap(NULL, ri.mmap_size, PROT_READ, MAP_PRIVATE, sfd, 0);
+	check(m == MAP_FAILED && errno == EINVAL, "mapped: MAP_PRIVATE -> EINVAL", errno);
+	m = mmap(NULL, ri.mmap_size + 4096, PROT_READ, MAP_SHARED, sfd, 0);
+	check(m == MAP_FAILED && errno == EINVAL, "mapped: a longer mapping -> EINVAL", errno);
+	m = mmap(NULL, ri.mmap_size, PROT_READ, MAP_SHARED, sfd, 4096);
+	check(m == MAP_FAILED && errno == EINVAL, "mapped: another offset -> EINVAL", errno);
+	if (ibtick_reader_attach(&r, sfd)) {
+		check(0, "mapped: ibtick_reader_attach() of the accepted socket", errno);
+		return 1;
+	}
+	check(r.nslots == s.nslots && r.cursor == 0, "mapped: attached at cursor 0, nslots as the connection's", 0);
+	EXPECT_ERR(set_cursor(sfd, 1), EINVAL, "mapped: a cursor past the producer -> EINVAL");
+	i = 0;
+	EXPECT_ERR(setsockopt(sfd, SOL_IBTICK, IBTICK_RING_CURSOR, &i, 4), EINVAL,
+		   "mapped: IBTICK_RING_CURSOR of 4 bytes -> EINVAL");
+
+	/* credits: a mapped reader that does not report its cursor stops the peer */
+	for (sent = 0; sent < 4 * (uint64_t)s.nslots; sent++) {
+		size_t l = msg_len(sent, 5, c.msg_max);
+
+		msg_fill(buf, l, sent, 5);
+		if (send(cfd, buf, l, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)l)
+			break;
+	}
+	e = errno;
+	check(sent == s.nslots && e == EAGAIN, "mapped: the sender stops after nslots messages (EAGAIN)", e);
+	/* wait without ibtick_wait(), which would report the cursor */
+	for (end = now() + 10; ibtick_backlog(&r) < sent && now() < end; )
+		msleep(5);
+	for (i = 0; i < sent && ibtick_next(&r, &t); i++) {
+		if (t.idx != i || t.slot->pub_seq != i ||
+		    msg_check(t.data, t.len, i, 5, c.msg_max, what, sizeof(what)) || !ibtick_done(&r, &t))
+			bad++;
+	}
+	check(i == sent && !bad && !r.lost, "mapped: every message read from the ring, intact and in order", 0);
+	/* read, but not handed back: still no credit */
+	check(!writable_within(cfd, 300), "mapped: no POLLOUT while the reader keeps its slots", 0);
+	conn_info(sfd, &s);
+	check(s.rx_read == 0 && s.rx_msgs == sent, "mapped: rx_read 0 until the cursor is reported", 0);
+	EXPECT_OK(ibtick_arm(&r), "mapped: IBTICK_RING_CURSOR hands the slots back");
+	check(writable_within(cfd, 5000), "mapped: the sender may send again (POLLOUT)", errno);
+	conn_info(sfd, &s);
+	check(s.rx_read == sent, "mapped: rx_read counts what the cursor passed", 0);
+	EXPECT_ERR(set_cursor(sfd, r.cursor - 1), EINVAL, "mapped: a cursor moved back -> EINVAL");
+	EXPECT_ERR(set_cursor(sfd, r.cursor + 1), EINVAL, "mapped: a cursor past the producer -> EINVAL");
+	EXPECT_OK(set_cursor(sfd, r.cursor), "mapped: the same cursor again is a no-op");
+
+	/* a stream read with no system call per message */
+	leg_init(&up, "client->server", cfd, -1, 6, c.msg_max, n, 30000);
+	pthread_create(&th, NULL, leg_tx, &up);
+	end = now() + 120;
+	for (i = 0; i < n && now() < end; ) {
+		if (!ibtick_next(&r, &t)) {
+			syscalls++;
+			if (ibtick_wait(&r, 1000) < 0)
+				break;
+			continue;
+		}
+		if (t.slot->pub_seq != sent + i ||
+		    msg_check(t.data, t.len, i, 6, c.msg_max, what, sizeof(what)) || !ibtick_done(&r, &t)) {
+			if (!bad++)
+				printf("# mapped: %s (pub_seq %llu)\n", what,
+				       (unsigned long long)t.slot->pub_seq);
+		}
+		i++;
+		if (ibtick_conn_release(&r)) {
+			check(0, "mapped: ibtick_conn_release", errno);
+			break;
+		}
+	}
+	join_within(th, 30);
+	total = sent + i;
+	snprintf(what, sizeof(what),
+		 "mapped: %llu messages through the mapped ring, %llu sent, intact and in order (%llu waits)",
+		 (unsigned long long)i, (unsigned long long)up.sent, (unsigned long long)syscalls);
+	check(i == n && up.sent == n && !up.tx_err && !bad && !r.lost, what, up.tx_err);
+	EXPECT_OK(ibtick_arm(&r), "mapped: the last slots handed back");
+	settle(cfd, sfd, &c, &s);
+	print_info("client", &c);
+	print_info("server", &s);
+	check(c.tx_msgs == total && s.rx_msgs == total && s.rx_read == total,
+	      "mapped counters: client tx_msgs == server rx_msgs == server rx_read", 0);
+	check(c.credits + s.pending_grants == s.nslots && s.pending_grants < s.nslots / 4,
+	      "mapped counters: quiet: sender's credits + grants pending (under a quarter) == nslots", 0);
+
+	/* the end: DEAD after the last message, then recv() says how */
+	close(cfd);
+	for (end = now() + 10; !ibtick_ended(&r) && now() < end; )
+		msleep(10);
+	check(ibtick_ended(&r), "mapped: the peer's close: the ring turns DEAD, nothing left", 0);
+	len = sizeof(ri);
+	getsockopt(sfd, SOL_IBTICK, IBTICK_RING_INFO, &ri, &len);
+	check(ri.flags & IBTICK_RING_DEAD, "mapped: IBTICK_RING_INFO says DEAD", 0);
+	set_timeo(sfd, SO_RCVTIMEO, 5000);
+	check(recv(sfd, buf, sizeof(buf), 0) == 0, "mapped: then recv() returns 0 (the peer closed)", errno);
+	/* the mapping outlives the socket */
+	close(sfd);
+	check(r.hdr->magic == IBTICK_RING_MAGIC && ibtick_ended(&r),
+	      "mapped: the mapping stays readable after close()", 0);
+	ibtick_reader_close(&r);
+	close(lfd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t usr1;
@@ -1758,6 +1935,8 @@ int main(int argc, char **argv)
 		rc = mode_stream(strtoull(argv[5], NULL, 0), argc == 7 && !strcmp(argv[6], "hold"));
 	} else if (!strcmp(argv[1], "flow") && argc == 5) {
 		rc = mode_flow();
+	} else if (!strcmp(argv[1], "mapped") && argc == 6) {
+		rc = mode_mapped(strtoull(argv[5], NULL, 0));
 	} else if (!strcmp(argv[1], "many") && argc == 7) {
 		rc = mode_many(atoi(argv[5]), strtoull(argv[6], NULL, 0));
 	} else if (!strcmp(argv[1], "close") && argc == 6) {
