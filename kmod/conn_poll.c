@@ -4,6 +4,8 @@
  *
  *  - the softirq poll (irq_poll), scheduled by the CQ event: drains a
  *    budget, re-arms the CQ and looks again for what came meanwhile;
+ *  - the CQ event itself, where the driver calls it in softirq context
+ *    (rxe): the same, in place, one softirq fewer;
  *  - a caller that would rather spin than sleep (recv with MSG_DONTWAIT,
  *    SO_BUSY_POLL, poll() with SO_BUSY_POLL, a send short of room):
  *    drains it directly, skipping the softirq hop.
@@ -24,6 +26,7 @@
 #include <net/busy_poll.h>
 
 #include "conn.h"
+#include "ibt.h"
 
 #define IBT_CONN_POLL_BATCH	16
 
@@ -65,11 +68,30 @@ static int ibt_conn_irq_poll(struct irq_poll *iop, int budget)
 	return done;
 }
 
+/*
+ * CQ event.  Where the driver calls it in softirq context with nothing of
+ * its own held (rxe: ibt_comp_direct_ok(), poll.c), drain and re-arm here,
+ * a softirq fewer per message; elsewhere, and when a caller is draining
+ * (it never arms), the softirq poll does it.
+ */
 static void ibt_conn_cq_comp(struct ib_cq *cq, void *ctx)
 {
 	struct ibt_csock *cs = ctx;
+	bool again = true;
 
-	irq_poll_sched(&cs->ib.iop);	/* a no-op once teardown disabled it */
+	if (ibt_comp_direct_ok(cq->device) &&
+	    spin_trylock(&cs->ib.poll_lock)) {
+		again = false;
+		if (!cs->ib.poll_off &&
+		    (ibt_conn_drain(cs, IBT_CONN_POLL_BATCH) >=
+		     IBT_CONN_POLL_BATCH ||
+		     ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+				      IB_CQ_REPORT_MISSED_EVENTS) > 0))
+			again = true;	/* more, or came before the arm */
+		spin_unlock(&cs->ib.poll_lock);
+	}
+	if (again)
+		irq_poll_sched(&cs->ib.iop); /* a no-op once teardown disabled it */
 }
 
 static void ibt_conn_cq_event(struct ib_event *ev, void *ctx)

@@ -676,6 +676,8 @@ int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu);
 void ibt_poll_stop(struct ibt_feed *f);
 void ibt_poll_seize(struct ibt_feed *f);
 void ibt_poll_reader_added(struct ibt_feed *f);
+/* may a CQ event of @dev drain its CQ in place (rxe, in softirq)? */
+bool ibt_comp_direct_ok(const struct ib_device *dev);
 
 /* member.c: the feeds of a multi-feed socket; the socket lock held */
 int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen);

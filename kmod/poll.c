@@ -70,7 +70,7 @@ MODULE_PARM_DESC(busy_poll_defer_us, "leave the receive CQ disarmed this long (u
  */
 static bool rx_comp_drain = true;
 module_param(rx_comp_drain, bool, 0644);
-MODULE_PARM_DESC(rx_comp_drain, "drain the receive CQ in its completion event when the driver (rxe) calls it in softirq context, saving a softirq per tick (default on)");
+MODULE_PARM_DESC(rx_comp_drain, "drain the receive CQ (a feed's, a connection's) in its completion event when the driver (rxe) calls it in softirq context, saving a softirq per tick (default on)");
 
 /* Take the CQ without leaving a trace when it is owned. */
 static bool ibt_poll_trylock(struct ibt_feed *f)
@@ -185,13 +185,18 @@ static void ibt_poll_unlock_caller(struct ibt_feed *f)
  * process context; that has not been checked here, so those kernels keep
  * the softirq poll until it is.
  */
-static bool ibt_rx_comp_direct_ok(const struct ibt_feed *f)
+bool ibt_comp_direct_ok(const struct ib_device *dev)
 {
 	if (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0))
 		return false;
 	return READ_ONCE(rx_comp_drain) && in_serving_softirq() &&
 	       !in_hardirq() && !in_nmi() &&
-	       f->dev->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	       dev->ops.driver_id == RDMA_DRIVER_RXE;
+}
+
+static bool ibt_rx_comp_direct_ok(const struct ibt_feed *f)
+{
+	return ibt_comp_direct_ok(f->dev->ibdev);
 }
 
 /*
