@@ -46,6 +46,7 @@
 #ifndef _IBTICK_CONN_H
 #define _IBTICK_CONN_H
 
+#include <linux/hrtimer.h>
 #include <linux/in.h>
 #include <linux/list.h>
 #include <linux/irq_poll.h>
@@ -135,6 +136,9 @@ struct ibt_conn_ib {
 	struct irq_poll		iop;
 	spinlock_t		poll_lock;
 	bool			poll_off;	/* poll_lock: torn down */
+	bool			disarmed;	/* poll_lock: left so for a spinner */
+	u64			spin_ns;	/* a preferring spinner drained */
+	struct hrtimer		rearm;		/* hands a disarmed CQ back */
 	/* one per send queue entry, in posting order (index % IBT_CONN_SQ) */
 	struct ib_cqe		sq_cqe[IBT_CONN_SQ];
 	bool			sq_data[IBT_CONN_SQ];	/* a data send */
@@ -277,6 +281,8 @@ int ibt_conn_mmap(struct file *file, struct socket *sock,
 		  struct vm_area_struct *vma);
 
 /* conn_poll.c */
+void ibt_conn_poll_init(struct ibt_csock *cs);
+void ibt_conn_poll_sleep(struct ibt_csock *cs);
 int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries);
 void ibt_conn_cq_stop(struct ibt_csock *cs);
 void ibt_conn_cq_destroy(struct ibt_csock *cs);

@@ -43,6 +43,7 @@ void ibt_conn_wake(struct ibt_csock *cs, __poll_t mask)
 static void ibt_conn_destruct(struct sock *sk)
 {
 	del_timer_sync(&ibt_csk(sk)->wd);	/* none runs by now: a belt */
+	hrtimer_cancel(&ibt_csk(sk)->ib.rearm);
 	vfree(ibt_csk(sk)->ring_mem);
 	kfree(ibt_csk(sk)->stage);
 	ibt_conn_memlock_release(ibt_csk(sk));
@@ -71,8 +72,7 @@ struct ibt_csock *ibt_conn_alloc(struct net *net, int kern,
 	mutex_init(&cs->rlock);
 	mutex_init(&cs->slock);
 	spin_lock_init(&cs->dlock);
-	spin_lock_init(&cs->ib.poll_lock);
-	cs->ib.poll_off = true;		/* no CQ yet (conn_poll.c) */
+	ibt_conn_poll_init(cs);		/* no CQ yet */
 	INIT_LIST_HEAD(&cs->children);
 	INIT_LIST_HEAD(&cs->child_node);
 	INIT_LIST_HEAD(&cs->node);
@@ -400,6 +400,7 @@ static int ibt_conn_wait(struct ibt_csock *cs, long *timeo, bool send)
 
 	if (!*timeo)
 		return -EAGAIN;
+	ibt_conn_poll_sleep(cs);	/* the CQ event wakes us: armed */
 	t = wait_event_interruptible_timeout(*sk_sleep(&cs->sk), ({
 		bool go;
 
@@ -608,6 +609,9 @@ static __poll_t ibt_conn_poll(struct file *file, struct socket *sock,
 	if (cs->peer_fin && (cs->wr_shut || cs->dead))
 		mask |= EPOLLHUP;
 	spin_unlock_bh(&cs->dlock);
+	/* poll may sleep waiting for either: the CQ event must come */
+	if ((mask & (EPOLLIN | EPOLLOUT)) != (EPOLLIN | EPOLLOUT))
+		ibt_conn_poll_sleep(cs);
 	return mask;
 }
 

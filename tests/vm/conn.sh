@@ -21,7 +21,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
 CT=tests/vm/conntest
-ALL_TESTS="conn_table conn_stream conn_flow conn_mapped conn_many conn_close conn_kill_reader
+ALL_TESTS="conn_table conn_stream conn_flow conn_mapped conn_prefer conn_many conn_close conn_kill_reader
 	conn_kill_sender conn_link_delete conn_port_flap conn_unload"
 # messages each way in conn_stream (the long run: CONN_MSGS=1000000)
 CONN_MSGS=${CONN_MSGS:-100000}
@@ -242,6 +242,12 @@ conn_mapped() {
 	ct "$D/mapped.out" 180 mapped 7625 "$(cnt 20000 2000)" || rc=1
 	no_rnr "$before" || rc=1
 	log_test "connections: the ring mapped (libibtick): mmap/cursor errno table; unreported slots stop the sender, IBTICK_RING_CURSOR gives them back; a stream read with no call per message; DEAD then recv 0 at close; no RNR" $rc
+}
+
+conn_prefer() {
+	local rc=0
+	ct "$D/prefer.out" 120 prefer 7627 "$(cnt 5000 500)" || rc=1
+	log_test "connections: SO_PREFER_BUSY_POLL: round trips to a spinning echo with the CQ event left off; then a blocking recv and a mapped reader still get every message within 1 s" $rc
 }
 
 conn_many() {

@@ -29,6 +29,10 @@
  *                                    cursor gives them back; N messages read
  *                                    with no call per message; DEAD at the
  *                                    peer's close, then recv() 0
+ *   conntest prefer SRV CLI PORT N   SO_PREFER_BUSY_POLL: N round trips to a
+ *                                    spinning echo; then the spinner blocks,
+ *                                    then reads the mapped ring with no
+ *                                    call: each message still arrives
  *   conntest many SRV CLI PORT NCLI K
  *                                    NCLI clients connect at once while 4
  *                                    connections stream; each echoes K
@@ -1907,6 +1911,165 @@ static int mode_mapped(uint64_t n)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------
+ * prefer: SO_PREFER_BUSY_POLL keeps the CQ event off while a caller
+ * spins; whatever the reader does next, messages still reach it
+ */
+struct spinner {
+	int fd;
+	uint64_t n;
+	size_t max;
+	uint64_t got;
+	int bad, err;
+	char why[160];
+};
+
+/* Echo @n messages, spinning on recv(MSG_DONTWAIT) (10 s per message). */
+static void *spin_echo(void *arg)
+{
+	struct spinner *sp = arg;
+	unsigned char buf[MAXMSG + 64];
+	uint64_t i;
+	ssize_t r;
+	double end;
+
+	for (i = 0; i < sp->n; i++) {
+		end = now() + 10;
+		do
+			r = recv(sp->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		while (r < 0 && errno == EAGAIN && now() < end);
+		if (r <= 0) {
+			sp->err = r < 0 ? errno : 0;
+			snprintf(sp->why, sizeof(sp->why), "message %llu: recv %zd",
+				 (unsigned long long)i, r);
+			sp->bad = 1;
+			return NULL;
+		}
+		if (msg_check(buf, r, i, 8, sp->max, sp->why, sizeof(sp->why)) ||
+		    send(sp->fd, buf, (size_t)r, MSG_NOSIGNAL) != r) {
+			sp->bad = 1;
+			return NULL;
+		}
+		sp->got++;
+	}
+	return NULL;
+}
+
+/* Send message @i of tag 8 and take its echo (blocking, 10 s at most). */
+static int ping(int fd, uint64_t i, size_t max, char *why, size_t wl)
+{
+	unsigned char buf[MAXMSG + 64];
+	size_t len = msg_len(i, 8, max);
+	ssize_t r;
+
+	msg_fill(buf, len, i, 8);
+	if (send(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len) {
+		snprintf(why, wl, "message %llu: send: %s", (unsigned long long)i, strerror(errno));
+		return -1;
+	}
+	r = recv(fd, buf, sizeof(buf), 0);
+	if (r <= 0) {
+		snprintf(why, wl, "message %llu: echo: recv %zd %s", (unsigned long long)i, r,
+			 r < 0 ? strerror(errno) : "");
+		return -1;
+	}
+	return msg_check(buf, r, i, 8, max, why, wl);
+}
+
+static int mode_prefer(uint64_t n)
+{
+	int lfd = listener(srv_ip, base_port, 8, 0, 0), cfd, sfd, one = 1;
+	unsigned char buf[MAXMSG + 64];
+	struct spinner sp;
+	struct ibtick_reader r;
+	struct ibtick_tick t;
+	char why[200] = "";
+	pthread_t th;
+	uint64_t i, fails = 0;
+	size_t max;
+	ssize_t got;
+	double t0, dt;
+
+	if (pair(lfd, base_port, &cfd, &sfd, 0, 0)) {
+		check(0, "prefer: connect and accept", errno);
+		return 1;
+	}
+	EXPECT_OK(setsockopt(sfd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)),
+		  "prefer: SO_PREFER_BUSY_POLL on the accepted socket (root)");
+	EXPECT_OK(setsockopt(cfd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)),
+		  "prefer: SO_PREFER_BUSY_POLL on the client (it blocks: armed all the same)");
+	set_timeo(cfd, SO_RCVTIMEO, 10000);
+	set_timeo(sfd, SO_RCVTIMEO, 10000);
+	{
+		struct ibtick_conn_info c;
+
+		conn_info(cfd, &c);
+		max = c.msg_max;
+	}
+	if (max < 1 || max > MAXMSG)
+		return 1;
+
+	/* 1: the server spins on recv(MSG_DONTWAIT) and echoes */
+	memset(&sp, 0, sizeof(sp));
+	sp.fd = sfd;
+	sp.n = n;
+	sp.max = max;
+	pthread_create(&th, NULL, spin_echo, &sp);
+	for (i = 0; i < n && !fails; i++)
+		fails += !!ping(cfd, i, max, why, sizeof(why));
+	join_within(th, 30);
+	snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s", sp.bad ? " / server: " : "",
+		 sp.bad ? sp.why : "");
+	check(!fails && !sp.bad && sp.got == n,
+	      "prefer: N round trips to a spinning echo, each intact and in order", 0);
+	if (fails || sp.bad)
+		printf("# %s\n", why);
+
+	/* 2: the spinner stops and blocks: its sleep arms the CQ event */
+	for (i = n; i < n + 20; i++) {
+		msg_fill(buf, msg_len(i, 8, max), i, 8);
+		if (send(cfd, buf, msg_len(i, 8, max), MSG_NOSIGNAL) < 0)
+			break;
+		t0 = now();
+		got = recv(sfd, buf, sizeof(buf), 0);
+		dt = now() - t0;
+		if (got <= 0 || msg_check(buf, got, i, 8, max, why, sizeof(why)) || dt > 1)
+			break;
+	}
+	check(i == n + 20, "prefer: then a blocking recv() gets each of 20 messages within 1 s", errno);
+
+	/* 3: a spin, then the mapped ring with no call at all: the timer re-arms */
+	msg_fill(buf, msg_len(i, 8, max), i, 8);
+	send(cfd, buf, msg_len(i, 8, max), MSG_NOSIGNAL);
+	t0 = now();
+	do
+		got = recv(sfd, buf, sizeof(buf), MSG_DONTWAIT);
+	while (got < 0 && errno == EAGAIN && now() < t0 + 10);
+	check(got > 0 && !msg_check(buf, got, i, 8, max, why, sizeof(why)),
+	      "prefer: a spinning recv(MSG_DONTWAIT) gets the next", errno);
+	if (ibtick_reader_attach(&r, sfd)) {
+		check(0, "prefer: ibtick_reader_attach", errno);
+		return 1;
+	}
+	memset(&t, 0, sizeof(t));
+	i++;
+	msg_fill(buf, msg_len(i, 8, max), i, 8);
+	send(cfd, buf, msg_len(i, 8, max), MSG_NOSIGNAL);
+	t0 = now();
+	while (!(one = ibtick_next(&r, &t)) && now() < t0 + 5)
+		;
+	dt = now() - t0;
+	printf("# the message after the spin reached the mapped ring in %.3f ms\n", dt * 1e3);
+	check(one && dt < 1 && t.len == msg_len(i, 8, max) &&
+	      !msg_check(t.data, t.len, i, 8, max, why, sizeof(why)),
+	      "prefer: then a mapped reader making no call gets the next within 1 s", 0);
+	ibtick_reader_close(&r);
+	close(cfd);
+	close(sfd);
+	close(lfd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t usr1;
@@ -1935,6 +2098,8 @@ int main(int argc, char **argv)
 		rc = mode_stream(strtoull(argv[5], NULL, 0), argc == 7 && !strcmp(argv[6], "hold"));
 	} else if (!strcmp(argv[1], "flow") && argc == 5) {
 		rc = mode_flow();
+	} else if (!strcmp(argv[1], "prefer") && argc == 6) {
+		rc = mode_prefer(strtoull(argv[5], NULL, 0));
 	} else if (!strcmp(argv[1], "mapped") && argc == 6) {
 		rc = mode_mapped(strtoull(argv[5], NULL, 0));
 	} else if (!strcmp(argv[1], "many") && argc == 7) {

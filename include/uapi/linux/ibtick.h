@@ -604,7 +604,9 @@ struct ibtick_tick_info {
  *
  * Spinning: recv() with MSG_DONTWAIT (or non-blocking) drains the
  * connection's CQ itself before EAGAIN; with SO_BUSY_POLL a blocking recv()
- * does so for up to that many microseconds before sleeping.
+ * does so for up to that many microseconds before sleeping.  With
+ * SO_PREFER_BUSY_POLL too (CAP_NET_ADMIN), the CQ's event stays off for
+ * 200 us after such a drain; a call that may sleep turns it back on.
  *
  * connect() errors: ECONNREFUSED (nobody listens on that port, or the
  * listener's backlog is full), EHOSTUNREACH / ENETUNREACH (no route or
