@@ -671,7 +671,8 @@ int ibt_arb_fill(struct sk_buff *skb, struct ibt_feed *f);
 void ibt_poll_init(struct ibt_feed *f);
 int ibt_rx_poll(struct irq_poll *iop, int budget);
 void ibt_rx_comp(struct ib_cq *cq, void *ctx);
-bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns);
+/* @prefer: the caller's socket has SO_PREFER_BUSY_POLL */
+bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer);
 int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu);
 void ibt_poll_stop(struct ibt_feed *f);
 void ibt_poll_seize(struct ibt_feed *f);
