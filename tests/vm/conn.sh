@@ -214,6 +214,23 @@ conn_stream() {
 			      " credits as the ends see them: %s" % (n, ok))
 			sys.exit(0 if ok else 1)
 		EOF
+		# ibtick sock show lists the same three, as rows of type conn
+		# (pid filter: the process has no datagram socket)
+		user/ibtick/ibtick -j sock show pid "$pid" >"$D/socks.json" || rc=1
+		python3 - "$D/socks.json" "$D/conns.json" "$pid" <<-'EOF' || { echo "  ibtick sock show: $(cat "$D/socks.json")"; rc=1; }
+			import json, sys
+			socks, conns = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+			pid = int(sys.argv[3])
+			key = lambda x: (x["id"], x["state"], x["local"], x.get("peer"), x.get("qpn"))
+			mine = sorted(key(c) for c in conns if c["pid"] == pid)
+			ok = (len(socks) == 3 and all(x["type"] == "conn" and x["pid"] == pid for x in socks) and
+			      sorted(key(x) for x in socks) == mine)
+			print("  ibtick sock show pid: the listener and both ends, type conn, as conn show has them: %s" % ok)
+			sys.exit(0 if ok else 1)
+		EOF
+		user/ibtick/ibtick sock show >"$D/socks.txt" || rc=1
+		grep -q "^conn [0-9]*: established local .* peer $SRV:7610 dev rxe1 pid $pid " "$D/socks.txt" ||
+			{ echo "  ibtick sock show (text) misses the client's row:"; sed 's/^/  | /' "$D/socks.txt"; rc=1; }
 		kill -USR1 "$pid"
 	else
 		rc=1
@@ -225,7 +242,7 @@ conn_stream() {
 	(($(ctr rxe0 rcvd_pkts) - rx0 >= n && $(ctr rxe1 rcvd_pkts) - rx1 >= n)) ||
 		{ echo "  rcvd_pkts: rxe0 +$(($(ctr rxe0 rcvd_pkts) - rx0)), rxe1 +$(($(ctr rxe1 rcvd_pkts) - rx1)), fewer than $n"; rc=1; }
 	no_rnr "$before" || rc=1
-	log_test "connections: $n messages each way at once, sizes 1..msg_max: each once, in order, intact; counters of both ends add up; RC QPs on rxe0/rxe1; ibtick conn show agrees; no RNR" $rc
+	log_test "connections: $n messages each way at once, sizes 1..msg_max: each once, in order, intact; counters of both ends add up; RC QPs on rxe0/rxe1; ibtick conn show and sock show agree; no RNR" $rc
 }
 
 conn_flow() {
