@@ -325,9 +325,46 @@ flap() {
 	ip link set "$1" up
 }
 
+# conn_events FILE: the conn_failed events of ibtick -j monitor in FILE:
+# the client's end on rxe1 (peer the listener, SRV:7670) failed once with
+# ENODEV, its device removed; the server's end (peer the client) once
+# with some errno; no connection said it twice.
+conn_events() {
+	python3 - "$1" "$SRV:7670" <<-'EOF'
+		import json, sys
+		evs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+		evs = [e for e in evs if e["event"] == "conn_failed"]
+		srv = sys.argv[2]
+		cli = [e for e in evs if e.get("peer") == srv]
+		ser = [e for e in evs if e.get("local") == srv and "peer" in e]
+		ids = [e["conn"] for e in evs]
+		ok = (len(cli) == 1 and cli[0]["errno"] == 19 and cli[0]["dev"] == "rxe1" and
+		      cli[0]["pid"] > 0 and "unacked" in cli[0] and
+		      len(ser) == 1 and ser[0]["errno"] > 0 and ser[0]["dev"] == "rxe0" and
+		      len(ids) == len(set(ids)))
+		print("  ibtick monitor: conn_failed client ENODEV on rxe1, server errno %s on rxe0, one each: %s" %
+		      (ser[0]["errno"] if ser else "-", ok))
+		sys.exit(0 if ok else 1)
+	EOF
+}
+
 conn_link_delete() {
-	local rc=0
+	local rc=0 mpid
+	# ibtick monitor (the sock-events group: root) sees both ends fail
+	user/ibtick/ibtick -j monitor conn >"$D/linkdel-mon.out" 2>&1 &
+	mpid=$!
+	wait_line "$D/linkdel-mon.out" '"ready"' "$mpid" 10 || rc=1
 	fault_under_stream linkdel 7670 rdma link delete rxe1 || rc=1
+	if wait_line "$D/linkdel-mon.out" "\"peer\":\"$SRV:7670\"" "$mpid" 15 &&
+		wait_line "$D/linkdel-mon.out" "\"local\":\"$SRV:7670\",\"peer\"" "$mpid" 15; then
+		kill -INT "$mpid"
+		reap "$mpid" 10 || rc=1
+		sed 's/^/  | /' "$D/linkdel-mon.out"
+		conn_events "$D/linkdel-mon.out" || rc=1
+	else
+		kill -INT "$mpid"
+		rc=1
+	fi
 	rdma link add rxe1 type rxe netdev veth1 || rc=1
 	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
 	# the module still connects, over the device added back
@@ -348,7 +385,7 @@ conn_link_delete() {
 	rdma link add rxe1 type rxe netdev veth1 || rc=1
 	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
 	unload_ok || rc=1
-	log_test "connections: rdma link delete rxe1 under a stream both ways: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; rxe1 back, a new connection works; a listener and a bound socket on a removed device fail cleanly; the module unloads" $rc
+	log_test "connections: rdma link delete rxe1 under a stream both ways: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; ibtick monitor: one conn_failed each (client ENODEV); rxe1 back, a new connection works; a listener and a bound socket on a removed device fail cleanly; the module unloads" $rc
 }
 
 conn_port_flap() {
