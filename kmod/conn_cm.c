@@ -272,6 +272,13 @@ err_count:
 	return err;
 }
 
+/* Messages in @cs's ring nobody has read.  Caller: lock (a child's). */
+static bool ibt_conn_unread(struct ibt_csock *cs)
+{
+	return ibt_conn_ring(cs) &&
+	       ibt_ring_backlog(&cs->ring, READ_ONCE(cs->cursor));
+}
+
 static int ibt_conn_event_errno(enum rdma_cm_event_type e)
 {
 	switch (e) {
@@ -386,18 +393,30 @@ int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (err)
 		ibt_conn_fail(cs, -err);
 	/*
-	 * A listener's child that failed before accept() could take it is
-	 * nobody's: leave the listener (its backlog slot with it) and go,
-	 * letting rdma_cm destroy the id.  One the listener's close has
-	 * taken already is that close's to end.
+	 * A listener's child that ends before accept() took it (it failed,
+	 * its device went, or it was disconnected, in order or not) with
+	 * an empty ring is nobody's: there is nothing for accept() to hand
+	 * out, and one not established yet never will be.  It leaves the
+	 * listener (its backlog slot and the pinned memory it charged with
+	 * it) and goes, letting rdma_cm destroy the id.  One that holds
+	 * messages, which its peer saw acknowledged, stays for accept(),
+	 * even one whose ESTABLISHED never came (the RC QP receives before
+	 * it).  One the listener's close has taken already is that close's
+	 * to end; one accept() took is its socket's.
 	 */
-	if (cs->passive && (err || ret)) {
+	if (cs->passive &&
+	    (err || ret || ev->event == RDMA_CM_EVENT_DISCONNECTED)) {
 		mutex_lock(&ibt_conn_accept_lock);
-		if (cs->parent && !cs->ready) {
+		if (cs->parent && !ibt_conn_unread(cs)) {
 			list_del_init(&cs->child_node);
 			cs->parent->nchildren--;
 			cs->parent = NULL;
 			reap = true;
+		} else if (cs->parent && !cs->ready) {
+			if (cs->state == IBTICK_CONN_CONNECTING)
+				cs->state = IBTICK_CONN_PEER_CLOSED; /* in order */
+			cs->ready = true;
+			ibt_conn_wake(cs->parent, EPOLLIN | EPOLLRDNORM);
 		}
 		mutex_unlock(&ibt_conn_accept_lock);
 	}

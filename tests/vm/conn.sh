@@ -21,8 +21,8 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
 CT=tests/vm/conntest
-ALL_TESTS="conn_table conn_stream conn_flow conn_mapped conn_prefer conn_many conn_close conn_kill_reader
-	conn_kill_sender conn_link_delete conn_port_flap conn_unload"
+ALL_TESTS="conn_table conn_stream conn_flow conn_mapped conn_prefer conn_many conn_churn
+	conn_close conn_kill_reader conn_kill_sender conn_link_delete conn_port_flap conn_unload"
 # messages each way in conn_stream (the long run: CONN_MSGS=1000000)
 CONN_MSGS=${CONN_MSGS:-100000}
 D=${RESULTS:-/tmp}/conn
@@ -273,6 +273,43 @@ conn_many() {
 	ct "$D/many.out" 300 many 7630 16 "$(cnt 500 50)" || rc=1
 	no_rnr "$before" || rc=1
 	log_test "connections: 16 clients connect at once while 4 connections stream: all accepted, every echo intact; no RNR" $rc
+}
+
+# pending PORT N: until ibtick conn show has the listener on SRV:PORT with N
+# connections waiting for accept(), and exactly N connections on that port
+# besides it (10 s, times SLOW); the last dump in $D/churn.json.
+pending() {
+	for _ in $(seq $((50 * SLOW))); do
+		user/ibtick/ibtick -j conn show >"$D/churn.json" || return 1
+		jtrue "$D/churn.json" "[c['pending_accept'] for c in j if c['state'] == 'listen' and c['local'] == '$SRV:$1'] == [$2] and len([c for c in j if c['state'] != 'listen' and c['local'] == '$SRV:$1']) == $2" &&
+			return 0
+		sleep 0.2
+	done
+	echo "  ibtick conn show: not $2 pending on $SRV:$1: $(cat "$D/churn.json")"
+	return 1
+}
+
+conn_churn() {
+	local rc=0 pid k
+	k=$(cnt 60 20)
+	$CT churn "$SRV" "$CLI" 7635 "$k" >"$D/churn.out" 2>&1 &
+	pid=$!
+	if wait_line "$D/churn.out" '^holding' "$pid" $((60 + k)); then
+		# the k that ended are gone; the closed one with a message
+		# and the two live ones wait for accept()
+		pending 7635 3 || rc=1
+		kill -USR1 "$pid"
+	else
+		rc=1
+	fi
+	reap "$pid" 60 || rc=1
+	sed 's/^/  | /' "$D/churn.out"
+	# every connection is gone, the listener too
+	user/ibtick/ibtick -j conn show >"$D/churn-after.json" || rc=1
+	jtrue "$D/churn-after.json" "not [c for c in j if c['local'] == '$SRV:7635']" ||
+		{ echo "  left over: $(cat "$D/churn-after.json")"; rc=1; }
+	unload_ok || rc=1
+	log_test "connections: $k clients connect and close while the listener (backlog 4) never accepts: none lingers or holds the backlog (conn show), accept() returns only the live ones and the one holding a message; nothing leaks, the module unloads" $rc
 }
 
 conn_close() {
