@@ -313,11 +313,32 @@ conn_churn() {
 }
 
 conn_close() {
-	local rc=0 before
+	local rc=0 before mpid
 	before=$(counters "$RNR_COUNTERS")
+	user/ibtick/ibtick -j monitor conn >"$D/close-mon.out" 2>&1 &
+	mpid=$!
+	wait_line "$D/close-mon.out" '"ready"' "$mpid" 10 || rc=1
 	ct "$D/close.out" 120 close 7640 "$(cnt 1000)" || rc=1
 	no_rnr "$before" || rc=1
-	log_test "connections: close() and shutdown(SHUT_WR) reach the reader after every message: 0, POLLIN|POLLRDHUP, PEER_CLOSED; then EPIPE (SIGPIPE without MSG_NOSIGNAL)" $rc
+	# the server saw the client's close() (its send's EPIPE came from
+	# the disconnect that says it): conn_peer_closed, once; an orderly
+	# end is no failure
+	kill -INT "$mpid"
+	reap "$mpid" 10 || rc=1
+	python3 - "$D/close-mon.out" "$SRV:7640" "$CLI:" <<-'EOF' || { sed 's/^/  | /' "$D/close-mon.out"; rc=1; }
+		import json, sys
+		evs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+		srv, cli = sys.argv[2], sys.argv[3]
+		ours = [e for e in evs if srv in (e.get("local"), e.get("peer"))]
+		closed = [e for e in ours if e["event"] == "conn_peer_closed"]
+		ids = [e["conn"] for e in closed]
+		ok = (any(e["local"] == srv and e["peer"].startswith(cli) and e["dev"] == "rxe0"
+		          for e in closed) and
+		      len(ids) == len(set(ids)) and not [e for e in ours if e["event"] == "conn_failed"])
+		print("  ibtick monitor: conn_peer_closed for the server's end, once; no conn_failed: %s" % ok)
+		sys.exit(0 if ok else 1)
+	EOF
+	log_test "connections: close() and shutdown(SHUT_WR) reach the reader after every message: 0, POLLIN|POLLRDHUP, PEER_CLOSED; then EPIPE (SIGPIPE without MSG_NOSIGNAL); ibtick monitor: conn_peer_closed, no failure" $rc
 }
 
 conn_kill_reader() {
