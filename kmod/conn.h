@@ -220,6 +220,7 @@ struct ibt_csock {
 
 	/* a failure seen in a completion disconnects from here (lock) */
 	struct work_struct	fail_work;
+	bool			reported;	/* lock: its failure's event */
 	int			async_err;	/* an async event's, for fail_work */
 	/* send(): the message, copied from the user with slock only */
 	void			*stage;
@@ -256,10 +257,14 @@ void ibt_conn_wake(struct ibt_csock *cs, __poll_t mask);
 int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 struct rdma_cm_id *ibt_conn_new_id(struct ibt_csock *cs);
 void ibt_conn_fail(struct ibt_csock *cs, int err);
+void ibt_conn_report(struct ibt_csock *cs, int err);
 void ibt_conn_fail_work(struct work_struct *w);
 void ibt_conn_stop_work(struct ibt_csock *cs);
 void ibt_conn_shutdown_id(struct ibt_csock *cs, bool graceful);
 void ibt_conn_listener_close(struct ibt_csock *cs);
+
+/* nl_event.c: a connection's event (ibtick monitor); any context, lock */
+void ibt_ev_conn(u8 type, const struct ibt_csock *cs, int err, u64 unacked);
 
 /* nl_conn.c */
 void ibt_conn_list_add(struct ibt_csock *cs, struct pid *tgid);

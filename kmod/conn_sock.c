@@ -376,6 +376,7 @@ static int ibt_conn_release(struct socket *sock)
 	ibt_conn_list_del(cs);	/* dumps see no socket being torn down */
 	ibt_conn_stop_work(cs);
 	mutex_lock(&cs->lock);
+	ibt_conn_report(cs, 0);	/* a failure the cancelled fail_work owed */
 	if (cs->listening) {	/* a failed one too: its children */
 		cs->state = IBTICK_CONN_CLOSED;
 		ibt_conn_listener_close(cs);

@@ -55,6 +55,19 @@
  *                                    thread of both ends must have woken
  *                                    with ECONNRESET (recv) / EPIPE (send),
  *                                    with what arrived intact and in order
+ *   conntest churn SRV CLI PORT K   K clients connect and close at once
+ *                                    while the listener (backlog 4) never
+ *                                    accepts: each connect succeeds (a
+ *                                    refused one is tried again for 10 s:
+ *                                    the ended ones give their places
+ *                                    back); then one client sends a
+ *                                    message and closes, two stay; prints
+ *                                    "holding", waits for SIGUSR1 (60 s
+ *                                    at most); then accept() returns
+ *                                    exactly those three: the two live
+ *                                    (ESTABLISHED, a message reaches each)
+ *                                    and the closed one with its message,
+ *                                    then 0; then EAGAIN
  *
  * Every wait is bounded: socket timeouts, poll timeouts, timed joins.
  *
@@ -2070,6 +2083,87 @@ static int mode_prefer(uint64_t n)
 	return 0;
 }
 
+/*
+ * A client that connects to the listener on base_port, retrying a refusal
+ * (its backlog full of connections that ended and are on their way out)
+ * for 10 s; -1 with errno else.  *@refused counts the refusals.
+ */
+static int dial_again(int *refused)
+{
+	double end = now() + 10;
+	int fd;
+
+	for (;;) {
+		fd = dial(cli_ip, srv_ip, base_port, 0, 0);
+		if (fd >= 0 || errno != ECONNREFUSED || now() > end)
+			return fd;
+		(*refused)++;
+		msleep(20);
+	}
+}
+
+static int mode_churn(int k)
+{
+	static const char words[] = "last words";
+	int lfd = listener(srv_ip, base_port, 4, 0, 0);
+	int live[2], got[3], i, fd, n = 0, ok = 0, refused = 0, said = 0;
+	struct ibtick_conn_info ci;
+	char buf[64];
+	ssize_t r;
+
+	for (i = 0; i < k; i++) {
+		fd = dial_again(&refused);
+		if (fd < 0)
+			break;
+		close(fd);
+	}
+	printf("# %d connections made and closed, %d refusals on the way\n", i, refused);
+	check(i == k, "churn: K connect-and-close clients, never accepted, each connect succeeds within 10 s (ended connections leave the backlog of 4)", errno);
+	fd = dial_again(&refused);
+	check(fd >= 0 && send(fd, words, sizeof(words), 0) == sizeof(words) && close(fd) == 0,
+	      "churn: a client sends a message and closes", errno);
+	live[0] = dial_again(&refused);
+	live[1] = dial_again(&refused);
+	check(live[0] >= 0 && live[1] >= 0, "churn: two clients connect and stay", errno);
+	if (live[0] < 0 || live[1] < 0)
+		return 1;
+	printf("holding\n");
+	fflush(stdout);
+	if (wait_usr1(60)) {
+		check(0, "churn: the script's SIGUSR1 (ibtick conn show checked)", 0);
+		return 1;
+	}
+	while (n < 3 && (fd = accept_within(lfd, 2000, NULL)) >= 0)
+		got[n++] = fd;
+	fcntl(lfd, F_SETFL, O_NONBLOCK);
+	EXPECT_ERR(accept(lfd, NULL, NULL), EAGAIN, "churn: accept() returns three connections, then EAGAIN");
+	check(n == 3, "churn: accept() returns the two live and the one holding a message", 0);
+	for (i = 0; i < n; i++) {
+		set_timeo(got[i], SO_RCVTIMEO, 5000);
+		if (conn_info(got[i], &ci))
+			continue;
+		if (ci.state == IBTICK_CONN_ESTABLISHED) {
+			ok += send(got[i], "ping", 5, 0) == 5;
+			continue;
+		}
+		r = recv(got[i], buf, sizeof(buf), 0);
+		said += ci.state == IBTICK_CONN_PEER_CLOSED && r == sizeof(words) &&
+			!memcmp(buf, words, sizeof(words)) && recv(got[i], buf, sizeof(buf), 0) == 0;
+	}
+	check(said == 1, "churn: the closed one: PEER_CLOSED, its message, then 0", errno);
+	for (i = 0; i < 2; i++) {
+		set_timeo(live[i], SO_RCVTIMEO, 5000);
+		ok += recv(live[i], buf, sizeof(buf), 0) == 5 && !strcmp(buf, "ping");
+	}
+	check(ok == 4, "churn: the two live ones: ESTABLISHED, a message reaches each client", errno);
+	for (i = 0; i < n; i++)
+		close(got[i]);
+	close(live[0]);
+	close(live[1]);
+	close(lfd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t usr1;
@@ -2112,6 +2206,8 @@ int main(int argc, char **argv)
 		rc = mode_kill_sender();
 	} else if (!strcmp(argv[1], "devgone") && argc == 5) {
 		rc = mode_devgone();
+	} else if (!strcmp(argv[1], "churn") && argc == 6) {
+		rc = mode_churn(atoi(argv[5]));
 	} else if (!strcmp(argv[1], "break") && argc == 6) {
 		rc = mode_break(atoi(argv[5]));
 	} else {

@@ -584,6 +584,15 @@ struct ibtick_tick_info {
  * peer's ring (RC acknowledged it); tx_unacked in struct ibtick_conn_info
  * counts those sent but not known to be acknowledged (a completion is
  * asked for one send in 16), which may or may not have arrived.
+ * Each failure is also an IBTICK_EV_CONN_FAILED event (ibtick monitor),
+ * and an orderly close from the peer IBTICK_EV_CONN_PEER_CLOSED.
+ *
+ * A connection that ends before accept() takes it (it fails, or its
+ * client closes or disconnects, in order or not) is dropped when its ring
+ * holds no message: accept() never returns it and it gives its place in
+ * the backlog back at once.  One that holds messages (acknowledged to
+ * the client, so owed) stays for accept(), which returns it with them,
+ * then 0 or ECONNRESET.
  *
  * Reading without a system call per message: mmap() maps the
  * connection's ring read-only at IBTICK_MMAP_RING, as for a feed (see
