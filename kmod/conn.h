@@ -11,6 +11,7 @@
  *   conn_ib.c     verbs: the QP, CQ and buffers of a connection; posting
  *                 and completions (the receive path into the ring)
  *   conn_poll.c   who drains the CQ: the softirq poll, or a spinning caller
+ *   conn_opt.c    options: geometry, ring info, the reader's cursor
  *   credit.c      flow control (pure logic, KUnit)
  *   nl_conn.c     the connection list, IBTICK_CMD_CONN_GET (ibtick conn)
  *   conn_acl.c    who may listen on a port: the listener rules (their
@@ -48,6 +49,7 @@
 #ifndef _IBTICK_CONN_H
 #define _IBTICK_CONN_H
 
+#include <linux/hrtimer.h>
 #include <linux/in.h>
 #include <linux/list.h>
 #include <linux/irq_poll.h>
@@ -137,6 +139,9 @@ struct ibt_conn_ib {
 	struct irq_poll		iop;
 	spinlock_t		poll_lock;
 	bool			poll_off;	/* poll_lock: torn down */
+	bool			disarmed;	/* poll_lock: left so for a spinner */
+	u64			spin_ns;	/* a preferring spinner drained */
+	struct hrtimer		rearm;		/* hands a disarmed CQ back */
 	/* one per send queue entry, in posting order (index % IBT_CONN_SQ) */
 	struct ib_cqe		sq_cqe[IBT_CONN_SQ];
 	bool			sq_data[IBT_CONN_SQ];	/* a data send */
@@ -227,6 +232,7 @@ struct ibt_csock {
 
 	/* a failure seen in a completion disconnects from here (lock) */
 	struct work_struct	fail_work;
+	bool			reported;	/* lock: its failure's event */
 	int			async_err;	/* an async event's, for fail_work */
 	/* send(): the message, copied from the user with slock only */
 	void			*stage;
@@ -263,10 +269,14 @@ void ibt_conn_wake(struct ibt_csock *cs, __poll_t mask);
 int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 struct rdma_cm_id *ibt_conn_new_id(struct ibt_csock *cs);
 void ibt_conn_fail(struct ibt_csock *cs, int err);
+void ibt_conn_report(struct ibt_csock *cs, int err);
 void ibt_conn_fail_work(struct work_struct *w);
 void ibt_conn_stop_work(struct ibt_csock *cs);
 void ibt_conn_shutdown_id(struct ibt_csock *cs, bool graceful);
 void ibt_conn_listener_close(struct ibt_csock *cs);
+
+/* nl_event.c: a connection's event (ibtick monitor); any context, lock */
+void ibt_ev_conn(u8 type, const struct ibt_csock *cs, int err, u64 unacked);
 
 /* nl_conn.c */
 void ibt_conn_list_add(struct ibt_csock *cs, struct pid *tgid);
@@ -276,6 +286,16 @@ int ibt_nl_conn_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* conn_sock.c: a snapshot of the connection's state and counters */
 void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci);
+
+/* conn_opt.c: SOL_IBTICK options of a connection socket */
+int ibt_conn_setsockopt(struct socket *sock, int level, int optname,
+			sockptr_t optval, unsigned int optlen);
+int ibt_conn_getsockopt(struct socket *sock, int level, int optname,
+			char __user *optval, int __user *optlen);
+
+/* mmap.c: the ring, read-only, for readers that make no call per message */
+int ibt_conn_mmap(struct file *file, struct socket *sock,
+		  struct vm_area_struct *vma);
 
 /* conn_acl.c: 0, or -EACCES when the caller may not listen on @port */
 int ibt_conn_listen_allowed(u16 port);
@@ -305,6 +325,8 @@ void ibt_conn_users_debugfs(struct dentry *dir);
 void ibt_conn_users_exit(void);
 
 /* conn_poll.c */
+void ibt_conn_poll_init(struct ibt_csock *cs);
+void ibt_conn_poll_sleep(struct ibt_csock *cs);
 int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries);
 void ibt_conn_cq_stop(struct ibt_csock *cs);
 void ibt_conn_cq_destroy(struct ibt_csock *cs);

@@ -8,6 +8,14 @@
  * may sleep.  It must never destroy its own id: for device removal it
  * tears the verbs resources down and returns non-zero, which makes rdma_cm
  * destroy the id (the device cannot go before).  Locking: conn.h.
+ *
+ * Events (ibtick monitor): every failure goes through ibt_conn_fail(), in
+ * process context under the socket's lock, which says it once per socket
+ * (IBTICK_EV_CONN_FAILED; @reported).  A failure seen in softirq (a
+ * completion, the watchdog) gets there through fail_work; one whose
+ * fail_work a close() cancelled is said by release (ibt_conn_report()).
+ * An orderly end from the peer is IBTICK_EV_CONN_PEER_CLOSED, from the
+ * DISCONNECTED handler.
  */
 #include <linux/slab.h>
 
@@ -16,6 +24,30 @@
 
 DEFINE_MUTEX(ibt_conn_accept_lock);
 
+/*
+ * Say that @cs failed (IBTICK_EV_CONN_FAILED), once: a connection, a
+ * connecting socket or a listener, not a socket that never was one.  @err
+ * 0: only if a completion or the watchdog failed it (release, which
+ * cancelled the fail_work that would have said it).  Caller: lock.
+ */
+void ibt_conn_report(struct ibt_csock *cs, int err)
+{
+	u64 unacked;
+
+	if (cs->reported || cs->state == IBTICK_CONN_NEW ||
+	    cs->state == IBTICK_CONN_CLOSED)
+		return;
+	spin_lock_bh(&cs->dlock);
+	if (cs->failed)
+		err = cs->err ?: err;
+	unacked = cs->failed ? cs->st.tx_unacked : 0;
+	spin_unlock_bh(&cs->dlock);
+	if (!err)
+		return;
+	cs->reported = true;
+	ibt_ev_conn(IBTICK_EV_CONN_FAILED, cs, err, unacked);
+}
+
 /* Fail the connection from process context: state, ring, sleepers. */
 void ibt_conn_fail(struct ibt_csock *cs, int err)
 {
@@ -23,6 +55,7 @@ void ibt_conn_fail(struct ibt_csock *cs, int err)
 	spin_lock_bh(&cs->dlock);
 	ibt_conn_fail_locked(cs, err);
 	spin_unlock_bh(&cs->dlock);
+	ibt_conn_report(cs, err);
 	if (cs->state == IBTICK_CONN_LISTEN ||
 	    cs->state == IBTICK_CONN_CONNECTING ||
 	    cs->state == IBTICK_CONN_ESTABLISHED ||
@@ -52,8 +85,19 @@ void ibt_conn_fail_work(struct work_struct *w)
 	}
 	if (READ_ONCE(cs->failed)) {
 		ibt_conn_fail(cs, READ_ONCE(cs->err) ?: ECONNRESET);
-		if (cs->cm_id)
+		if (cs->cm_id) {
+			/*
+			 * The QP is in error now: what completed is in the
+			 * CQ, nothing more can be written to the ring, and
+			 * a mapped reader may be told it ended.
+			 */
 			rdma_disconnect(cs->cm_id);
+			ibt_conn_drain_now(cs);
+			spin_lock_bh(&cs->dlock);
+			if (cs->ring_mem)
+				ibt_ring_set_dead(&cs->ring);
+			spin_unlock_bh(&cs->dlock);
+		}
 	}
 	mutex_unlock(&cs->lock);
 }
@@ -239,6 +283,13 @@ err_count:
 	return err;
 }
 
+/* Messages in @cs's ring nobody has read.  Caller: lock (a child's). */
+static bool ibt_conn_unread(struct ibt_csock *cs)
+{
+	return ibt_conn_ring(cs) &&
+	       ibt_ring_backlog(&cs->ring, READ_ONCE(cs->cursor));
+}
+
 static int ibt_conn_event_errno(enum rdma_cm_event_type e)
 {
 	switch (e) {
@@ -313,8 +364,10 @@ int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		}
 		spin_unlock_bh(&cs->dlock);
 		if (cs->dead) {
-			if (cs->state == IBTICK_CONN_ESTABLISHED)
+			if (cs->state == IBTICK_CONN_ESTABLISHED) {
 				cs->state = IBTICK_CONN_PEER_CLOSED;
+				ibt_ev_conn(IBTICK_EV_CONN_PEER_CLOSED, cs, 0, 0);
+			}
 			ibt_conn_wake(cs, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
 		} else {
 			ibt_conn_fail(cs, ECONNRESET);
@@ -351,18 +404,30 @@ int ibt_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (err)
 		ibt_conn_fail(cs, -err);
 	/*
-	 * A listener's child that failed before accept() could take it is
-	 * nobody's: leave the listener (its backlog slot with it) and go,
-	 * letting rdma_cm destroy the id.  One the listener's close has
-	 * taken already is that close's to end.
+	 * A listener's child that ends before accept() took it (it failed,
+	 * its device went, or it was disconnected, in order or not) with
+	 * an empty ring is nobody's: there is nothing for accept() to hand
+	 * out, and one not established yet never will be.  It leaves the
+	 * listener (its backlog slot and the pinned memory it charged with
+	 * it) and goes, letting rdma_cm destroy the id.  One that holds
+	 * messages, which its peer saw acknowledged, stays for accept(),
+	 * even one whose ESTABLISHED never came (the RC QP receives before
+	 * it).  One the listener's close has taken already is that close's
+	 * to end; one accept() took is its socket's.
 	 */
-	if (cs->passive && (err || ret)) {
+	if (cs->passive &&
+	    (err || ret || ev->event == RDMA_CM_EVENT_DISCONNECTED)) {
 		mutex_lock(&ibt_conn_accept_lock);
-		if (cs->parent && !cs->ready) {
+		if (cs->parent && !ibt_conn_unread(cs)) {
 			list_del_init(&cs->child_node);
 			cs->parent->nchildren--;
 			cs->parent = NULL;
 			reap = true;
+		} else if (cs->parent && !cs->ready) {
+			if (cs->state == IBTICK_CONN_CONNECTING)
+				cs->state = IBTICK_CONN_PEER_CLOSED; /* in order */
+			cs->ready = true;
+			ibt_conn_wake(cs->parent, EPOLLIN | EPOLLRDNORM);
 		}
 		mutex_unlock(&ibt_conn_accept_lock);
 	}
@@ -450,6 +515,7 @@ void ibt_conn_listener_close(struct ibt_csock *ls)
 		ibt_conn_list_del(cs);
 		ibt_conn_stop_work(cs);
 		mutex_lock(&cs->lock);
+		ibt_conn_report(cs, 0);	/* a failure its fail_work missed */
 		ibt_conn_shutdown_id(cs, false);
 		cs->state = IBTICK_CONN_CLOSED;
 		mutex_unlock(&cs->lock);

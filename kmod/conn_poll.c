@@ -4,19 +4,35 @@
  *
  *  - the softirq poll (irq_poll), scheduled by the CQ event: drains a
  *    budget, re-arms the CQ and looks again for what came meanwhile;
+ *  - the CQ event itself, where the driver calls it in softirq context
+ *    (rxe): the same, in place, one softirq fewer;
  *  - a caller that would rather spin than sleep (recv with MSG_DONTWAIT,
  *    SO_BUSY_POLL, poll() with SO_BUSY_POLL, a send short of room):
  *    drains it directly, skipping the softirq hop.
  *
+ * A spinner that set SO_PREFER_BUSY_POLL may have the CQ event left off:
+ * when the event's poll finds that such a caller drained the CQ within
+ * the last IBT_CONN_DEFER_US, it does not re-arm the CQ ("disarmed") but
+ * starts @rearm, so that arriving messages cost no CQ event (on rxe: no
+ * completion tasklet) while the caller keeps finding them itself.  The
+ * timer hands the CQ back to the softirq poll, which re-arms it once no
+ * such caller has drained for that long; every path that may sleep
+ * (ibt_conn_poll_sleep(): a waiting send or recv, poll() without both
+ * EPOLLIN and EPOLLOUT) re-arms it at once.  So a reader that stops
+ * spinning without sleeping here (a mapped reader) waits at most
+ * IBT_CONN_DEFER_US more for the next message.
+ *
  * Both run the completions' handlers (conn_ib.c), which write the ring:
  * poll_lock lets one of them drain at a time, so the ring keeps one
  * producer.  The softirq poll waits for it (a caller holds it for one
- * batch, BH off); a caller only tries.  Callers never arm the CQ: it stays
- * armed by the softirq poll, so nothing a caller leaves is stranded.
+ * batch, BH off); a caller only tries.  Callers never arm the CQ: the
+ * softirq poll (or the CQ event) does, or leaves it to @rearm, so nothing
+ * a caller leaves is stranded.
  * @poll_off is true from the socket's creation until the CQ exists, and
  * again from teardown on (irq_poll_disable(), then @poll_off under the
  * lock): a caller on a socket still connecting, or failed, drains nothing.
  */
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/irq_poll.h>
 #include <linux/sched/clock.h>
@@ -24,8 +40,11 @@
 #include <net/busy_poll.h>
 
 #include "conn.h"
+#include "ibt.h"
 
 #define IBT_CONN_POLL_BATCH	16
+/* how long a preferring spinner keeps the CQ event off after it drained */
+#define IBT_CONN_DEFER_US	200
 
 /* Drain up to @budget completions; poll_lock held, BH off. */
 static int ibt_conn_drain(struct ibt_csock *cs, int budget)
@@ -47,6 +66,32 @@ static int ibt_conn_drain(struct ibt_csock *cs, int budget)
 	return done;
 }
 
+/*
+ * After a drain that emptied the CQ: arm it for the next event, or, while
+ * a preferring spinner is at it, leave it off until @rearm.  True when
+ * completions came before the arm (poll again).  poll_lock held.
+ */
+static bool ibt_conn_arm(struct ibt_csock *cs)
+{
+	u64 spun = READ_ONCE(cs->ib.spin_ns);
+
+	if (cs->ib.poll_off)
+		return false;
+	if (spun && local_clock() - spun < IBT_CONN_DEFER_US * NSEC_PER_USEC &&
+	    READ_ONCE(cs->sk.sk_prefer_busy_poll)) {
+		WRITE_ONCE(cs->ib.disarmed, true);
+		if (!hrtimer_active(&cs->ib.rearm))
+			hrtimer_start(&cs->ib.rearm,
+				      ns_to_ktime(IBT_CONN_DEFER_US *
+						  NSEC_PER_USEC),
+				      HRTIMER_MODE_REL_SOFT);
+		return false;
+	}
+	WRITE_ONCE(cs->ib.disarmed, false);
+	return ib_req_notify_cq(cs->ib.cq, IB_CQ_NEXT_COMP |
+				IB_CQ_REPORT_MISSED_EVENTS) > 0;
+}
+
 static int ibt_conn_irq_poll(struct irq_poll *iop, int budget)
 {
 	struct ibt_csock *cs = container_of(iop, struct ibt_csock, ib.iop);
@@ -56,20 +101,67 @@ static int ibt_conn_irq_poll(struct irq_poll *iop, int budget)
 	done = cs->ib.poll_off ? 0 : ibt_conn_drain(cs, budget);
 	if (done < budget) {
 		irq_poll_complete(iop);
-		if (!cs->ib.poll_off &&
-		    ib_req_notify_cq(cs->ib.cq, IB_CQ_NEXT_COMP |
-				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+		if (ibt_conn_arm(cs))
 			irq_poll_sched(iop);	/* came before the arm */
 	}
 	spin_unlock(&cs->ib.poll_lock);
 	return done;
 }
 
+/* @rearm (softirq): the softirq poll decides whether to arm the CQ now. */
+static enum hrtimer_restart ibt_conn_rearm(struct hrtimer *t)
+{
+	struct ibt_csock *cs = container_of(t, struct ibt_csock, ib.rearm);
+
+	irq_poll_sched(&cs->ib.iop);	/* a no-op once teardown disabled it */
+	return HRTIMER_NORESTART;
+}
+
+void ibt_conn_poll_init(struct ibt_csock *cs)
+{
+	spin_lock_init(&cs->ib.poll_lock);
+	cs->ib.poll_off = true;		/* until the CQ exists */
+	hrtimer_init(&cs->ib.rearm, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	cs->ib.rearm.function = ibt_conn_rearm;
+}
+
+/*
+ * A caller may sleep waiting for the CQ event: a CQ left disarmed for a
+ * spinner (maybe this caller, a moment ago) is armed now, by the softirq
+ * poll, which runs at local_bh_enable() here.  Context: process.
+ */
+void ibt_conn_poll_sleep(struct ibt_csock *cs)
+{
+	if (!READ_ONCE(cs->ib.disarmed))
+		return;
+	WRITE_ONCE(cs->ib.spin_ns, 0);
+	local_bh_disable();
+	irq_poll_sched(&cs->ib.iop);
+	local_bh_enable();
+}
+
+/*
+ * CQ event.  Where the driver calls it in softirq context with nothing of
+ * its own held (rxe: ibt_comp_direct_ok(), poll.c), drain and re-arm here,
+ * a softirq fewer per message; elsewhere, and when a caller is draining
+ * (it never arms), the softirq poll does it.
+ */
 static void ibt_conn_cq_comp(struct ib_cq *cq, void *ctx)
 {
 	struct ibt_csock *cs = ctx;
+	bool again = true;
 
-	irq_poll_sched(&cs->ib.iop);	/* a no-op once teardown disabled it */
+	if (ibt_comp_direct_ok(cq->device) &&
+	    spin_trylock(&cs->ib.poll_lock)) {
+		again = false;
+		if (!cs->ib.poll_off &&
+		    (ibt_conn_drain(cs, IBT_CONN_POLL_BATCH) >=
+		     IBT_CONN_POLL_BATCH || ibt_conn_arm(cs)))
+			again = true;	/* more, or came before the arm */
+		spin_unlock(&cs->ib.poll_lock);
+	}
+	if (again)
+		irq_poll_sched(&cs->ib.iop); /* a no-op once teardown disabled it */
 }
 
 static void ibt_conn_cq_event(struct ib_event *ev, void *ctx)
@@ -105,6 +197,7 @@ int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries)
 void ibt_conn_cq_stop(struct ibt_csock *cs)
 {
 	irq_poll_disable(&cs->ib.iop);	/* waits for a running poll */
+	hrtimer_cancel(&cs->ib.rearm);	/* only the poll starts it */
 	spin_lock_bh(&cs->ib.poll_lock);
 	/* bounded: a peer may keep sending what needs no credit */
 	if (!cs->ib.poll_off)
@@ -142,8 +235,11 @@ bool ibt_conn_poll_direct(struct ibt_csock *cs)
 
 	if (!spin_trylock_bh(&cs->ib.poll_lock))
 		return false;	/* someone drains it now */
-	if (!cs->ib.poll_off)
+	if (!cs->ib.poll_off) {
 		done = ibt_conn_drain(cs, IBT_CONN_POLL_BATCH);
+		if (READ_ONCE(cs->sk.sk_prefer_busy_poll))
+			WRITE_ONCE(cs->ib.spin_ns, local_clock());
+	}
 	spin_unlock_bh(&cs->ib.poll_lock);
 	return done > 0;
 }

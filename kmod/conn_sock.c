@@ -43,6 +43,7 @@ void ibt_conn_wake(struct ibt_csock *cs, __poll_t mask)
 static void ibt_conn_destruct(struct sock *sk)
 {
 	del_timer_sync(&ibt_csk(sk)->wd);	/* none runs by now: a belt */
+	hrtimer_cancel(&ibt_csk(sk)->ib.rearm);
 	vfree(ibt_csk(sk)->ring_mem);
 	kfree(ibt_csk(sk)->stage);
 	ibt_conn_memlock_release(ibt_csk(sk));
@@ -72,8 +73,7 @@ struct ibt_csock *ibt_conn_alloc(struct net *net, int kern,
 	mutex_init(&cs->rlock);
 	mutex_init(&cs->slock);
 	spin_lock_init(&cs->dlock);
-	spin_lock_init(&cs->ib.poll_lock);
-	cs->ib.poll_off = true;		/* no CQ yet (conn_poll.c) */
+	ibt_conn_poll_init(cs);		/* no CQ yet */
 	INIT_LIST_HEAD(&cs->children);
 	INIT_LIST_HEAD(&cs->child_node);
 	INIT_LIST_HEAD(&cs->node);
@@ -390,6 +390,7 @@ static int ibt_conn_release(struct socket *sock)
 	ibt_conn_list_del(cs);	/* dumps see no socket being torn down */
 	ibt_conn_stop_work(cs);
 	mutex_lock(&cs->lock);
+	ibt_conn_report(cs, 0);	/* a failure the cancelled fail_work owed */
 	if (cs->listening) {	/* a failed one too: its children */
 		cs->state = IBTICK_CONN_CLOSED;
 		ibt_conn_listener_close(cs);
@@ -414,6 +415,7 @@ static int ibt_conn_wait(struct ibt_csock *cs, long *timeo, bool send)
 
 	if (!*timeo)
 		return -EAGAIN;
+	ibt_conn_poll_sleep(cs);	/* the CQ event wakes us: armed */
 	t = wait_event_interruptible_timeout(*sk_sleep(&cs->sk), ({
 		bool go;
 
@@ -571,7 +573,7 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 	spin_lock_bh(&cs->dlock);
 	cs->st.rx_read++;
 	if (!cs->dead && !cs->failed) {
-		ibt_credit_freed(&cs->cr);
+		ibt_credit_freed(&cs->cr, 1);
 		ibt_conn_maybe_update_locked(cs);
 	}
 	spin_unlock_bh(&cs->dlock);
@@ -622,6 +624,9 @@ static __poll_t ibt_conn_poll(struct file *file, struct socket *sock,
 	if (cs->peer_fin && (cs->wr_shut || cs->dead))
 		mask |= EPOLLHUP;
 	spin_unlock_bh(&cs->dlock);
+	/* poll may sleep waiting for either: the CQ event must come */
+	if ((mask & (EPOLLIN | EPOLLOUT)) != (EPOLLIN | EPOLLOUT))
+		ibt_conn_poll_sleep(cs);
 	return mask;
 }
 
@@ -657,38 +662,6 @@ out:
 	return err;
 }
 
-static int ibt_conn_setsockopt(struct socket *sock, int level, int optname,
-			       sockptr_t optval, unsigned int optlen)
-{
-	struct ibt_csock *cs = ibt_csk(sock->sk);
-	struct ibtick_ring_geometry g;
-	u64 bytes;
-	int err;
-
-	if (level != SOL_IBTICK)
-		return -ENOPROTOOPT;
-	if (optname != IBTICK_RING_GEOMETRY)
-		return -ENOPROTOOPT;
-	if (optlen < sizeof(g))
-		return -EINVAL;
-	if (copy_from_sockptr(&g, optval, sizeof(g)))
-		return -EFAULT;
-	if (g.nslots > IBT_CONN_SLOTS_MAX)
-		return -EINVAL;
-	err = ibt_ring_geometry(g.nslots, g.slot_size, &bytes);
-	if (err)
-		return err;
-	mutex_lock(&cs->lock);
-	if (cs->state != IBTICK_CONN_NEW || cs->ring_mem) {
-		err = -EISCONN;
-	} else {
-		cs->nslots = g.nslots;
-		cs->slot_size = g.slot_size;
-	}
-	mutex_unlock(&cs->lock);
-	return err;
-}
-
 void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci)
 {
 	spin_lock_bh(&cs->dlock);
@@ -710,28 +683,6 @@ void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci)
 	ci->qp_num = cs->qp_num;
 	ci->peer_qp_num = cs->peer_qp_num;
 	spin_unlock_bh(&cs->dlock);
-}
-
-static int ibt_conn_getsockopt(struct socket *sock, int level, int optname,
-			       char __user *optval, int __user *optlen)
-{
-	struct ibt_csock *cs = ibt_csk(sock->sk);
-	struct ibtick_conn_info ci;
-	int len;
-
-	if (level != SOL_IBTICK)
-		return -ENOPROTOOPT;
-	if (get_user(len, optlen))
-		return -EFAULT;
-	if (optname != IBTICK_CONN_INFO)
-		return -ENOPROTOOPT;
-	if (len < 8)
-		return -EINVAL;
-	len = min_t(int, len, sizeof(ci));
-	ibt_conn_info(cs, &ci);
-	if (copy_to_user(optval, &ci, len) || put_user(len, optlen))
-		return -EFAULT;
-	return 0;
 }
 
 static int ibt_conn_ioctl(struct socket *sock, unsigned int cmd,
@@ -757,7 +708,7 @@ static struct proto_ops ibt_conn_ops __ro_after_init = {
 	.getsockopt	= ibt_conn_getsockopt,
 	.sendmsg	= ibt_conn_sendmsg,
 	.recvmsg	= ibt_conn_recvmsg,
-	.mmap		= sock_no_mmap,
+	.mmap		= ibt_conn_mmap,
 };
 
 int ibt_conn_create(struct net *net, struct socket *sock, int kern)

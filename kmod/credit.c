@@ -64,9 +64,9 @@ int ibt_credit_received(struct ibt_credit *c, u32 grants, bool data)
 	return 0;
 }
 
-void ibt_credit_freed(struct ibt_credit *c)
+void ibt_credit_freed(struct ibt_credit *c, u32 n)
 {
-	c->pending++;
+	c->pending += n;
 }
 
 bool ibt_credit_update_due(const struct ibt_credit *c)

@@ -17,7 +17,8 @@
  * least @threshold grants, and no more than @nslots grants are ever in
  * flight.  Receive buffers are reposted as soon as a message is copied
  * into the ring, so only messages not yet seen by the receive completion
- * hold receive queue entries.
+ * hold receive queue entries.  Slots freed in a batch (a mapped reader
+ * moving its cursor) only make fewer, larger grants: the bound holds.
  *
  * Pure logic, no locking: the connection serialises every call with its
  * lock (conn.h).  KUnit: tests/kunit/credit_test.c.
@@ -67,8 +68,11 @@ u32 ibt_credit_grants(struct ibt_credit *c);
  */
 int ibt_credit_received(struct ibt_credit *c, u32 grants, bool data);
 
-/* Receiver: the reader freed one slot of the ring. */
-void ibt_credit_freed(struct ibt_credit *c);
+/*
+ * Receiver: the reader freed @n slots of the ring (recv() one at a time, a
+ * mapped reader as many as its cursor moved; never more than it received).
+ */
+void ibt_credit_freed(struct ibt_credit *c, u32 n);
 
 /* The credits the peer holds, as far as we know (in-flight ones too). */
 static inline u32 ibt_credit_peer(const struct ibt_credit *c)

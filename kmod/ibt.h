@@ -671,11 +671,14 @@ int ibt_arb_fill(struct sk_buff *skb, struct ibt_feed *f);
 void ibt_poll_init(struct ibt_feed *f);
 int ibt_rx_poll(struct irq_poll *iop, int budget);
 void ibt_rx_comp(struct ib_cq *cq, void *ctx);
-bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns);
+/* @prefer: the caller's socket has SO_PREFER_BUSY_POLL */
+bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer);
 int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu);
 void ibt_poll_stop(struct ibt_feed *f);
 void ibt_poll_seize(struct ibt_feed *f);
 void ibt_poll_reader_added(struct ibt_feed *f);
+/* may a CQ event of @dev drain its CQ in place (rxe, in softirq)? */
+bool ibt_comp_direct_ok(const struct ib_device *dev);
 
 /* member.c: the feeds of a multi-feed socket; the socket lock held */
 int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen);
@@ -702,6 +705,8 @@ int ibt_mmap(struct file *file, struct socket *sock,
 	     struct vm_area_struct *vma);
 /* the length of a ring's mapping: its size rounded up to pages */
 u64 ibt_mmap_size(const struct ibt_ring *r);
+/* IBTICK_RING_INFO of a ring mapped at IBTICK_MMAP_RING */
+void ibt_ring_info(const struct ibt_ring *r, struct ibtick_ring_info *ri);
 
 /* tx.c */
 int ibt_tx_send(struct ibt_feed *f, const void *payload, size_t len,
@@ -723,6 +728,17 @@ int ibt_setsockopt(struct socket *sock, int level, int optname,
 		   sockptr_t optval, unsigned int optlen);
 int ibt_getsockopt(struct socket *sock, int level, int optname,
 		   char __user *optval, int __user *optlen);
+/* how an option's length is checked before its value is copied */
+enum ibt_opt_len {
+	IBT_OPT_EXACT,		/* optlen == size */
+	IBT_OPT_AT_LEAST,	/* optlen >= size; the first size bytes count */
+	IBT_OPT_STRUCT,		/* optlen >= size, the rest zero, <= a page */
+};
+int ibt_opt_get(void *dst, size_t size, sockptr_t optval,
+		unsigned int optlen, enum ibt_opt_len rule);
+/* a structure versioned by length: min(len, size) bytes, the length back */
+int ibt_put_versioned(char __user *optval, int __user *optlen, int len,
+		      const void *val, size_t size, size_t min);
 
 /* netlink.c */
 extern struct genl_family ibt_genl_family;

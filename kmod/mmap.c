@@ -24,6 +24,7 @@
 #include <linux/version.h>
 #include <linux/vmalloc.h>
 
+#include "conn.h"
 #include "ibt.h"
 
 /*
@@ -133,6 +134,36 @@ static struct ibt_member *ibt_mmap_member(struct ibt_sock *is,
 	return m;
 }
 
+/* Shared and read-only, as the contract says, or not at all. */
+static int ibt_mmap_flags_ok(struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;		/* MAP_PRIVATE: copy-on-write of a ring */
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EACCES;
+	return 0;
+}
+
+/*
+ * Map ring @r (its memory @mem) whole into @vma, which must be exactly as
+ * long, and keep the mapping from ever becoming writable, copied into a
+ * child or grown.
+ */
+static int ibt_mmap_ring(struct vm_area_struct *vma, const struct ibt_ring *r,
+			 void *mem)
+{
+	if ((u64)(vma->vm_end - vma->vm_start) != ibt_mmap_size(r))
+		return -EINVAL;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+		     VM_MAYWRITE | VM_MAYEXEC);
+#else
+	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+#endif
+	return ibt_map_pages(vma, mem);
+}
+
 int ibt_mmap(struct file *file, struct socket *sock,
 	     struct vm_area_struct *vma)
 {
@@ -142,10 +173,9 @@ int ibt_mmap(struct file *file, struct socket *sock,
 	struct ibt_feed *f;
 	int err;
 
-	if (!(vma->vm_flags & VM_SHARED))
-		return -EINVAL;		/* MAP_PRIVATE: copy-on-write of a ring */
-	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
-		return -EACCES;
+	err = ibt_mmap_flags_ok(vma);
+	if (err)
+		return err;
 	if (!bound) {
 		m = ibt_mmap_member(is, vma->vm_pgoff, &bound);
 		if (!m && !bound)
@@ -159,19 +189,7 @@ int ibt_mmap(struct file *file, struct socket *sock,
 	} else {
 		f = m->feed;
 	}
-	err = -EINVAL;
-	if ((u64)(vma->vm_end - vma->vm_start) != ibt_mmap_size(&f->ring))
-		goto out;
-
-	/* no mprotect(PROT_WRITE) later, no copy into a child, no growing */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
-		     VM_MAYWRITE | VM_MAYEXEC);
-#else
-	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
-	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
-#endif
-	err = ibt_map_pages(vma, f->ring_mem);
+	err = ibt_mmap_ring(vma, &f->ring, f->ring_mem);
 	if (err)
 		goto out;
 	if (m) {
@@ -191,4 +209,50 @@ out:
 	return err;
 }
 
-/* For IBTICK_RING_INFO. */
+/*
+ * A connection's ring (conn.h), mapped the same way at IBTICK_MMAP_RING
+ * once the connection has one (connect(), or accept()).  The ring lives
+ * as long as the socket (its destructor frees it) and the mapping holds
+ * the socket's file: no reference to take, nothing to count.  Teardown
+ * leaves it in place with IBTICK_RING_DEAD set.
+ */
+static const struct vm_operations_struct ibt_conn_vm_ops = {
+	.may_split	= ibt_vm_may_split,
+};
+
+int ibt_conn_mmap(struct file *file, struct socket *sock,
+		  struct vm_area_struct *vma)
+{
+	struct ibt_csock *cs = ibt_csk(sock->sk);
+	void *mem;
+	int err;
+
+	err = ibt_mmap_flags_ok(vma);
+	if (err)
+		return err;
+	mem = ibt_conn_ring(cs);	/* laid out before it is seen */
+	if (vma->vm_pgoff != (IBTICK_MMAP_RING >> PAGE_SHIFT) || !mem ||
+	    READ_ONCE(cs->listening))
+		return -EINVAL;
+	err = ibt_mmap_ring(vma, &cs->ring, mem);
+	if (err)
+		return err;
+	vma->vm_ops = &ibt_conn_vm_ops;
+	return 0;
+}
+
+void ibt_ring_info(const struct ibt_ring *r, struct ibtick_ring_info *ri)
+{
+	memset(ri, 0, sizeof(*ri));
+	ri->version = IBTICK_RING_VERSION;
+	ri->nslots = r->nslots;
+	ri->slot_size = r->slot_size;
+	ri->flags = READ_ONCE(r->hdr->flags);
+	ri->hdr_size = sizeof(struct ibtick_ring_hdr);
+	ri->producer_off = offsetof(struct ibtick_ring_hdr, producer);
+	ri->flags_off = offsetof(struct ibtick_ring_hdr, flags);
+	ri->slots_off = r->hdr->slots_off;
+	ri->ring_size = r->size;
+	ri->mmap_offset = IBTICK_MMAP_RING;
+	ri->mmap_size = ibt_mmap_size(r);
+}

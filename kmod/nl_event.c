@@ -21,6 +21,7 @@
 
 #include <linux/ibtick_netlink.h>
 
+#include "conn.h"
 #include "ibt.h"
 
 /* the family is registered (and not being unregistered) */
@@ -189,5 +190,42 @@ void ibt_ev_sock(u8 type, const struct ibt_feed *f, const struct ibt_sock *is,
 						IBTICK_A_EV_PAD) ||
 			      nla_put_u32(skb, IBTICK_A_EV_PID, pid_nr(is->tgid)) ||
 			      ibt_ev_put_counts(skb, count, total));
+	rcu_read_unlock();
+}
+
+/*
+ * A connection's event (IBTICK_EV_CONN_*), on the administrators' group:
+ * it names a process and both ends, which a dump shows a user only for
+ * their own connections.  @err: the failure's errno, 0 for none; @unacked:
+ * its sends never acknowledged.  Context: any; the caller keeps @cs's
+ * addresses and device name still (its lock).
+ */
+void ibt_ev_conn(u8 type, const struct ibt_csock *cs, int err, u64 unacked)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	rcu_read_lock();
+	skb = ibt_ev_new(type, IBT_MCGRP_SOCK_EVENTS, &hdr);
+	if (skb)
+		ibt_ev_finish(skb, hdr, IBT_MCGRP_SOCK_EVENTS,
+			      nla_put_u64_64bit(skb, IBTICK_A_EV_CONN_ID, cs->id,
+						IBTICK_A_EV_PAD) ||
+			      nla_put_u32(skb, IBTICK_A_EV_PID, pid_nr(cs->tgid)) ||
+			      nla_put_in_addr(skb, IBTICK_A_EV_LOCAL_ADDR,
+					      cs->local.sin_addr.s_addr) ||
+			      nla_put_u16(skb, IBTICK_A_EV_LOCAL_PORT,
+					  ntohs(cs->local.sin_port)) ||
+			      (cs->peer.sin_addr.s_addr &&
+			       (nla_put_in_addr(skb, IBTICK_A_EV_PEER_ADDR,
+						cs->peer.sin_addr.s_addr) ||
+				nla_put_u16(skb, IBTICK_A_EV_PEER_PORT,
+					    ntohs(cs->peer.sin_port)))) ||
+			      (cs->dev_name[0] &&
+			       nla_put_string(skb, IBTICK_A_EV_DEV_NAME,
+					      cs->dev_name)) ||
+			      (err && nla_put_s32(skb, IBTICK_A_EV_ERRNO, err)) ||
+			      (err && nla_put_u64_64bit(skb, IBTICK_A_EV_UNACKED,
+							unacked, IBTICK_A_EV_PAD)));
 	rcu_read_unlock();
 }

@@ -19,8 +19,10 @@
  *    and when it stops;
  *  - a caller spinning with SO_BUSY_POLL in recvmsg (IRQ mode): owns it,
  *    with preemption off, for the length of its spin.  With
- *    busy_poll_defer_us set, it leaves the CQ disarmed when it goes, as
- *    SO_PREFER_BUSY_POLL leaves a NAPI instance: the next busy call finds
+ *    busy_poll_defer_us set, or SO_PREFER_BUSY_POLL on its socket (then
+ *    IBT_BUSY_PREFER_US unless the parameter says otherwise), it leaves
+ *    the CQ disarmed when it goes, as SO_PREFER_BUSY_POLL leaves a NAPI
+ *    instance: the next busy call finds
  *    the ticks that came meanwhile without a CQ event, a softirq or a
  *    re-arm on the way.  A timer (rearm_timer) hands the CQ back to the
  *    softirq poll - drain, re-arm - if no caller comes within that time,
@@ -60,7 +62,10 @@
  */
 static unsigned int busy_poll_defer_us;
 module_param(busy_poll_defer_us, uint, 0644);
-MODULE_PARM_DESC(busy_poll_defer_us, "leave the receive CQ disarmed this long (us) after an SO_BUSY_POLL caller drained it (default 0: re-arm at once)");
+MODULE_PARM_DESC(busy_poll_defer_us, "leave the receive CQ disarmed this long (us) after an SO_BUSY_POLL caller drained it (default 0: re-arm at once, or 200 us for a socket with SO_PREFER_BUSY_POLL)");
+
+/* The defer time of a caller whose socket has SO_PREFER_BUSY_POLL. */
+#define IBT_BUSY_PREFER_US	200
 
 /*
  * Drain the receive CQ in the CQ event itself when the driver calls it in
@@ -70,7 +75,7 @@ MODULE_PARM_DESC(busy_poll_defer_us, "leave the receive CQ disarmed this long (u
  */
 static bool rx_comp_drain = true;
 module_param(rx_comp_drain, bool, 0644);
-MODULE_PARM_DESC(rx_comp_drain, "drain the receive CQ in its completion event when the driver (rxe) calls it in softirq context, saving a softirq per tick (default on)");
+MODULE_PARM_DESC(rx_comp_drain, "drain the receive CQ (a feed's, a connection's) in its completion event when the driver (rxe) calls it in softirq context, saving a softirq per tick (default on)");
 
 /* Take the CQ without leaving a trace when it is owned. */
 static bool ibt_poll_trylock(struct ibt_feed *f)
@@ -158,9 +163,12 @@ static enum hrtimer_restart ibt_poll_rearm_timer(struct hrtimer *t)
  * itself firing while we still own the CQ - is looked at after OWNED is
  * dropped, as in ibt_poll_unlock(), so that nothing is left waiting.
  */
-static void ibt_poll_unlock_caller(struct ibt_feed *f)
+static void ibt_poll_unlock_caller(struct ibt_feed *f, bool prefer)
 {
 	unsigned int defer = READ_ONCE(busy_poll_defer_us);
+
+	if (!defer && prefer)
+		defer = IBT_BUSY_PREFER_US;
 
 	if (!defer || !ibt_feed_live(f)) {
 		ibt_poll_unlock(f, true);
@@ -185,13 +193,18 @@ static void ibt_poll_unlock_caller(struct ibt_feed *f)
  * process context; that has not been checked here, so those kernels keep
  * the softirq poll until it is.
  */
-static bool ibt_rx_comp_direct_ok(const struct ibt_feed *f)
+bool ibt_comp_direct_ok(const struct ib_device *dev)
 {
 	if (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0))
 		return false;
 	return READ_ONCE(rx_comp_drain) && in_serving_softirq() &&
 	       !in_hardirq() && !in_nmi() &&
-	       f->dev->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	       dev->ops.driver_id == RDMA_DRIVER_RXE;
+}
+
+static bool ibt_rx_comp_direct_ok(const struct ibt_feed *f)
+{
+	return ibt_comp_direct_ok(f->dev->ibdev);
 }
 
 /*
@@ -255,7 +268,7 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
  * just watch the ring.  True when a tick arrived.
  * Context: process, no lock held.
  */
-bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns)
+bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer)
 {
 	bool owned = false, got = false;
 
@@ -292,7 +305,7 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns)
 		 * Without one it is about to sleep: the event is wanted now.
 		 */
 		if (got)
-			ibt_poll_unlock_caller(f);
+			ibt_poll_unlock_caller(f, prefer);
 		else
 			ibt_poll_unlock(f, true);
 		preempt_enable();

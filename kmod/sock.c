@@ -397,7 +397,8 @@ static bool ibt_busy_wait(struct ibt_sock *is, long timeo)
 	spin = min_t(u64, (u64)usec * NSEC_PER_USEC,
 		     (u64)jiffies_to_nsecs(timeo));
 	return ibt_poll_caller(is->feed, READ_ONCE(is->sub.cursor),
-			       local_clock() + spin);
+			       local_clock() + spin,
+			       READ_ONCE(is->sk.sk_prefer_busy_poll));
 }
 
 /* The ring is flagged DEAD: no tick will follow those in it. */
@@ -848,7 +849,8 @@ static bool ibt_poll_busy(struct ibt_sock *is, struct ibt_feed *f, u64 cursor,
 	if (!usec || poll_does_not_wait(wait) || ibt_feed_dead(f))
 		return false;
 	return ibt_poll_caller(f, cursor,
-			       local_clock() + (u64)usec * NSEC_PER_USEC);
+			       local_clock() + (u64)usec * NSEC_PER_USEC,
+			       READ_ONCE(is->sk.sk_prefer_busy_poll));
 }
 
 /*

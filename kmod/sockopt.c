@@ -20,15 +20,9 @@
 #include "ibt.h"
 #include "verlen.h"
 
-enum ibt_opt_len {
-	IBT_OPT_EXACT,		/* optlen == size */
-	IBT_OPT_AT_LEAST,	/* optlen >= size; the first size bytes count */
-	IBT_OPT_STRUCT,		/* optlen >= size, the rest zero, <= a page */
-};
-
 /* Copy an option's value from user space after checking its length. */
-static int ibt_opt_get(void *dst, size_t size, sockptr_t optval,
-		       unsigned int optlen, enum ibt_opt_len rule)
+int ibt_opt_get(void *dst, size_t size, sockptr_t optval,
+		unsigned int optlen, enum ibt_opt_len rule)
 {
 	int zero;
 
@@ -178,8 +172,8 @@ int ibt_setsockopt(struct socket *sock, int level, int optname,
 }
 
 /* Copy a versioned structure: min(len, size) bytes, the length returned. */
-static int ibt_put_versioned(char __user *optval, int __user *optlen, int len,
-			     const void *val, size_t size, size_t min)
+int ibt_put_versioned(char __user *optval, int __user *optlen, int len,
+		      const void *val, size_t size, size_t min)
 {
 	len = ibt_versioned_len(len, size, min);
 	if (len < 0)
@@ -247,18 +241,7 @@ int ibt_getsockopt(struct socket *sock, int level, int optname,
 			err = -ENOTCONN;
 			break;
 		}
-		memset(&ri, 0, sizeof(ri));
-		ri.version = IBTICK_RING_VERSION;
-		ri.nslots = f->ring.nslots;
-		ri.slot_size = f->ring.slot_size;
-		ri.flags = READ_ONCE(f->ring.hdr->flags);
-		ri.hdr_size = sizeof(struct ibtick_ring_hdr);
-		ri.producer_off = offsetof(struct ibtick_ring_hdr, producer);
-		ri.flags_off = offsetof(struct ibtick_ring_hdr, flags);
-		ri.slots_off = f->ring.hdr->slots_off;
-		ri.ring_size = f->ring.size;
-		ri.mmap_offset = IBTICK_MMAP_RING;
-		ri.mmap_size = ibt_mmap_size(&f->ring);
+		ibt_ring_info(&f->ring, &ri);
 		err = ibt_put_versioned(optval, optlen, len, &ri, sizeof(ri),
 					offsetof(struct ibtick_ring_info, hdr_size));
 		break;

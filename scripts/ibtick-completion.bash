@@ -344,7 +344,7 @@ _ibtick()
 			_ibtick_reply "$(_ibtick_unused "$skw" $((oi + 1)))"
 		fi ;;
 	monitor)
-		((cword == oi + 1)) && _ibtick_reply "all dev feed sock" ;;
+		((cword == oi + 1)) && _ibtick_reply "all dev feed sock conn" ;;
 	doctor)
 		case $prev in
 		--app-cpus|--interval)

@@ -31,8 +31,8 @@ static void credit_piggyback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ibt_credit_received(&c, 0, true), 0);
 	KUNIT_EXPECT_EQ(test, ibt_credit_received(&c, 0, true), 0);
 	KUNIT_EXPECT_EQ(test, ibt_credit_peer(&c), 62U);
-	ibt_credit_freed(&c);
-	ibt_credit_freed(&c);
+	ibt_credit_freed(&c, 1);
+	ibt_credit_freed(&c, 1);
 	KUNIT_EXPECT_EQ(test, ibt_credit_grants(&c), 2U);
 	KUNIT_EXPECT_EQ(test, c.pending, 0U);
 	KUNIT_EXPECT_EQ(test, ibt_credit_peer(&c), 64U);
@@ -47,10 +47,10 @@ static void credit_update_due(struct kunit *test)
 	for (i = 0; i < 20; i++)
 		KUNIT_ASSERT_EQ(test, ibt_credit_received(&c, 0, true), 0);
 	for (i = 0; i < 15; i++) {
-		ibt_credit_freed(&c);
+		ibt_credit_freed(&c, 1);
 		KUNIT_EXPECT_FALSE(test, ibt_credit_update_due(&c));
 	}
-	ibt_credit_freed(&c);
+	ibt_credit_freed(&c, 1);
 	KUNIT_EXPECT_TRUE(test, ibt_credit_update_due(&c));
 	KUNIT_EXPECT_EQ(test, ibt_credit_grants(&c), 16U);
 	KUNIT_EXPECT_FALSE(test, ibt_credit_update_due(&c));
@@ -61,7 +61,7 @@ static void credit_update_due(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, ibt_credit_received(&c, 0, true), 0);
 	KUNIT_EXPECT_EQ(test, ibt_credit_peer(&c), 0U);
 	KUNIT_EXPECT_FALSE(test, ibt_credit_update_due(&c));	/* nothing owed */
-	ibt_credit_freed(&c);
+	ibt_credit_freed(&c, 1);
 	KUNIT_EXPECT_TRUE(test, ibt_credit_update_due(&c));
 }
 
@@ -116,6 +116,8 @@ struct side {
 	u32	wire_grants[WIRE_MAX];
 	bool	wire_data[WIRE_MAX];
 	u32	wire_max;
+	u32	batch;		/* 0: one read at a time; else up to this many */
+	struct rnd_state *rnd;
 };
 
 static void side_put(struct kunit *test, struct side *s, bool data, u32 g)
@@ -171,13 +173,18 @@ static bool side_deliver(struct kunit *test, struct side *from, struct side *to)
 	return true;
 }
 
+/* the reader: recv() takes one message, a mapped reader a batch */
 static bool side_read(struct kunit *test, struct side *s)
 {
+	u32 n = 1;
+
 	if (!s->ring)
 		return false;
-	s->ring--;
-	s->read++;
-	ibt_credit_freed(&s->c);
+	if (s->batch)
+		n = min(s->ring, 1 + prandom_u32_state(s->rnd) % s->batch);
+	s->ring -= n;
+	s->read += n;
+	ibt_credit_freed(&s->c, n);
 	side_maybe_update(test, s);
 	return true;
 }
@@ -186,7 +193,7 @@ static bool side_read(struct kunit *test, struct side *s)
 static u32 credit_model_over;
 
 static void credit_model_run(struct kunit *test, u32 na, u32 nb, u32 msgs,
-			     u32 seed)
+			     u32 seed, u32 batch)
 {
 	struct side *s = kunit_kzalloc(test, 2 * sizeof(*s), GFP_KERNEL);
 	struct rnd_state rnd;
@@ -200,6 +207,10 @@ static void credit_model_run(struct kunit *test, u32 na, u32 nb, u32 msgs,
 	ibt_credit_init(&s[1].c, nb, na);
 	s[0].to_send = msgs;
 	s[1].to_send = msgs;
+	for (i = 0; i < 2; i++) {
+		s[i].batch = batch;
+		s[i].rnd = &rnd;
+	}
 	/*
 	 * Random schedule; now and then a reader stops for a while, so
 	 * that senders run out of credits and starve.
@@ -275,11 +286,30 @@ static void credit_model(struct kunit *test)
 	for (g = 0; g < ARRAY_SIZE(geo); g++)
 		for (seed = 1; seed <= 20; seed++)
 			credit_model_run(test, geo[g][0], geo[g][1], 3000,
-					 seed * 7919 + g);
+					 seed * 7919 + g, 0);
 	/* the entries beyond the slots were needed: the bound is not idle */
 	kunit_info(test, "receive queue use past the slots: %u\n",
 		   credit_model_over);
 	KUNIT_EXPECT_GT(test, credit_model_over, 0U);
+}
+
+/*
+ * Mapped readers: the cursor moves by a batch (IBTICK_RING_CURSOR), so the
+ * slots come back many at a time; the same invariants hold, and the
+ * grants owed never exceed what was read.
+ */
+static void credit_model_batch(struct kunit *test)
+{
+	static const u32 geo[][3] = {
+		{ 1, 1, 1 }, { 4, 4, 4 }, { 16, 64, 16 }, { 64, 64, 17 },
+		{ 256, 4, 300 }, { 1024, 1024, 256 },
+	};
+	u32 g, seed;
+
+	for (g = 0; g < ARRAY_SIZE(geo); g++)
+		for (seed = 1; seed <= 10; seed++)
+			credit_model_run(test, geo[g][0], geo[g][1], 3000,
+					 seed * 104729 + g, geo[g][2]);
 }
 
 static struct kunit_case credit_cases[] = {
@@ -289,6 +319,7 @@ static struct kunit_case credit_cases[] = {
 	KUNIT_CASE(credit_protocol_errors),
 	KUNIT_CASE(credit_rq_extra),
 	KUNIT_CASE(credit_model),
+	KUNIT_CASE(credit_model_batch),
 	{}
 };
 

@@ -44,7 +44,7 @@ cases=(
 	"4 8|ibtick feed add f1 arbitrate seq-field off 0 width "
 	"le be rail window-us window-ticks reset-at slots slot-size comp-vector owner mode|ibtick feed add f1 arbitrate seq-field off 0 width 4 "
 	"--app-cpus --interval --fast|ibtick doctor "
-	"all dev feed sock|ibtick monitor "
+	"all dev feed sock conn|ibtick monitor "
 	"udp-to-feed feed-to-udp|ibtick relay "
 	"--from --to --slots --slot-size --loopback --ttl --multicast-loop --stats-interval|ibtick relay feed-to-udp -"
 	"-i -n -s -r|ibtick-pub -"

@@ -21,9 +21,9 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
 CT=tests/vm/conntest
-ALL_TESTS="conn_table conn_stream conn_flow conn_many conn_close conn_kill_reader
-	conn_kill_sender conn_link_delete conn_port_flap conn_acl conn_rule_cli
-	conn_user_limit conn_unload"
+ALL_TESTS="conn_table conn_stream conn_flow conn_mapped conn_prefer conn_many conn_churn
+	conn_close conn_kill_reader conn_kill_sender conn_link_delete conn_port_flap conn_acl
+	conn_rule_cli conn_user_limit conn_unload"
 # messages each way in conn_stream (the long run: CONN_MSGS=1000000)
 CONN_MSGS=${CONN_MSGS:-100000}
 D=${RESULTS:-/tmp}/conn
@@ -222,6 +222,23 @@ conn_stream() {
 			      " credits as the ends see them: %s" % (n, ok))
 			sys.exit(0 if ok else 1)
 		EOF
+		# ibtick sock show lists the same three, as rows of type conn
+		# (pid filter: the process has no datagram socket)
+		user/ibtick/ibtick -j sock show pid "$pid" >"$D/socks.json" || rc=1
+		python3 - "$D/socks.json" "$D/conns.json" "$pid" <<-'EOF' || { echo "  ibtick sock show: $(cat "$D/socks.json")"; rc=1; }
+			import json, sys
+			socks, conns = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+			pid = int(sys.argv[3])
+			key = lambda x: (x["id"], x["state"], x["local"], x.get("peer"), x.get("qpn"))
+			mine = sorted(key(c) for c in conns if c["pid"] == pid)
+			ok = (len(socks) == 3 and all(x["type"] == "conn" and x["pid"] == pid for x in socks) and
+			      sorted(key(x) for x in socks) == mine)
+			print("  ibtick sock show pid: the listener and both ends, type conn, as conn show has them: %s" % ok)
+			sys.exit(0 if ok else 1)
+		EOF
+		user/ibtick/ibtick sock show >"$D/socks.txt" || rc=1
+		grep -q "^conn [0-9]*: established local .* peer $SRV:7610 dev rxe1 pid $pid " "$D/socks.txt" ||
+			{ echo "  ibtick sock show (text) misses the client's row:"; sed 's/^/  | /' "$D/socks.txt"; rc=1; }
 		kill -USR1 "$pid"
 	else
 		rc=1
@@ -233,7 +250,7 @@ conn_stream() {
 	(($(ctr rxe0 rcvd_pkts) - rx0 >= n && $(ctr rxe1 rcvd_pkts) - rx1 >= n)) ||
 		{ echo "  rcvd_pkts: rxe0 +$(($(ctr rxe0 rcvd_pkts) - rx0)), rxe1 +$(($(ctr rxe1 rcvd_pkts) - rx1)), fewer than $n"; rc=1; }
 	no_rnr "$before" || rc=1
-	log_test "connections: $n messages each way at once, sizes 1..msg_max: each once, in order, intact; counters of both ends add up; RC QPs on rxe0/rxe1; ibtick conn show agrees; no RNR" $rc
+	log_test "connections: $n messages each way at once, sizes 1..msg_max: each once, in order, intact; counters of both ends add up; RC QPs on rxe0/rxe1; ibtick conn show and sock show agree; no RNR" $rc
 }
 
 conn_flow() {
@@ -244,6 +261,20 @@ conn_flow() {
 	log_test "connections: a receiver that does not read stops the sender after nslots messages (EAGAIN, no POLLOUT, SO_SNDTIMEO), then everything arrives; no RNR" $rc
 }
 
+conn_mapped() {
+	local rc=0 before
+	before=$(counters "$RNR_COUNTERS")
+	ct "$D/mapped.out" 180 mapped 7625 "$(cnt 20000 2000)" || rc=1
+	no_rnr "$before" || rc=1
+	log_test "connections: the ring mapped (libibtick): mmap/cursor errno table; unreported slots stop the sender, IBTICK_RING_CURSOR gives them back; a stream read with no call per message; DEAD then recv 0 at close; no RNR" $rc
+}
+
+conn_prefer() {
+	local rc=0
+	ct "$D/prefer.out" 120 prefer 7627 "$(cnt 5000 500)" || rc=1
+	log_test "connections: SO_PREFER_BUSY_POLL: round trips to a spinning echo with the CQ event left off; then a blocking recv and a mapped reader still get every message within 1 s" $rc
+}
+
 conn_many() {
 	local rc=0 before
 	before=$(counters "$RNR_COUNTERS")
@@ -252,12 +283,70 @@ conn_many() {
 	log_test "connections: 16 clients connect at once while 4 connections stream: all accepted, every echo intact; no RNR" $rc
 }
 
+# pending PORT N: until ibtick conn show has the listener on SRV:PORT with N
+# connections waiting for accept(), and exactly N connections on that port
+# besides it (10 s, times SLOW); the last dump in $D/churn.json.
+pending() {
+	for _ in $(seq $((50 * SLOW))); do
+		user/ibtick/ibtick -j conn show >"$D/churn.json" || return 1
+		jtrue "$D/churn.json" "[c['pending_accept'] for c in j if c['state'] == 'listen' and c['local'] == '$SRV:$1'] == [$2] and len([c for c in j if c['state'] != 'listen' and c['local'] == '$SRV:$1']) == $2" &&
+			return 0
+		sleep 0.2
+	done
+	echo "  ibtick conn show: not $2 pending on $SRV:$1: $(cat "$D/churn.json")"
+	return 1
+}
+
+conn_churn() {
+	local rc=0 pid k
+	k=$(cnt 60 20)
+	$CT churn "$SRV" "$CLI" 7635 "$k" >"$D/churn.out" 2>&1 &
+	pid=$!
+	if wait_line "$D/churn.out" '^holding' "$pid" $((60 + k)); then
+		# the k that ended are gone; the closed one with a message
+		# and the two live ones wait for accept()
+		pending 7635 3 || rc=1
+		kill -USR1 "$pid"
+	else
+		rc=1
+	fi
+	reap "$pid" 60 || rc=1
+	sed 's/^/  | /' "$D/churn.out"
+	# every connection is gone, the listener too
+	user/ibtick/ibtick -j conn show >"$D/churn-after.json" || rc=1
+	jtrue "$D/churn-after.json" "not [c for c in j if c['local'] == '$SRV:7635']" ||
+		{ echo "  left over: $(cat "$D/churn-after.json")"; rc=1; }
+	unload_ok || rc=1
+	log_test "connections: $k clients connect and close while the listener (backlog 4) never accepts: none lingers or holds the backlog (conn show), accept() returns only the live ones and the one holding a message; nothing leaks, the module unloads" $rc
+}
+
 conn_close() {
-	local rc=0 before
+	local rc=0 before mpid
 	before=$(counters "$RNR_COUNTERS")
+	user/ibtick/ibtick -j monitor conn >"$D/close-mon.out" 2>&1 &
+	mpid=$!
+	wait_line "$D/close-mon.out" '"ready"' "$mpid" 10 || rc=1
 	ct "$D/close.out" 120 close 7640 "$(cnt 1000)" || rc=1
 	no_rnr "$before" || rc=1
-	log_test "connections: close() and shutdown(SHUT_WR) reach the reader after every message: 0, POLLIN|POLLRDHUP, PEER_CLOSED; then EPIPE (SIGPIPE without MSG_NOSIGNAL)" $rc
+	# the server saw the client's close() (its send's EPIPE came from
+	# the disconnect that says it): conn_peer_closed, once; an orderly
+	# end is no failure
+	kill -INT "$mpid"
+	reap "$mpid" 10 || rc=1
+	python3 - "$D/close-mon.out" "$SRV:7640" "$CLI:" <<-'EOF' || { sed 's/^/  | /' "$D/close-mon.out"; rc=1; }
+		import json, sys
+		evs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+		srv, cli = sys.argv[2], sys.argv[3]
+		ours = [e for e in evs if srv in (e.get("local"), e.get("peer"))]
+		closed = [e for e in ours if e["event"] == "conn_peer_closed"]
+		ids = [e["conn"] for e in closed]
+		ok = (any(e["local"] == srv and e["peer"].startswith(cli) and e["dev"] == "rxe0"
+		          for e in closed) and
+		      len(ids) == len(set(ids)) and not [e for e in ours if e["event"] == "conn_failed"])
+		print("  ibtick monitor: conn_peer_closed for the server's end, once; no conn_failed: %s" % ok)
+		sys.exit(0 if ok else 1)
+	EOF
+	log_test "connections: close() and shutdown(SHUT_WR) reach the reader after every message: 0, POLLIN|POLLRDHUP, PEER_CLOSED; then EPIPE (SIGPIPE without MSG_NOSIGNAL); ibtick monitor: conn_peer_closed, no failure" $rc
 }
 
 conn_kill_reader() {
@@ -302,9 +391,46 @@ flap() {
 	ip link set "$1" up
 }
 
+# conn_events FILE: the conn_failed events of ibtick -j monitor in FILE:
+# the client's end on rxe1 (peer the listener, SRV:7670) failed once with
+# ENODEV, its device removed; the server's end (peer the client) once
+# with some errno; no connection said it twice.
+conn_events() {
+	python3 - "$1" "$SRV:7670" <<-'EOF'
+		import json, sys
+		evs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+		evs = [e for e in evs if e["event"] == "conn_failed"]
+		srv = sys.argv[2]
+		cli = [e for e in evs if e.get("peer") == srv]
+		ser = [e for e in evs if e.get("local") == srv and "peer" in e]
+		ids = [e["conn"] for e in evs]
+		ok = (len(cli) == 1 and cli[0]["errno"] == 19 and cli[0]["dev"] == "rxe1" and
+		      cli[0]["pid"] > 0 and "unacked" in cli[0] and
+		      len(ser) == 1 and ser[0]["errno"] > 0 and ser[0]["dev"] == "rxe0" and
+		      len(ids) == len(set(ids)))
+		print("  ibtick monitor: conn_failed client ENODEV on rxe1, server errno %s on rxe0, one each: %s" %
+		      (ser[0]["errno"] if ser else "-", ok))
+		sys.exit(0 if ok else 1)
+	EOF
+}
+
 conn_link_delete() {
-	local rc=0
+	local rc=0 mpid
+	# ibtick monitor (the sock-events group: root) sees both ends fail
+	user/ibtick/ibtick -j monitor conn >"$D/linkdel-mon.out" 2>&1 &
+	mpid=$!
+	wait_line "$D/linkdel-mon.out" '"ready"' "$mpid" 10 || rc=1
 	fault_under_stream linkdel 7670 rdma link delete rxe1 || rc=1
+	if wait_line "$D/linkdel-mon.out" "\"peer\":\"$SRV:7670\"" "$mpid" 15 &&
+		wait_line "$D/linkdel-mon.out" "\"local\":\"$SRV:7670\",\"peer\"" "$mpid" 15; then
+		kill -INT "$mpid"
+		reap "$mpid" 10 || rc=1
+		sed 's/^/  | /' "$D/linkdel-mon.out"
+		conn_events "$D/linkdel-mon.out" || rc=1
+	else
+		kill -INT "$mpid"
+		rc=1
+	fi
 	rdma link add rxe1 type rxe netdev veth1 || rc=1
 	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
 	# the module still connects, over the device added back
@@ -325,7 +451,7 @@ conn_link_delete() {
 	rdma link add rxe1 type rxe netdev veth1 || rc=1
 	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
 	unload_ok || rc=1
-	log_test "connections: rdma link delete rxe1 under a stream both ways: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; rxe1 back, a new connection works; a listener and a bound socket on a removed device fail cleanly; the module unloads" $rc
+	log_test "connections: rdma link delete rxe1 under a stream both ways: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; ibtick monitor: one conn_failed each (client ENODEV); rxe1 back, a new connection works; a listener and a bound socket on a removed device fail cleanly; the module unloads" $rc
 }
 
 conn_port_flap() {

@@ -23,6 +23,16 @@
  *                                    stops a sender after nslots messages
  *                                    (EAGAIN, no POLLOUT, SO_SNDTIMEO);
  *                                    then it reads and nothing is lost
+ *   conntest mapped SRV CLI PORT N   the ring mapped (libibtick): the errno
+ *                                    table of mmap and IBTICK_RING_CURSOR;
+ *                                    unreported slots stop the sender, the
+ *                                    cursor gives them back; N messages read
+ *                                    with no call per message; DEAD at the
+ *                                    peer's close, then recv() 0
+ *   conntest prefer SRV CLI PORT N   SO_PREFER_BUSY_POLL: N round trips to a
+ *                                    spinning echo; then the spinner blocks,
+ *                                    then reads the mapped ring with no
+ *                                    call: each message still arrives
  *   conntest many SRV CLI PORT NCLI K
  *                                    NCLI clients connect at once while 4
  *                                    connections stream; each echoes K
@@ -45,6 +55,19 @@
  *                                    thread of both ends must have woken
  *                                    with ECONNRESET (recv) / EPIPE (send),
  *                                    with what arrived intact and in order
+ *   conntest churn SRV CLI PORT K   K clients connect and close at once
+ *                                    while the listener (backlog 4) never
+ *                                    accepts: each connect succeeds (a
+ *                                    refused one is tried again for 10 s:
+ *                                    the ended ones give their places
+ *                                    back); then one client sends a
+ *                                    message and closes, two stay; prints
+ *                                    "holding", waits for SIGUSR1 (60 s
+ *                                    at most); then accept() returns
+ *                                    exactly those three: the two live
+ *                                    (ESTABLISHED, a message reaches each)
+ *                                    and the closed one with its message,
+ *                                    then 0; then EAGAIN
  *   conntest listen SRV CLI PORT ok|EACCES
  *                                    bind SRV:PORT and listen() as the
  *                                    calling user: allowed (and a
@@ -113,6 +136,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libibtick.h"
 #include "vmcheck.h"
 
 /*
@@ -1749,6 +1773,416 @@ static int mode_devgone(void)
 }
 
 /* ---------------------------------------------------------------------
+ * mapped: the connection's ring read through mmap (libibtick), the slots
+ * handed back with IBTICK_RING_CURSOR
+ */
+static int set_cursor(int fd, uint64_t cur)
+{
+	return setsockopt(fd, SOL_IBTICK, IBTICK_RING_CURSOR, &cur, sizeof(cur));
+}
+
+/* Can @fd send within @ms (POLLOUT)? */
+static int writable_within(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLOUT);
+}
+
+static int mode_mapped(uint64_t n)
+{
+	int lfd = listener(srv_ip, base_port, 8, 0, 0), cfd, sfd, fd, e;
+	struct ibtick_conn_info c, s;
+	struct ibtick_ring_info ri;
+	struct ibtick_reader r;
+	struct ibtick_tick t;
+	unsigned char buf[MAXMSG];
+	socklen_t len;
+	struct leg up;
+	pthread_t th;
+	uint64_t i, sent, bad = 0, syscalls = 0, total;
+	double end;
+	char what[400];
+	void *m;
+
+	/* no ring to map: a new socket, a listener */
+	fd = csock();
+	len = sizeof(ri);
+	EXPECT_ERR(getsockopt(fd, SOL_IBTICK, IBTICK_RING_INFO, &ri, &len), ENOTCONN,
+		   "mapped: IBTICK_RING_INFO on a new socket -> ENOTCONN");
+	EXPECT_ERR(set_cursor(fd, 0), ENOTCONN, "mapped: IBTICK_RING_CURSOR on a new socket -> ENOTCONN");
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	check(m == MAP_FAILED && errno == EINVAL, "mapped: mmap of a new socket -> EINVAL", errno);
+	close(fd);
+	len = sizeof(ri);
+	EXPECT_ERR(getsockopt(lfd, SOL_IBTICK, IBTICK_RING_INFO, &ri, &len), ENOTCONN,
+		   "mapped: IBTICK_RING_INFO on a listener -> ENOTCONN");
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, lfd, 0);
+	check(m == MAP_FAILED && errno == EINVAL, "mapped: mmap of a listener -> EINVAL", errno);
+
+	if (pair(lfd, base_port, &cfd, &sfd, 0, 0)) {
+		check(0, "mapped: connect and accept", errno);
+		return 1;
+	}
+	conn_info(cfd, &c);
+	conn_info(sfd, &s);
+	if (c.msg_max < 1 || c.msg_max > MAXMSG)
+		return 1;
+	len = sizeof(ri);
+	memset(&ri, 0, sizeof(ri));
+	EXPECT_OK(getsockopt(sfd, SOL_IBTICK, IBTICK_RING_INFO, &ri, &len),
+		  "mapped: IBTICK_RING_INFO on the accepted socket");
+	check(len == sizeof(ri) && ri.nslots == s.nslots && ri.slot_size - CONN_SLOT_DESC == s.local_msg_max &&
+	      ri.mmap_offset == IBTICK_MMAP_RING && ri.mmap_size >= ri.ring_size && !ri.flags,
+	      "mapped: the ring info matches IBTICK_CONN_INFO (nslots, msg_max), not DEAD", 0);
+	/* the mapping's rules, as for a feed */
+	m = mmap(NULL, ri.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+	check(m == MAP_FAILED && errno == EACCES, "mapped: PROT_WRITE -> EACCES", errno);
+	m = mmap(NULL, ri.mmap_size, PROT_READ, MAP_PRIVATE, sfd, 0);
+	check(m == MAP_FAILED && errno == EINVAL, "mapped: MAP_PRIVATE -> EINVAL", errno);
+	m = mmap(NULL, ri.mmap_size + 4096, PROT_READ, MAP_SHARED, sfd, 0);
+	check(m == MAP_FAILED && errno == EINVAL, "mapped: a longer mapping -> EINVAL", errno);
+	m = mmap(NULL, ri.mmap_size, PROT_READ, MAP_SHARED, sfd, 4096);
+	check(m == MAP_FAILED && errno == EINVAL, "mapped: another offset -> EINVAL", errno);
+	if (ibtick_reader_attach(&r, sfd)) {
+		check(0, "mapped: ibtick_reader_attach() of the accepted socket", errno);
+		return 1;
+	}
+	check(r.nslots == s.nslots && r.cursor == 0, "mapped: attached at cursor 0, nslots as the connection's", 0);
+	EXPECT_ERR(set_cursor(sfd, 1), EINVAL, "mapped: a cursor past the producer -> EINVAL");
+	i = 0;
+	EXPECT_ERR(setsockopt(sfd, SOL_IBTICK, IBTICK_RING_CURSOR, &i, 4), EINVAL,
+		   "mapped: IBTICK_RING_CURSOR of 4 bytes -> EINVAL");
+
+	/* credits: a mapped reader that does not report its cursor stops the peer */
+	for (sent = 0; sent < 4 * (uint64_t)s.nslots; sent++) {
+		size_t l = msg_len(sent, 5, c.msg_max);
+
+		msg_fill(buf, l, sent, 5);
+		if (send(cfd, buf, l, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)l)
+			break;
+	}
+	e = errno;
+	check(sent == s.nslots && e == EAGAIN, "mapped: the sender stops after nslots messages (EAGAIN)", e);
+	/* wait without ibtick_wait(), which would report the cursor */
+	for (end = now() + 10; ibtick_backlog(&r) < sent && now() < end; )
+		msleep(5);
+	for (i = 0; i < sent && ibtick_next(&r, &t); i++) {
+		if (t.idx != i || t.slot->pub_seq != i ||
+		    msg_check(t.data, t.len, i, 5, c.msg_max, what, sizeof(what)) || !ibtick_done(&r, &t))
+			bad++;
+	}
+	check(i == sent && !bad && !r.lost, "mapped: every message read from the ring, intact and in order", 0);
+	/* read, but not handed back: still no credit */
+	check(!writable_within(cfd, 300), "mapped: no POLLOUT while the reader keeps its slots", 0);
+	conn_info(sfd, &s);
+	check(s.rx_read == 0 && s.rx_msgs == sent, "mapped: rx_read 0 until the cursor is reported", 0);
+	EXPECT_OK(ibtick_arm(&r), "mapped: IBTICK_RING_CURSOR hands the slots back");
+	check(writable_within(cfd, 5000), "mapped: the sender may send again (POLLOUT)", errno);
+	conn_info(sfd, &s);
+	check(s.rx_read == sent, "mapped: rx_read counts what the cursor passed", 0);
+	EXPECT_ERR(set_cursor(sfd, r.cursor - 1), EINVAL, "mapped: a cursor moved back -> EINVAL");
+	EXPECT_ERR(set_cursor(sfd, r.cursor + 1), EINVAL, "mapped: a cursor past the producer -> EINVAL");
+	EXPECT_OK(set_cursor(sfd, r.cursor), "mapped: the same cursor again is a no-op");
+
+	/* a stream read with no system call per message */
+	leg_init(&up, "client->server", cfd, -1, 6, c.msg_max, n, 30000);
+	pthread_create(&th, NULL, leg_tx, &up);
+	end = now() + 120;
+	for (i = 0; i < n && now() < end; ) {
+		if (!ibtick_next(&r, &t)) {
+			syscalls++;
+			if (ibtick_wait(&r, 1000) < 0)
+				break;
+			continue;
+		}
+		if (t.slot->pub_seq != sent + i ||
+		    msg_check(t.data, t.len, i, 6, c.msg_max, what, sizeof(what)) || !ibtick_done(&r, &t)) {
+			if (!bad++)
+				printf("# mapped: %s (pub_seq %llu)\n", what,
+				       (unsigned long long)t.slot->pub_seq);
+		}
+		i++;
+		if (ibtick_conn_release(&r)) {
+			check(0, "mapped: ibtick_conn_release", errno);
+			break;
+		}
+	}
+	join_within(th, 30);
+	total = sent + i;
+	snprintf(what, sizeof(what),
+		 "mapped: %llu messages through the mapped ring, %llu sent, intact and in order (%llu waits)",
+		 (unsigned long long)i, (unsigned long long)up.sent, (unsigned long long)syscalls);
+	check(i == n && up.sent == n && !up.tx_err && !bad && !r.lost, what, up.tx_err);
+	EXPECT_OK(ibtick_arm(&r), "mapped: the last slots handed back");
+	settle(cfd, sfd, &c, &s);
+	print_info("client", &c);
+	print_info("server", &s);
+	check(c.tx_msgs == total && s.rx_msgs == total && s.rx_read == total,
+	      "mapped counters: client tx_msgs == server rx_msgs == server rx_read", 0);
+	check(c.credits + s.pending_grants == s.nslots && s.pending_grants < s.nslots / 4,
+	      "mapped counters: quiet: sender's credits + grants pending (under a quarter) == nslots", 0);
+
+	/* the end: DEAD after the last message, then recv() says how */
+	close(cfd);
+	for (end = now() + 10; !ibtick_ended(&r) && now() < end; )
+		msleep(10);
+	check(ibtick_ended(&r), "mapped: the peer's close: the ring turns DEAD, nothing left", 0);
+	len = sizeof(ri);
+	getsockopt(sfd, SOL_IBTICK, IBTICK_RING_INFO, &ri, &len);
+	check(ri.flags & IBTICK_RING_DEAD, "mapped: IBTICK_RING_INFO says DEAD", 0);
+	set_timeo(sfd, SO_RCVTIMEO, 5000);
+	check(recv(sfd, buf, sizeof(buf), 0) == 0, "mapped: then recv() returns 0 (the peer closed)", errno);
+	/* the mapping outlives the socket */
+	close(sfd);
+	check(r.hdr->magic == IBTICK_RING_MAGIC && ibtick_ended(&r),
+	      "mapped: the mapping stays readable after close()", 0);
+	ibtick_reader_close(&r);
+	close(lfd);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * prefer: SO_PREFER_BUSY_POLL keeps the CQ event off while a caller
+ * spins; whatever the reader does next, messages still reach it
+ */
+struct spinner {
+	int fd;
+	uint64_t n;
+	size_t max;
+	uint64_t got;
+	int bad, err;
+	char why[160];
+};
+
+/* Echo @n messages, spinning on recv(MSG_DONTWAIT) (10 s per message). */
+static void *spin_echo(void *arg)
+{
+	struct spinner *sp = arg;
+	unsigned char buf[MAXMSG + 64];
+	uint64_t i;
+	ssize_t r;
+	double end;
+
+	for (i = 0; i < sp->n; i++) {
+		end = now() + 10;
+		do
+			r = recv(sp->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		while (r < 0 && errno == EAGAIN && now() < end);
+		if (r <= 0) {
+			sp->err = r < 0 ? errno : 0;
+			snprintf(sp->why, sizeof(sp->why), "message %llu: recv %zd",
+				 (unsigned long long)i, r);
+			sp->bad = 1;
+			return NULL;
+		}
+		if (msg_check(buf, r, i, 8, sp->max, sp->why, sizeof(sp->why)) ||
+		    send(sp->fd, buf, (size_t)r, MSG_NOSIGNAL) != r) {
+			sp->bad = 1;
+			return NULL;
+		}
+		sp->got++;
+	}
+	return NULL;
+}
+
+/* Send message @i of tag 8 and take its echo (blocking, 10 s at most). */
+static int ping(int fd, uint64_t i, size_t max, char *why, size_t wl)
+{
+	unsigned char buf[MAXMSG + 64];
+	size_t len = msg_len(i, 8, max);
+	ssize_t r;
+
+	msg_fill(buf, len, i, 8);
+	if (send(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len) {
+		snprintf(why, wl, "message %llu: send: %s", (unsigned long long)i, strerror(errno));
+		return -1;
+	}
+	r = recv(fd, buf, sizeof(buf), 0);
+	if (r <= 0) {
+		snprintf(why, wl, "message %llu: echo: recv %zd %s", (unsigned long long)i, r,
+			 r < 0 ? strerror(errno) : "");
+		return -1;
+	}
+	return msg_check(buf, r, i, 8, max, why, wl);
+}
+
+static int mode_prefer(uint64_t n)
+{
+	int lfd = listener(srv_ip, base_port, 8, 0, 0), cfd, sfd, one = 1;
+	unsigned char buf[MAXMSG + 64];
+	struct spinner sp;
+	struct ibtick_reader r;
+	struct ibtick_tick t;
+	char why[200] = "";
+	pthread_t th;
+	uint64_t i, fails = 0;
+	size_t max;
+	ssize_t got;
+	double t0, dt;
+
+	if (pair(lfd, base_port, &cfd, &sfd, 0, 0)) {
+		check(0, "prefer: connect and accept", errno);
+		return 1;
+	}
+	EXPECT_OK(setsockopt(sfd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)),
+		  "prefer: SO_PREFER_BUSY_POLL on the accepted socket (root)");
+	EXPECT_OK(setsockopt(cfd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)),
+		  "prefer: SO_PREFER_BUSY_POLL on the client (it blocks: armed all the same)");
+	set_timeo(cfd, SO_RCVTIMEO, 10000);
+	set_timeo(sfd, SO_RCVTIMEO, 10000);
+	{
+		struct ibtick_conn_info c;
+
+		conn_info(cfd, &c);
+		max = c.msg_max;
+	}
+	if (max < 1 || max > MAXMSG)
+		return 1;
+
+	/* 1: the server spins on recv(MSG_DONTWAIT) and echoes */
+	memset(&sp, 0, sizeof(sp));
+	sp.fd = sfd;
+	sp.n = n;
+	sp.max = max;
+	pthread_create(&th, NULL, spin_echo, &sp);
+	for (i = 0; i < n && !fails; i++)
+		fails += !!ping(cfd, i, max, why, sizeof(why));
+	join_within(th, 30);
+	snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s", sp.bad ? " / server: " : "",
+		 sp.bad ? sp.why : "");
+	check(!fails && !sp.bad && sp.got == n,
+	      "prefer: N round trips to a spinning echo, each intact and in order", 0);
+	if (fails || sp.bad)
+		printf("# %s\n", why);
+
+	/* 2: the spinner stops and blocks: its sleep arms the CQ event */
+	for (i = n; i < n + 20; i++) {
+		msg_fill(buf, msg_len(i, 8, max), i, 8);
+		if (send(cfd, buf, msg_len(i, 8, max), MSG_NOSIGNAL) < 0)
+			break;
+		t0 = now();
+		got = recv(sfd, buf, sizeof(buf), 0);
+		dt = now() - t0;
+		if (got <= 0 || msg_check(buf, got, i, 8, max, why, sizeof(why)) || dt > 1)
+			break;
+	}
+	check(i == n + 20, "prefer: then a blocking recv() gets each of 20 messages within 1 s", errno);
+
+	/* 3: a spin, then the mapped ring with no call at all: the timer re-arms */
+	msg_fill(buf, msg_len(i, 8, max), i, 8);
+	send(cfd, buf, msg_len(i, 8, max), MSG_NOSIGNAL);
+	t0 = now();
+	do
+		got = recv(sfd, buf, sizeof(buf), MSG_DONTWAIT);
+	while (got < 0 && errno == EAGAIN && now() < t0 + 10);
+	check(got > 0 && !msg_check(buf, got, i, 8, max, why, sizeof(why)),
+	      "prefer: a spinning recv(MSG_DONTWAIT) gets the next", errno);
+	if (ibtick_reader_attach(&r, sfd)) {
+		check(0, "prefer: ibtick_reader_attach", errno);
+		return 1;
+	}
+	memset(&t, 0, sizeof(t));
+	i++;
+	msg_fill(buf, msg_len(i, 8, max), i, 8);
+	send(cfd, buf, msg_len(i, 8, max), MSG_NOSIGNAL);
+	t0 = now();
+	while (!(one = ibtick_next(&r, &t)) && now() < t0 + 5)
+		;
+	dt = now() - t0;
+	printf("# the message after the spin reached the mapped ring in %.3f ms\n", dt * 1e3);
+	check(one && dt < 1 && t.len == msg_len(i, 8, max) &&
+	      !msg_check(t.data, t.len, i, 8, max, why, sizeof(why)),
+	      "prefer: then a mapped reader making no call gets the next within 1 s", 0);
+	ibtick_reader_close(&r);
+	close(cfd);
+	close(sfd);
+	close(lfd);
+	return 0;
+}
+
+/*
+ * A client that connects to the listener on base_port, retrying a refusal
+ * (its backlog full of connections that ended and are on their way out)
+ * for 10 s; -1 with errno else.  *@refused counts the refusals.
+ */
+static int dial_again(int *refused)
+{
+	double end = now() + 10;
+	int fd;
+
+	for (;;) {
+		fd = dial(cli_ip, srv_ip, base_port, 0, 0);
+		if (fd >= 0 || errno != ECONNREFUSED || now() > end)
+			return fd;
+		(*refused)++;
+		msleep(20);
+	}
+}
+
+static int mode_churn(int k)
+{
+	static const char words[] = "last words";
+	int lfd = listener(srv_ip, base_port, 4, 0, 0);
+	int live[2], got[3], i, fd, n = 0, ok = 0, refused = 0, said = 0;
+	struct ibtick_conn_info ci;
+	char buf[64];
+	ssize_t r;
+
+	for (i = 0; i < k; i++) {
+		fd = dial_again(&refused);
+		if (fd < 0)
+			break;
+		close(fd);
+	}
+	printf("# %d connections made and closed, %d refusals on the way\n", i, refused);
+	check(i == k, "churn: K connect-and-close clients, never accepted, each connect succeeds within 10 s (ended connections leave the backlog of 4)", errno);
+	fd = dial_again(&refused);
+	check(fd >= 0 && send(fd, words, sizeof(words), 0) == sizeof(words) && close(fd) == 0,
+	      "churn: a client sends a message and closes", errno);
+	live[0] = dial_again(&refused);
+	live[1] = dial_again(&refused);
+	check(live[0] >= 0 && live[1] >= 0, "churn: two clients connect and stay", errno);
+	if (live[0] < 0 || live[1] < 0)
+		return 1;
+	printf("holding\n");
+	fflush(stdout);
+	if (wait_usr1(60)) {
+		check(0, "churn: the script's SIGUSR1 (ibtick conn show checked)", 0);
+		return 1;
+	}
+	while (n < 3 && (fd = accept_within(lfd, 2000, NULL)) >= 0)
+		got[n++] = fd;
+	fcntl(lfd, F_SETFL, O_NONBLOCK);
+	EXPECT_ERR(accept(lfd, NULL, NULL), EAGAIN, "churn: accept() returns three connections, then EAGAIN");
+	check(n == 3, "churn: accept() returns the two live and the one holding a message", 0);
+	for (i = 0; i < n; i++) {
+		set_timeo(got[i], SO_RCVTIMEO, 5000);
+		if (conn_info(got[i], &ci))
+			continue;
+		if (ci.state == IBTICK_CONN_ESTABLISHED) {
+			ok += send(got[i], "ping", 5, 0) == 5;
+			continue;
+		}
+		r = recv(got[i], buf, sizeof(buf), 0);
+		said += ci.state == IBTICK_CONN_PEER_CLOSED && r == sizeof(words) &&
+			!memcmp(buf, words, sizeof(words)) && recv(got[i], buf, sizeof(buf), 0) == 0;
+	}
+	check(said == 1, "churn: the closed one: PEER_CLOSED, its message, then 0", errno);
+	for (i = 0; i < 2; i++) {
+		set_timeo(live[i], SO_RCVTIMEO, 5000);
+		ok += recv(live[i], buf, sizeof(buf), 0) == 5 && !strcmp(buf, "ping");
+	}
+	check(ok == 4, "churn: the two live ones: ESTABLISHED, a message reaches each client", errno);
+	for (i = 0; i < n; i++)
+		close(got[i]);
+	close(live[0]);
+	close(live[1]);
+	close(lfd);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
  * listen: who may listen (listener rules), as the calling user
  */
 static int mode_listen(const char *want)
@@ -2024,6 +2458,10 @@ int main(int argc, char **argv)
 		rc = mode_stream(strtoull(argv[5], NULL, 0), argc == 7 && !strcmp(argv[6], "hold"));
 	} else if (!strcmp(argv[1], "flow") && argc == 5) {
 		rc = mode_flow();
+	} else if (!strcmp(argv[1], "prefer") && argc == 6) {
+		rc = mode_prefer(strtoull(argv[5], NULL, 0));
+	} else if (!strcmp(argv[1], "mapped") && argc == 6) {
+		rc = mode_mapped(strtoull(argv[5], NULL, 0));
 	} else if (!strcmp(argv[1], "many") && argc == 7) {
 		rc = mode_many(atoi(argv[5]), strtoull(argv[6], NULL, 0));
 	} else if (!strcmp(argv[1], "close") && argc == 6) {
@@ -2034,6 +2472,8 @@ int main(int argc, char **argv)
 		rc = mode_kill_sender();
 	} else if (!strcmp(argv[1], "devgone") && argc == 5) {
 		rc = mode_devgone();
+	} else if (!strcmp(argv[1], "churn") && argc == 6) {
+		rc = mode_churn(atoi(argv[5]));
 	} else if (!strcmp(argv[1], "break") && argc == 6) {
 		rc = mode_break(atoi(argv[5]));
 	} else if (!strcmp(argv[1], "listen") && argc == 6) {

@@ -135,7 +135,7 @@ busy_read() {
 	shift 4
 	$RT read -c 1 "$@" -n "$n" -t $(tmo 20) -i veth0 "$g" "$port" >"$out" 2>"$out.err" &
 	wait_bound "$out.err" || return 1
-	taskset -c 0 $PUB -i veth1 -n "$n" -r 2000 "$g" "$port" >/dev/null || return 1
+	taskset -c 0 $PUB -i veth1 -n "$n" -r "${BUSY_RATE:-2000}" "$g" "$port" >/dev/null || return 1
 	wait
 	echo "  $(basename "$out" .json): $(cat "$out")"
 	jtrue "$out" "j['delivered'] + j['lost'] == j['feed_rx'] and j['feed_rx'] >= 0.95 * $n and j['torn'] == 0" ||
@@ -156,7 +156,8 @@ sys.exit(0 if b["cqe_caller"] >= 0.5 * b["feed_rx"] and ev(b) <= 0.85 * ev(a) el
 PY
 }
 
-# With busy_poll_defer_us, a busy caller leaves the CQ disarmed between its
+# With busy_poll_defer_us (or SO_PREFER_BUSY_POLL on its socket), a busy
+# caller leaves the CQ disarmed between its
 # calls: the ticks it drains cost no CQ event.  Without it, each tick fires
 # one (the CQ is re-armed as every call ends).  Counts, not times.
 so_busy_poll_deferred_rearm() {
@@ -180,7 +181,12 @@ so_busy_poll_deferred_rearm() {
 	jtrue "$r/defer-0.json" "j['cq_events'] - j['cq_events0'] >= 0.1 * j['feed_rx']" ||
 		{ echo "  without the defer, CQ events were already rare: nothing to compare"; rc=1; }
 	fewer_cq_events "$r/defer-0.json" "$r/defer-20000.json" "re-armed at once" deferred || rc=1
-	log_test "SO_BUSY_POLL with busy_poll_defer_us: the caller drains, CQ events per tick fall" $rc
+	# SO_PREFER_BUSY_POLL defers with the parameter at 0, for 200 us: ticks
+	# 125 us apart, with and without it
+	BUSY_RATE=8000 busy_read "$r/fast-0.json" "$n" 239.3.0.8 7308 -R -P 100000 || rc=1
+	BUSY_RATE=8000 busy_read "$r/prefer.json" "$n" 239.3.0.8 7308 -R -P 100000 -F || rc=1
+	fewer_cq_events "$r/fast-0.json" "$r/prefer.json" "re-armed at once" "SO_PREFER_BUSY_POLL" || rc=1
+	log_test "SO_BUSY_POLL with busy_poll_defer_us, or SO_PREFER_BUSY_POLL: the caller drains, CQ events per tick fall" $rc
 }
 
 # A mapped reader that sleeps in ibtick_wait() (poll) with SO_BUSY_POLL

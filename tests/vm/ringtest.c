@@ -2,10 +2,10 @@
 /*
  * ringtest: the mapped ring under test in the VM (tests/vm/ring.sh).
  *
- *   ringtest read [-R|-E|-W] [-P US] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] -i IF GROUP PORT
+ *   ringtest read [-R|-E|-W] [-P US [-F]] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] -i IF GROUP PORT
  *	One reader: mapped ring spinning (default), blocking recvmsg (-R),
  *	mapped with epoll (-E) or mapped, sleeping in ibtick_wait() (-W);
- *	-P sets SO_BUSY_POLL to US microseconds.  Reads until delivered + lost >= N or IDLE_S seconds
+ *	-P sets SO_BUSY_POLL to US microseconds, -F SO_PREFER_BUSY_POLL.  Reads until delivered + lost >= N or IDLE_S seconds
  *	without a tick (at least 120 s before the first one), then prints one JSON object: counts, a hash of the
  *	(pub_id, pub_seq) sequence delivered, payload checks, feed counters.
  *	-c pins the reader to CPU; -B switches the feed to busy-poll mode
@@ -195,7 +195,7 @@ static int do_read(int argc, char **argv)
 	uint64_t n = 10000, idle_ns = 10ULL * 1000000000, last_tick, slow = 0;
 	uint64_t seed = 0;
 	struct acct a = { .hash = 0xcbf29ce484222325ULL };
-	int opt, fd, cpu = -1, busy_cpu = -2, ep = -1, busy_us = 0;
+	int opt, fd, cpu = -1, busy_cpu = -2, ep = -1, busy_us = 0, prefer = 0;
 	struct ibtick_stats st = { 0 }, st0 = { 0 };
 	uint64_t spins = 0, idle_since = 0;
 	bool got_tick = false;
@@ -204,11 +204,12 @@ static int do_read(int argc, char **argv)
 	socklen_t sl = sizeof(st);
 	char buf[9000], cbuf[256];
 
-	while ((opt = getopt(argc, argv, "REWn:t:c:B:d:i:P:r:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "FREWn:t:c:B:d:i:P:r:S:")) != -1) {
 		switch (opt) {
 		case 'S': geom_slots = strtoul(optarg, NULL, 0); break;
 		case 'r': seed = strtoull(optarg, NULL, 0); break;
 		case 'P': busy_us = atoi(optarg); break;
+		case 'F': prefer = 1; break;
 		case 'R': mode = "recvmsg"; break;
 		case 'E': mode = "epoll"; break;
 		case 'W': mode = "wait"; break;
@@ -247,6 +248,11 @@ static int do_read(int argc, char **argv)
 	if (busy_us && setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &busy_us,
 				  sizeof(busy_us))) {
 		perror("ringtest: SO_BUSY_POLL");
+		return 1;
+	}
+	if (prefer && setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer,
+				 sizeof(prefer))) {
+		perror("ringtest: SO_PREFER_BUSY_POLL");
 		return 1;
 	}
 	if (getsockopt(fd, SOL_IBTICK, IBTICK_STATISTICS, &st0, &sl))

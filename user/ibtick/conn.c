@@ -45,7 +45,7 @@ static const char *const conn_attr_names[IBTICK_A_CONN_MAX + 1] = {
 	[IBTICK_A_CONN_PID]	= "pid",
 };
 
-static const struct ibt_nl_obj conn_obj = {
+const struct ibt_nl_obj conn_obj = {
 	.maxattr	= IBTICK_A_CONN_MAX,
 	.policy		= conn_reply_policy,
 	.attr_names	= conn_attr_names,
@@ -119,9 +119,10 @@ static const char *endpoint(struct nlattr **tb, int addr, int port, char *buf,
 	return buf;
 }
 
-static int print_conn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+int conn_print(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 {
-	struct cli *c = arg;
+	const struct conn_rows *rows = arg;
+	struct cli *c = rows->c;
 	uint64_t state = get(tb, IBTICK_A_CONN_STATE);
 	char buf[64];
 	int i;
@@ -132,6 +133,8 @@ static int print_conn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 		return -1;
 	}
 	out_obj_open(NULL);
+	if (rows->as_sock)	/* beside the datagram sockets' rows */
+		out_str("type", "%s ", "conn");
 	out_u64("id", "%" PRIu64 ":", get(tb, IBTICK_A_CONN_ID));
 	out_str("state", " %s", conn_state(state));
 	out_str("local", " local %s", endpoint(tb, IBTICK_A_CONN_LOCAL_ADDR,
@@ -188,33 +191,23 @@ static int print_conn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 
 static int conn_show(struct cli *c)
 {
+	struct conn_rows rows = { .c = c };
 	struct ibt_nl_req req = {
 		.obj = &conn_obj, .cmd = IBTICK_CMD_CONN_GET, .flags = NLM_F_DUMP,
-		.cb = print_conn, .arg = c, .array = true,
+		.cb = conn_print, .arg = &rows, .array = true,
 	};
 	struct ibt_nl nl;
 	uint32_t pid = 0;
 	bool have_pid = false;
-	char *kw, *val;
+	const struct cli_filter filters[] = {
+		{ "pid", NULL, &pid, &have_pid },
+		{ NULL }
+	};
 	int ret;
 
-	while ((kw = cli_next(c))) {
-		val = cli_next(c);
-		if (!val) {
-			fprintf(stderr, "ibtick: \"%s\" needs a value\n", kw);
-			conn_usage();
-			return EXIT_USAGE;
-		}
-		if (cli_matches(kw, "pid")) {
-			if (cli_u32("pid", val, 1, INT32_MAX, &pid))
-				return EXIT_USAGE;
-			have_pid = true;
-		} else {
-			fprintf(stderr, "ibtick: unknown conn show filter \"%s\"\n", kw);
-			conn_usage();
-			return EXIT_USAGE;
-		}
-	}
+	ret = cli_filters(c, filters, "conn show", conn_usage);
+	if (ret)
+		return ret;
 	req.attrs = ibt_nl_attrs();
 	if (!req.attrs)
 		return EXIT_FAIL;

@@ -49,6 +49,26 @@ int cli_u32(const char *kw, const char *s, uint32_t min, uint32_t max,
 	    uint32_t *out);
 
 /*
+ * One filter of a show verb, "KEYWORD VALUE": a string (@str) or a number
+ * in 1..INT32_MAX (@num, a pid); *@given says it came.  A table ends with
+ * a NULL @kw.
+ */
+struct cli_filter {
+	const char	*kw;
+	const char	**str;
+	uint32_t	*num;
+	bool		*given;
+};
+
+/*
+ * Take the words left as filters of @f: EXIT_OK, or EXIT_USAGE after
+ * saying what is wrong (a keyword without a value, a bad number, an
+ * unknown keyword: "unknown @verb filter") and calling @usage.
+ */
+int cli_filters(struct cli *c, const struct cli_filter *f, const char *verb,
+		void (*usage)(void));
+
+/*
  * USER[:GROUP] (names or numbers; either may be left out) into @msg as
  * u32 attributes @uid_attr and @gid_attr; -1 after saying which is
  * unknown.  (feed.c)
@@ -67,10 +87,20 @@ extern struct nla_policy dev_port_policy[];
 extern struct nla_policy dev_evcnt_policy[];
 extern const char *const dev_evcnt_keys[];
 
-/* feed.c, sock.c, stats.c, monitor.c */
+/* feed.c, sock.c, conn.c, stats.c, monitor.c */
 int cmd_feed(struct cli *c);
 int cmd_sock(struct cli *c);
 int cmd_conn(struct cli *c);
+/*
+ * conn.c: IBTICK_CMD_CONN_GET's replies, and the callback that prints one
+ * connection (arg: a struct conn_rows); sock show lists them too.
+ */
+extern const struct ibt_nl_obj conn_obj;
+struct conn_rows {
+	struct cli	*c;
+	bool		as_sock;	/* in sock show: "conn " / "type" */
+};
+int conn_print(struct nlmsghdr *nlh, struct nlattr **tb, void *arg);
 int cmd_stats(struct cli *c);
 int cmd_monitor(struct cli *c);
 extern const struct ibt_nl_obj sock_obj;

@@ -75,6 +75,36 @@ int cli_end(struct cli *c, void (*usage_fn)(void))
 	return EXIT_USAGE;
 }
 
+int cli_filters(struct cli *c, const struct cli_filter *f, const char *verb,
+		void (*usage_fn)(void))
+{
+	const struct cli_filter *p;
+	char *kw, *val;
+
+	while ((kw = cli_next(c))) {
+		val = cli_next(c);
+		if (!val) {
+			fprintf(stderr, "%s: \"%s\" needs a value\n", prog, kw);
+			usage_fn();
+			return EXIT_USAGE;
+		}
+		for (p = f; p->kw && !cli_matches(kw, p->kw); p++)
+			;
+		if (!p->kw) {
+			fprintf(stderr, "%s: unknown %s filter \"%s\"\n", prog,
+				verb, kw);
+			usage_fn();
+			return EXIT_USAGE;
+		}
+		if (p->num && cli_u32(p->kw, val, 1, INT32_MAX, p->num))
+			return EXIT_USAGE;
+		if (p->str)
+			*p->str = val;
+		*p->given = true;
+	}
+	return EXIT_OK;
+}
+
 int cli_dispatch(struct cli *c, const struct cli_cmd *cmds, const char *obj,
 		 void (*obj_usage)(void))
 {

@@ -3,8 +3,12 @@
  * ibtick monitor: the family's events as they happen, one per line (-j: one
  * JSON object per line), until interrupted.
  *
- *   ibtick monitor [ all | dev | feed | sock ]
+ *   ibtick monitor [ all | dev | feed | sock | conn ]
+ *
+ * Socket and connection events come on the CAP_NET_ADMIN group (they name
+ * processes and peers); without it they are not shown, and it says so.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <inttypes.h>
@@ -22,7 +26,7 @@
 #include "nl.h"
 #include "out.h"
 
-enum { CAT_DEV = 1, CAT_FEED = 2, CAT_SOCK = 4, CAT_ALL = 7 };
+enum { CAT_DEV = 1, CAT_FEED = 2, CAT_SOCK = 4, CAT_CONN = 8, CAT_ALL = 15 };
 
 static const struct {
 	const char *name;
@@ -45,6 +49,8 @@ static const struct {
 	[IBTICK_EV_RAIL_UP]		= { "rail_up", CAT_FEED },
 	[IBTICK_EV_ARB_GAP]		= { "arbitrated_gap", CAT_FEED },
 	[IBTICK_EV_SEQ_RESET]		= { "sequence_reset", CAT_FEED },
+	[IBTICK_EV_CONN_FAILED]		= { "conn_failed", CAT_CONN },
+	[IBTICK_EV_CONN_PEER_CLOSED]	= { "conn_peer_closed", CAT_CONN },
 };
 
 static struct nla_policy ev_policy[IBTICK_A_EV_MAX + 1] = {
@@ -62,6 +68,12 @@ static struct nla_policy ev_policy[IBTICK_A_EV_MAX + 1] = {
 	[IBTICK_A_EV_TOTAL]	= { .type = NLA_U64 },
 	[IBTICK_A_EV_IB_EVENT]	= { .type = NLA_U32 },
 	[IBTICK_A_EV_RAIL]	= { .type = NLA_U32 },
+	[IBTICK_A_EV_CONN_ID]	= { .type = NLA_U64 },
+	[IBTICK_A_EV_LOCAL_ADDR] = { .type = NLA_U32 },
+	[IBTICK_A_EV_LOCAL_PORT] = { .type = NLA_U16 },
+	[IBTICK_A_EV_PEER_ADDR]	= { .type = NLA_U32 },
+	[IBTICK_A_EV_PEER_PORT]	= { .type = NLA_U16 },
+	[IBTICK_A_EV_UNACKED]	= { .type = NLA_U64 },
 };
 
 struct mon {
@@ -81,8 +93,24 @@ static void on_signal(int sig)
 static void monitor_usage(void)
 {
 	fprintf(stderr,
-		"Usage: ibtick monitor [ all | dev | feed | sock ]\n"
+		"Usage: ibtick monitor [ all | dev | feed | sock | conn ]\n"
 		"       ibtick monitor help\n");
+}
+
+/* A connection's end, "a.b.c.d:port", as ibtick conn show writes it. */
+static void out_endpoint(const char *key, const char *fmt, struct nlattr **tb,
+			 int addr, int port)
+{
+	char ip[INET_ADDRSTRLEN] = "0.0.0.0", buf[INET_ADDRSTRLEN + 8];
+	uint32_t a;
+
+	if (!tb[addr])
+		return;
+	a = nla_get_u32(tb[addr]);	/* network byte order */
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	snprintf(buf, sizeof(buf), "%s:%u", ip,
+		 tb[port] ? (unsigned int)nla_get_u16(tb[port]) : 0u);
+	out_str(key, fmt, buf);
 }
 
 static int on_event(struct nl_msg *msg, void *arg)
@@ -127,6 +155,13 @@ static int on_event(struct nl_msg *msg, void *arg)
 		out_u64("rail_index", NULL, r);
 		out_str("rail", " rail %s", name);
 	}
+	if (tb[IBTICK_A_EV_CONN_ID]) {
+		out_u64("conn", " conn %" PRIu64, nla_get_u64(tb[IBTICK_A_EV_CONN_ID]));
+		out_endpoint("local", " local %s", tb, IBTICK_A_EV_LOCAL_ADDR,
+			     IBTICK_A_EV_LOCAL_PORT);
+		out_endpoint("peer", " peer %s", tb, IBTICK_A_EV_PEER_ADDR,
+			     IBTICK_A_EV_PEER_PORT);
+	}
 	if (tb[IBTICK_A_EV_DEV_NAME])
 		out_str("dev", " dev %s", nla_get_string(tb[IBTICK_A_EV_DEV_NAME]));
 	if (tb[IBTICK_A_EV_DEV_INDEX])
@@ -150,6 +185,8 @@ static int on_event(struct nl_msg *msg, void *arg)
 		out_u64("count", " count %" PRIu64, nla_get_u64(tb[IBTICK_A_EV_COUNT]));
 	if (tb[IBTICK_A_EV_TOTAL])
 		out_u64("total", " total %" PRIu64, nla_get_u64(tb[IBTICK_A_EV_TOTAL]));
+	if (tb[IBTICK_A_EV_UNACKED])
+		out_u64("unacked", " unacked %" PRIu64, nla_get_u64(tb[IBTICK_A_EV_UNACKED]));
 	out_obj_close();
 	out_nl();
 	out_finish();
@@ -195,6 +232,8 @@ int cmd_monitor(struct cli *c)
 			m.cats = CAT_FEED;
 		else if (cli_matches(what, "sock"))
 			m.cats = CAT_SOCK;
+		else if (cli_matches(what, "conn"))
+			m.cats = CAT_CONN;
 		else {
 			fprintf(stderr, "ibtick: unknown monitor object \"%s\"\n", what);
 			monitor_usage();
@@ -216,11 +255,11 @@ int cmd_monitor(struct cli *c)
 		if (err)
 			goto fail;
 	}
-	if (m.cats & CAT_SOCK) {
+	if (m.cats & (CAT_SOCK | CAT_CONN)) {
 		/* other users' sockets: CAP_NET_ADMIN only, said once */
 		err = join_group(&nl, IBTICK_MCGRP_SOCK_EVENTS);
 		if (err == -NLE_PERM)
-			fprintf(stderr, "ibtick: socket events need CAP_NET_ADMIN: not shown\n");
+			fprintf(stderr, "ibtick: socket and connection events need CAP_NET_ADMIN: not shown\n");
 		else if (err)
 			goto fail;
 	}

@@ -6,6 +6,11 @@
  *
  * -d adds the feed's id, the feed count of a socket reading one, its
  * mappings of the ring and its loopback setting (IBTICK_LOOPBACK).
+ *
+ * The datagram sockets (IBTICK_CMD_SOCK_GET, "type" "dgram") come first,
+ * then the connections and listeners (IBTICK_CMD_CONN_GET, "type" "conn",
+ * printed as ibtick conn show prints them); "feed" leaves the connections
+ * out, as they read no feed.  The two have ids of their own.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -100,6 +105,7 @@ static int print_sock(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 		return -1;
 	}
 	out_obj_open(NULL);
+	out_str("type", NULL, "dgram");
 	out_u64("id", "%" PRIu64 ":", get(tb, IBTICK_A_SOCK_ID));
 	out_u64("inode", " inode %" PRIu64, get(tb, IBTICK_A_SOCK_INODE));
 	out_u64("pid", " pid %" PRIu64, get(tb, IBTICK_A_SOCK_PID));
@@ -166,39 +172,47 @@ static int64_t feed_id_of(struct ibt_nl *nl, const char *name)
 	return id;
 }
 
+/* The connections (pid filter @pid unless 0), as rows of sock show. */
+static int sock_show_conns(struct ibt_nl *nl, struct cli *c, uint32_t pid)
+{
+	struct conn_rows rows = { .c = c, .as_sock = true };
+	struct ibt_nl_req req = {
+		.obj = &conn_obj, .cmd = IBTICK_CMD_CONN_GET, .flags = NLM_F_DUMP,
+		.cb = conn_print, .arg = &rows,
+	};
+	int ret;
+
+	req.attrs = ibt_nl_attrs();
+	if (!req.attrs)
+		return EXIT_FAIL;
+	if (pid)
+		nla_put_u32(req.attrs, IBTICK_A_CONN_PID, pid);
+	ret = ibt_nl_call(nl, &req);
+	nlmsg_free(req.attrs);
+	return ret;
+}
+
 static int sock_show(struct cli *c)
 {
 	struct ibt_nl_req req = {
 		.obj = &sock_obj, .cmd = IBTICK_CMD_SOCK_GET, .flags = NLM_F_DUMP,
-		.cb = print_sock, .arg = c, .array = true,
+		.cb = print_sock, .arg = c,
 	};
 	const char *feed = NULL;
 	struct ibt_nl nl;
 	uint32_t pid = 0;
-	bool have_pid = false;
+	bool have_pid = false, have_feed = false;
+	const struct cli_filter filters[] = {
+		{ "feed", &feed, NULL, &have_feed },
+		{ "pid", NULL, &pid, &have_pid },
+		{ NULL }
+	};
 	int64_t fid;
-	char *kw, *val;
 	int ret;
 
-	while ((kw = cli_next(c))) {
-		val = cli_next(c);
-		if (!val) {
-			fprintf(stderr, "ibtick: \"%s\" needs a value\n", kw);
-			sock_usage();
-			return EXIT_USAGE;
-		}
-		if (cli_matches(kw, "feed")) {
-			feed = val;
-		} else if (cli_matches(kw, "pid")) {
-			if (cli_u32("pid", val, 1, INT32_MAX, &pid))
-				return EXIT_USAGE;
-			have_pid = true;
-		} else {
-			fprintf(stderr, "ibtick: unknown sock show filter \"%s\"\n", kw);
-			sock_usage();
-			return EXIT_USAGE;
-		}
-	}
+	ret = cli_filters(c, filters, "sock show", sock_usage);
+	if (ret)
+		return ret;
 	req.attrs = ibt_nl_attrs();
 	if (!req.attrs)
 		return EXIT_FAIL;
@@ -215,7 +229,11 @@ static int sock_show(struct cli *c)
 		}
 		nla_put_u32(req.attrs, IBTICK_A_SOCK_FEED_ID, (uint32_t)fid);
 	}
+	out_arr_open(NULL);	/* one array: both dumps' rows */
 	ret = ibt_nl_call(&nl, &req);
+	if (!ret && !feed)
+		ret = sock_show_conns(&nl, c, have_pid ? pid : 0);
+	out_arr_close();
 close:
 	ibt_nl_close(&nl);
 out:

@@ -293,6 +293,25 @@ static inline bool ibtick_ended(const struct ibtick_reader *r)
 	return ibtick_dead(r) && !ibtick_backlog(r);
 }
 
+/*
+ * Connections (SOCK_SEQPACKET, the order channel).  ibtick_reader_attach()
+ * maps a connected or accepted socket's ring as it maps a feed's; message
+ * i is tick i, and the ring is never lapped (ibtick_done() is always true).
+ * The reader must give the slots it read back to the peer, or the peer
+ * stops after nslots messages: call this after each ibtick_done().  It
+ * reports the cursor (ibtick_arm(), one system call) once per nslots / 4
+ * messages, when the peer's credits come back in one grant; ibtick_wait()
+ * reports it before sleeping.  Returns 0, or -1 with errno.
+ */
+static inline int ibtick_conn_release(struct ibtick_reader *r)
+{
+	uint64_t quarter = r->nslots >= 4 ? r->nslots / 4 : 1;
+
+	if (r->cursor & (quarter - 1))
+		return 0;
+	return ibtick_arm(r);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -834,6 +834,25 @@ static ssize_t conn_recv(int fd, void *buf, size_t len, bool spin)
 	return r;
 }
 
+/*
+ * A spinning end tells the kernel so (SO_PREFER_BUSY_POLL, CAP_NET_ADMIN):
+ * the connection's CQ event stays off while it drains the CQ itself, as
+ * ib_send_lat polls its CQ with no event armed.  Without the privilege it
+ * spins all the same, with the event on.
+ */
+static void conn_prefer_busy(int fd, bool spin)
+{
+	static bool said;
+	int one = 1;
+
+	if (!spin || !setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)))
+		return;
+	if (!said)
+		fprintf(stderr, "%s: conn-spin: SO_PREFER_BUSY_POLL: %s (spinning with the CQ event on)\n",
+			PROG, strerror(errno));
+	said = true;
+}
+
 static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 		     size_t elen)
 {
@@ -864,6 +883,7 @@ static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 		fd = accept(ls, NULL, NULL);
 		if (fd < 0)
 			die("conn: accept");
+		conn_prefer_busy(fd, spin);
 		for (;;) {
 			ssize_t r = conn_recv(fd, buf, sizeof(buf), spin);
 
@@ -887,6 +907,7 @@ static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 		waitpid(child, &status, 0);
 		return;
 	}
+	conn_prefer_busy(fd, spin);
 	memset(buf, 0x5a, sizeof(buf));
 	for (i = 0; i < o.warm + o.n; i++) {
 		uint64_t t0 = now_ns(CLOCK_MONOTONIC);

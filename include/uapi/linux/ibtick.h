@@ -116,7 +116,8 @@ struct sockaddr_ibtick {
  */
 
 /*
- * Mapping the ring.  mmap() of a bound socket at page offset
+ * Mapping the ring.  mmap() of a bound (or connected, see "Connections")
+ * socket at page offset
  * IBTICK_MMAP_RING (in bytes, the mmap offset argument) maps its feed's ring
  * read-only: the length must be ring_size rounded up to the page size
  * (struct ibtick_ring_info), the mapping MAP_SHARED with PROT_READ only.
@@ -259,7 +260,8 @@ enum {
 	 * set/get __u64: the socket's cursor (the next index recvmsg and poll
 	 * look at).  A mapped reader sets it before blocking in poll/epoll.
 	 * EINVAL when past the producer index; an index more than nslots
-	 * behind counts as lapped at the next recvmsg.
+	 * behind counts as lapped at the next recvmsg.  On a connection it
+	 * also gives the slots behind it back to the peer (forward only).
 	 */
 	IBTICK_RING_CURSOR,
 	/*
@@ -582,10 +584,38 @@ struct ibtick_tick_info {
  * peer's ring (RC acknowledged it); tx_unacked in struct ibtick_conn_info
  * counts those sent but not known to be acknowledged (a completion is
  * asked for one send in 16), which may or may not have arrived.
+ * Each failure is also an IBTICK_EV_CONN_FAILED event (ibtick monitor),
+ * and an orderly close from the peer IBTICK_EV_CONN_PEER_CLOSED.
+ *
+ * A connection that ends before accept() takes it (it fails, or its
+ * client closes or disconnects, in order or not) is dropped when its ring
+ * holds no message: accept() never returns it and it gives its place in
+ * the backlog back at once.  One that holds messages (acknowledged to
+ * the client, so owed) stays for accept(), which returns it with them,
+ * then 0 or ECONNRESET.
+ *
+ * Reading without a system call per message: mmap() maps the
+ * connection's ring read-only at IBTICK_MMAP_RING, as for a feed (see
+ * "Mapping the ring"; IBTICK_RING_INFO gives the geometry), once the
+ * socket is connected or accepted.  Message i is slot i (the slot's len
+ * is the message's length, pub_seq is i; other fields are 0), indices
+ * start at 0, and the ring is never lapped: the peer sends only into
+ * slots the reader gave back.  The reader gives slots back by setting
+ * IBTICK_RING_CURSOR to the index of the next message it will read
+ * (forward only, not past the producer index: EINVAL), which returns
+ * their credits to the peer; a reader that never does stops its peer
+ * after nslots messages.  Setting it once per batch (libibtick: every
+ * nslots / 4 messages, and before sleeping in poll()) is enough.  recv()
+ * reads from the same cursor.  When the connection ends, hdr->flags gets
+ * IBTICK_RING_DEAD after its last message: read up to the producer index,
+ * set the cursor, then recv() says how it ended (0: the peer closed;
+ * ECONNRESET: it failed).
  *
  * Spinning: recv() with MSG_DONTWAIT (or non-blocking) drains the
  * connection's CQ itself before EAGAIN; with SO_BUSY_POLL a blocking recv()
- * does so for up to that many microseconds before sleeping.
+ * does so for up to that many microseconds before sleeping.  With
+ * SO_PREFER_BUSY_POLL too (CAP_NET_ADMIN), the CQ's event stays off for
+ * 200 us after such a drain; a call that may sleep turns it back on.
  *
  * connect() errors: ECONNREFUSED (nobody listens on that port, or the
  * listener's backlog is full), EHOSTUNREACH / ENETUNREACH (no route or
@@ -657,7 +687,7 @@ struct ibtick_conn_info {
 	__u64	tx_bytes;
 	__u64	rx_msgs;	/* messages received into the ring */
 	__u64	rx_bytes;
-	__u64	rx_read;	/* messages recv() returned */
+	__u64	rx_read;	/* read by recv() or the cursor */
 	__u64	tx_credit_waits; /* sends that found no credit (waited or EAGAIN) */
 	__u64	ctl_tx;		/* credit-only and close messages sent */
 	__u64	ctl_rx;

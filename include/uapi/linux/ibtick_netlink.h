@@ -444,6 +444,10 @@ enum {
  * the IBTICK_MCGRP_EVENTS group, open to every user; socket events (they
  * name a socket and its process: IBTICK_EV_READER_LAPPED) on the
  * IBTICK_MCGRP_SOCK_EVENTS group, which only CAP_NET_ADMIN may join.
+ * Connection events (IBTICK_EV_CONN_*) go on IBTICK_MCGRP_SOCK_EVENTS too:
+ * they name a process and both ends' addresses, which IBTICK_CMD_CONN_GET
+ * shows a user only for their own uid's connections, and a multicast
+ * group cannot filter per listener; an administrator sees them all.
  * Reader-lapped, sequence-gap and RQ-empty events are rate limited (at most
  * ten a second per feed or socket); each carries the running total, so a
  * listener that saw any of them knows the whole count.
@@ -476,6 +480,15 @@ enum ibtick_event {
 					 * TOTAL: the feed's */
 	IBTICK_EV_SEQ_RESET,		/* RAIL: whose number restarted it;
 					 * TOTAL: the feed's resets */
+	IBTICK_EV_CONN_FAILED,		/* a connection or a listener failed
+					 * (IBTICK_CONN_FAILED): peer gone,
+					 * retries exhausted, port down, device
+					 * removed, send watchdog; ERRNO: the
+					 * cause, as SO_ERROR says it; UNACKED.
+					 * One per connection, none once its
+					 * owner has begun to close it */
+	IBTICK_EV_CONN_PEER_CLOSED,	/* the peer ended the connection in
+					 * order (IBTICK_CONN_PEER_CLOSED) */
 };
 
 enum {
@@ -495,6 +508,13 @@ enum {
 	IBTICK_A_EV_TOTAL,		/* u64 */
 	IBTICK_A_EV_IB_EVENT,		/* u32: enum ib_event_type of ib_verbs.h */
 	IBTICK_A_EV_RAIL,		/* u32: rail index (0 is A) */
+	IBTICK_A_EV_CONN_ID,		/* u64: as IBTICK_A_CONN_ID */
+	IBTICK_A_EV_LOCAL_ADDR,		/* u32: IPv4, network byte order */
+	IBTICK_A_EV_LOCAL_PORT,		/* u16 */
+	IBTICK_A_EV_PEER_ADDR,		/* u32: IPv4, network byte order */
+	IBTICK_A_EV_PEER_PORT,		/* u16 */
+	IBTICK_A_EV_UNACKED,		/* u64: messages sent that the peer
+					 * never acknowledged (tx_unacked) */
 
 	/* add new constants above here */
 	__IBTICK_A_EV_CNT,
