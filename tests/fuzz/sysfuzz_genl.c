@@ -81,6 +81,41 @@ static size_t build_arb(struct rng *r, unsigned char *p)
 			(size_t)(q - p - NLA_HDRLEN));
 }
 
+/*
+ * A listener rule's attributes (CONN_RULE_NEW, CONN_RULE_DEL), mostly well
+ * formed: ports the fuzzer's connections use, or the edges, in order or
+ * not; owner, group and mode at times out of range.  Needs 128 bytes.
+ */
+static size_t build_rule(struct rng *r, unsigned char *p)
+{
+	static const uint16_t ports[] = { 0, 1, 2, 7777, 7778, 65534, 65535 };
+	static const uint32_t ids[] = { 0, 1, 65534, 65535, UINT32_MAX };
+	static const uint16_t modes[] = { 0, 0200, 0020, 0002, 0222, 0777, 0xffff };
+	size_t off = 0;
+	uint16_t lo, hi, mode;
+	uint32_t id;
+
+	lo = pct(r, 80) ? PICK(r, ports) : (uint16_t)rnd(r);
+	hi = pct(r, 60) ? lo : pct(r, 80) ? PICK(r, ports) : (uint16_t)rnd(r);
+	if (pct(r, 95))
+		off += put_attr(p + off, IBTICK_A_RULE_PORT_LO, &lo, 2);
+	if (pct(r, 85))
+		off += put_attr(p + off, IBTICK_A_RULE_PORT_HI, &hi, 2);
+	if (pct(r, 50)) {
+		id = PICK(r, ids);
+		off += put_attr(p + off, IBTICK_A_RULE_OWNER, &id, 4);
+	}
+	if (pct(r, 40)) {
+		id = PICK(r, ids);
+		off += put_attr(p + off, IBTICK_A_RULE_GROUP, &id, 4);
+	}
+	if (pct(r, 60)) {
+		mode = pct(r, 90) ? PICK(r, modes) : (uint16_t)rnd(r);
+		off += put_attr(p + off, IBTICK_A_RULE_MODE, &mode, 2);
+	}
+	return off;
+}
+
 static size_t build_attr(struct rng *r, unsigned char *p, size_t room, int depth)
 {
 	static const char *const names[] = { "rxe0", "rxe1", "mlx5_0", "",
@@ -164,12 +199,19 @@ static size_t build_genl(struct rng *r)
 		start = off;
 		off += NLMSG_HDRLEN;
 		memset(&gh, 0, sizeof(gh));
-		gh.cmd = (uint8_t)(pct(r, 45) ? IBTICK_CMD_DEV_GET : rn(r, 21));
+		gh.cmd = (uint8_t)(pct(r, 45) ? IBTICK_CMD_DEV_GET :
+				   pct(r, 8) ? IBTICK_CMD_CONN_RULE_NEW + rn(r, 3) :
+				   rn(r, 21));
 		gh.version = (uint8_t)(pct(r, 85) ? IBTICK_GENL_VERSION : PICK(r, ((const uint8_t[]){ 0, 2, 255 })));
 		gh.reserved = (uint16_t)(pct(r, 95) ? 0 : rnd(r));
 		memcpy(nlbuf + off, &gh, sizeof(gh));
 		off += GENL_HDRLEN;
 		nattr = pct(r, 30) ? 1 : rn(r, 5);
+		if ((gh.cmd == IBTICK_CMD_CONN_RULE_NEW ||
+		     gh.cmd == IBTICK_CMD_CONN_RULE_DEL) && pct(r, 70)) {
+			off += build_rule(r, nlbuf + off);
+			nattr = pct(r, 80) ? 0 : 1;
+		}
 		for (a = 0; a < nattr && off + 256 < sizeof(nlbuf); a++)
 			off += build_attr(r, nlbuf + off, sizeof(nlbuf) - 128 - off, 0);
 		real = off - start;
