@@ -85,19 +85,9 @@ void ibt_conn_fail_work(struct work_struct *w)
 	}
 	if (READ_ONCE(cs->failed)) {
 		ibt_conn_fail(cs, READ_ONCE(cs->err) ?: ECONNRESET);
-		if (cs->cm_id) {
-			/*
-			 * The QP is in error now: what completed is in the
-			 * CQ, nothing more can be written to the ring, and
-			 * a mapped reader may be told it ended.
-			 */
+		/* the QP goes to error: its receives flush (DEAD, conn_ib.c) */
+		if (cs->cm_id)
 			rdma_disconnect(cs->cm_id);
-			ibt_conn_drain_now(cs);
-			spin_lock_bh(&cs->dlock);
-			if (cs->ring_mem)
-				ibt_ring_set_dead(&cs->ring);
-			spin_unlock_bh(&cs->dlock);
-		}
 	}
 	mutex_unlock(&cs->lock);
 }

@@ -253,6 +253,13 @@ static void ibt_conn_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS) {
 		ibt_conn_wc_error(cs, wc);
+		/*
+		 * Receives complete in order, and after one in error (a
+		 * flush) none succeeds: the ring has its last message.
+		 */
+		spin_lock(&cs->dlock);
+		ibt_ring_set_dead(&cs->ring);
+		spin_unlock(&cs->dlock);
 		return;
 	}
 	imm = wc->wc_flags & IB_WC_WITH_IMM ? be32_to_cpu(wc->ex.imm_data) :
@@ -307,6 +314,8 @@ static void ibt_conn_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		cs->st.ctl_rx++;
 		if (type == IBT_IMM_FIN) {
 			cs->peer_fin = true;
+			/* no message follows it on RC: the ring is complete */
+			ibt_ring_set_dead(&cs->ring);
 			wake |= EPOLLIN | EPOLLRDHUP;
 		}
 	}

@@ -18,8 +18,9 @@
  * timer hands the CQ back to the softirq poll, which re-arms it once no
  * such caller has drained for that long; every path that may sleep
  * (ibt_conn_poll_sleep(): a waiting send or recv, poll() without both
- * EPOLLIN and EPOLLOUT) re-arms it at once.  So a reader that stops
- * spinning without sleeping here (a mapped reader) waits at most
+ * EPOLLIN and EPOLLOUT) re-arms it at once (or, racing with a disarm,
+ * the timer does).  So a reader that stops spinning without sleeping here
+ * (a mapped reader, an edge-triggered epoll waiter) waits at most
  * IBT_CONN_DEFER_US more for the next message.
  *
  * Both run the completions' handlers (conn_ib.c), which write the ring:
@@ -80,7 +81,8 @@ static bool ibt_conn_arm(struct ibt_csock *cs)
 	if (spun && local_clock() - spun < IBT_CONN_DEFER_US * NSEC_PER_USEC &&
 	    READ_ONCE(cs->sk.sk_prefer_busy_poll)) {
 		WRITE_ONCE(cs->ib.disarmed, true);
-		if (!hrtimer_active(&cs->ib.rearm))
+		/* not hrtimer_active(): true while its callback runs */
+		if (!hrtimer_is_queued(&cs->ib.rearm))
 			hrtimer_start(&cs->ib.rearm,
 				      ns_to_ktime(IBT_CONN_DEFER_US *
 						  NSEC_PER_USEC),
@@ -151,7 +153,7 @@ static void ibt_conn_cq_comp(struct ib_cq *cq, void *ctx)
 	struct ibt_csock *cs = ctx;
 	bool again = true;
 
-	if (ibt_comp_direct_ok(cq->device) &&
+	if (ibt_comp_direct_ok(cs->ib.dev) &&
 	    spin_trylock(&cs->ib.poll_lock)) {
 		again = false;
 		if (!cs->ib.poll_off &&
@@ -197,13 +199,14 @@ int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries)
 void ibt_conn_cq_stop(struct ibt_csock *cs)
 {
 	irq_poll_disable(&cs->ib.iop);	/* waits for a running poll */
-	hrtimer_cancel(&cs->ib.rearm);	/* only the poll starts it */
 	spin_lock_bh(&cs->ib.poll_lock);
 	/* bounded: a peer may keep sending what needs no credit */
 	if (!cs->ib.poll_off)
 		ibt_conn_drain(cs, cs->ib.rq_size + IBT_CONN_SQ);
 	cs->ib.poll_off = true;		/* callers: the lock orders it */
 	spin_unlock_bh(&cs->ib.poll_lock);
+	/* started under poll_lock only while !poll_off: none from here on */
+	hrtimer_cancel(&cs->ib.rearm);
 }
 
 void ibt_conn_cq_destroy(struct ibt_csock *cs)

@@ -266,7 +266,7 @@ conn_mapped() {
 	before=$(counters "$RNR_COUNTERS")
 	ct "$D/mapped.out" 180 mapped 7625 "$(cnt 20000 2000)" || rc=1
 	no_rnr "$before" || rc=1
-	log_test "connections: the ring mapped (libibtick): mmap/cursor errno table; unreported slots stop the sender, IBTICK_RING_CURSOR gives them back; a stream read with no call per message; DEAD then recv 0 at close; no RNR" $rc
+	log_test "connections: the ring mapped (libibtick): mmap/cursor errno table; unreported slots stop the sender, IBTICK_RING_CURSOR gives them back; a stream read with no call per message; DEAD at the peer's half close, recv 0 once the cursor is reported; ibtick_reader_close then close/munmap end in order; no RNR" $rc
 }
 
 conn_prefer() {

@@ -1421,6 +1421,24 @@ static int mode_break(int secs)
 		 (unsigned long long)s.tx_msgs, (unsigned long long)s.tx_unacked,
 		 (unsigned long long)c.rx_read, (unsigned long long)s.tx_msgs);
 	check(s.tx_msgs - s.tx_unacked <= c.rx_read && c.rx_read <= s.tx_msgs, what, 0);
+	/* a mapped reader learns the end from the ring: DEAD on both ends */
+	{
+		struct ibtick_ring_info rc, rs;
+		socklen_t l1 = sizeof(rc), l2 = sizeof(rs);
+		double until = now() + 5;
+
+		do {
+			memset(&rc, 0, sizeof(rc));
+			memset(&rs, 0, sizeof(rs));
+			getsockopt(cfd, SOL_IBTICK, IBTICK_RING_INFO, &rc, &l1);
+			getsockopt(sfd, SOL_IBTICK, IBTICK_RING_INFO, &rs, &l2);
+			if ((rc.flags & rs.flags) & IBTICK_RING_DEAD)
+				break;
+			msleep(20);
+		} while (now() < until);
+		check((rc.flags & rs.flags) & IBTICK_RING_DEAD,
+		      "break: both rings DEAD within 5 s of the failure (before close)", 0);
+	}
 	close(cfd);
 	close(sfd);
 	close(lfd);
@@ -1794,7 +1812,7 @@ static int mode_mapped(uint64_t n)
 	int lfd = listener(srv_ip, base_port, 8, 0, 0), cfd, sfd, fd, e;
 	struct ibtick_conn_info c, s;
 	struct ibtick_ring_info ri;
-	struct ibtick_reader r;
+	struct ibtick_reader r, r2;
 	struct ibtick_tick t;
 	unsigned char buf[MAXMSG];
 	socklen_t len;
@@ -1923,21 +1941,45 @@ static int mode_mapped(uint64_t n)
 	check(c.credits + s.pending_grants == s.nslots && s.pending_grants < s.nslots / 4,
 	      "mapped counters: quiet: sender's credits + grants pending (under a quarter) == nslots", 0);
 
-	/* the end: DEAD after the last message, then recv() says how */
-	close(cfd);
+	/* 3 more, read but not handed back; then the peer's half close */
+	for (i = 0; i < 3; i++) {
+		msg_fill(buf, msg_len(total + i, 5, c.msg_max), total + i, 5);
+		send(cfd, buf, msg_len(total + i, 5, c.msg_max), MSG_NOSIGNAL);
+	}
+	for (i = 0, end = now() + 10; i < 3 && now() < end; )
+		if (ibtick_next(&r, &t))
+			i += !msg_check(t.data, t.len, total + i, 5, c.msg_max, what, sizeof(what)) &&
+			     ibtick_done(&r, &t);
+	check(i == 3, "mapped: 3 more read from the ring, not handed back", 0);
+	EXPECT_OK(shutdown(cfd, SHUT_WR), "mapped: the peer's shutdown(SHUT_WR)");
 	for (end = now() + 10; !ibtick_ended(&r) && now() < end; )
 		msleep(10);
-	check(ibtick_ended(&r), "mapped: the peer's close: the ring turns DEAD, nothing left", 0);
+	check(ibtick_ended(&r), "mapped: at the peer's end-of-stream mark the ring turns DEAD, nothing left", 0);
 	len = sizeof(ri);
 	getsockopt(sfd, SOL_IBTICK, IBTICK_RING_INFO, &ri, &len);
 	check(ri.flags & IBTICK_RING_DEAD, "mapped: IBTICK_RING_INFO says DEAD", 0);
-	set_timeo(sfd, SO_RCVTIMEO, 5000);
-	check(recv(sfd, buf, sizeof(buf), 0) == 0, "mapped: then recv() returns 0 (the peer closed)", errno);
-	/* the mapping outlives the socket */
-	close(sfd);
-	check(r.hdr->magic == IBTICK_RING_MAGIC && ibtick_ended(&r),
-	      "mapped: the mapping stays readable after close()", 0);
+	set_timeo(cfd, SO_RCVTIMEO, 5000);
+	check(send(sfd, "ack", 3, MSG_NOSIGNAL) == 3 && recv(cfd, buf, sizeof(buf), 0) == 3,
+	      "mapped: the other way still carries a message after the half close", errno);
+	/* a second mapping, then the reader hands its slots back as it goes */
+	if (ibtick_reader_attach(&r2, sfd)) {
+		check(0, "mapped: a second ibtick_reader_attach", errno);
+		return 1;
+	}
 	ibtick_reader_close(&r);
+	set_timeo(sfd, SO_RCVTIMEO, 5000);
+	check(recv(sfd, buf, sizeof(buf), 0) == 0,
+	      "mapped: after ibtick_reader_close() (it reports the cursor) recv() returns 0: the peer closed", errno);
+	/* the mapping outlives close(); the connection ends at munmap(), in order */
+	close(sfd);
+	check(r2.hdr->magic == IBTICK_RING_MAGIC && ibtick_dead(&r2),
+	      "mapped: the second mapping stays readable after close()", 0);
+	ibtick_reader_close(&r2);
+	set_timeo(cfd, SO_RCVTIMEO, 5000);
+	check(recv(cfd, buf, sizeof(buf), 0) == 0,
+	      "mapped: close() and munmap() of a reader that handed everything back: the peer reads 0, no reset",
+	      errno);
+	close(cfd);
 	close(lfd);
 	return 0;
 }

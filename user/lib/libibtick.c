@@ -218,6 +218,15 @@ fail:
 
 void ibtick_reader_close(struct ibtick_reader *r)
 {
+	int e = errno;
+
+	/*
+	 * Hand back what was read: a connection's slots (an orderly close()
+	 * then, not a reset for unread messages); a feed socket's cursor.
+	 */
+	if (r->map && r->fd >= 0)
+		(void)ibtick_arm(r);
+	errno = e;
 	if (r->map)
 		munmap(r->map, r->map_len);
 	if (r->own_fd && r->fd >= 0)

@@ -597,7 +597,8 @@ struct ibtick_tick_info {
  * Reading without a system call per message: mmap() maps the
  * connection's ring read-only at IBTICK_MMAP_RING, as for a feed (see
  * "Mapping the ring"; IBTICK_RING_INFO gives the geometry), once the
- * socket is connected or accepted.  Message i is slot i (the slot's len
+ * socket has called connect() (the ring exists from then on) or was
+ * accepted.  Message i is slot i (the slot's len
  * is the message's length, pub_seq is i; other fields are 0), indices
  * start at 0, and the ring is never lapped: the peer sends only into
  * slots the reader gave back.  The reader gives slots back by setting
@@ -606,16 +607,22 @@ struct ibtick_tick_info {
  * their credits to the peer; a reader that never does stops its peer
  * after nslots messages.  Setting it once per batch (libibtick: every
  * nslots / 4 messages, and before sleeping in poll()) is enough.  recv()
- * reads from the same cursor.  When the connection ends, hdr->flags gets
- * IBTICK_RING_DEAD after its last message: read up to the producer index,
- * set the cursor, then recv() says how it ended (0: the peer closed;
- * ECONNRESET: it failed).
+ * reads from the same cursor (so do not mix the two at once).  hdr->flags
+ * gets IBTICK_RING_DEAD after the last message: with the peer's
+ * end-of-stream mark, or when a failed connection's receives are flushed,
+ * or at the latest at teardown: read up to the producer index, set the
+ * cursor, then recv() says how it ended (0: the peer closed; ECONNRESET:
+ * it failed).  Set the cursor before close(), too (ibtick_reader_close()
+ * does): slots not handed back count as unread, and close() resets a
+ * connection with unread messages.  The mapping holds the socket: the
+ * connection closes at the last of close() and munmap().
  *
  * Spinning: recv() with MSG_DONTWAIT (or non-blocking) drains the
  * connection's CQ itself before EAGAIN; with SO_BUSY_POLL a blocking recv()
  * does so for up to that many microseconds before sleeping.  With
  * SO_PREFER_BUSY_POLL too (CAP_NET_ADMIN), the CQ's event stays off for
- * 200 us after such a drain; a call that may sleep turns it back on.
+ * 200 us after such a drain; a call that may sleep turns it back on (at
+ * the latest 200 us later).
  *
  * connect() errors: ECONNREFUSED (nobody listens on that port, or the
  * listener's backlog is full), EHOSTUNREACH / ENETUNREACH (no route or
