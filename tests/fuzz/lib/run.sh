@@ -49,7 +49,7 @@ NL_RENAME=(-Dnl_socket_alloc=fuzz_nl_socket_alloc -Dgenl_connect=fuzz_genl_conne
 	   -Dgenl_ctrl_resolve=fuzz_genl_ctrl_resolve -Dnl_cb_alloc=fuzz_nl_cb_alloc)
 CLI_SRCS=(user/ibtick/main.c user/ibtick/dev.c user/ibtick/nl.c
 	  user/ibtick/feed.c user/ibtick/feedattr.c user/ibtick/arbattr.c
-	  user/ibtick/sock.c user/ibtick/conn.c
+	  user/ibtick/sock.c user/ibtick/conn.c user/ibtick/rule.c
 	  user/ibtick/stats.c user/ibtick/monitor.c user/ibtick/doctor.c
 	  user/ibtick/doctor_checks.c user/ibtick/portctr.c
 	  user/common/out.c user/common/names.c tests/fuzz/lib/nl_stub.c
