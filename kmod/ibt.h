@@ -125,6 +125,8 @@ struct ibt_dev {
 #define IBT_SQ_SIZE		256
 #define IBT_TX_DRAIN_MS		1000
 #define IBT_RX_BATCH		16	/* receive completions per poll */
+/* a busy-polling multi-feed socket drains the CQs of up to this many feeds */
+#define IBT_MULTI_POLL_MAX	4
 #define IBT_RX_WEIGHT		(IBT_RX_BATCH * 4) /* per softirq poll or CQ event */
 #define IBT_TX_REAP_BATCH	16	/* send completions per poll */
 #define IBT_JOIN_TIMEOUT_MS	10000
@@ -671,7 +673,10 @@ int ibt_arb_fill(struct sk_buff *skb, struct ibt_feed *f);
 void ibt_poll_init(struct ibt_feed *f);
 int ibt_rx_poll(struct irq_poll *iop, int budget);
 void ibt_rx_comp(struct ib_cq *cq, void *ctx);
-/* @prefer: the caller's socket has SO_PREFER_BUSY_POLL */
+/*
+ * @prefer: the caller's socket has SO_PREFER_BUSY_POLL; @end_ns 0: one
+ * look by a caller that comes back (the CQ event stays deferred)
+ */
 bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer);
 int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu);
 void ibt_poll_stop(struct ibt_feed *f);

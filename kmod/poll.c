@@ -266,7 +266,15 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
  * local_clock() passes @end_ns.  When nobody else owns the CQ, drain it
  * from here (no CQ event, no softirq, no wake-up on the way); otherwise
  * just watch the ring.  True when a tick arrived.
- * Context: process, no lock held.
+ *
+ * @end_ns 0: one look, for a non-blocking call (or one pass of a spin over
+ * several feeds) that will be back whatever it finds: the CQ is let go as
+ * after a tick, so that with @prefer its event stays off between the
+ * looks of a program that spins on MSG_DONTWAIT, as the networking core
+ * does for a non-blocking busy-polling UDP socket.  Any @end_ns already
+ * past: one look by a caller about to sleep, which wants the event back.
+ * Context: process, no lock held (an RCU read-side section is fine: it
+ * never sleeps).
  */
 bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer)
 {
@@ -304,7 +312,7 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer)
 		 * With a tick the caller will be back: the deferred re-arm.
 		 * Without one it is about to sleep: the event is wanted now.
 		 */
-		if (got)
+		if (got || !end_ns)
 			ibt_poll_unlock_caller(f, prefer);
 		else
 			ibt_poll_unlock(f, true);

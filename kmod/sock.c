@@ -384,20 +384,23 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct ibt_member *m,
  * SO_BUSY_POLL: spin for up to sk_ll_usec before sleeping, draining the
  * CQ from here when nobody else does (poll.c), so a latency-bound reader
  * skips the CQ event, the softirq, the wake-up and the context switch.
- * True when a tick arrived while spinning.
+ * A non-blocking call (@timeo 0) looks once, draining the CQ as it does:
+ * a program that spins on MSG_DONTWAIT or O_NONBLOCK thus polls the CQ
+ * with every call, as with a UDP socket.  True when a tick arrived.
  */
 static bool ibt_busy_wait(struct ibt_sock *is, long timeo)
 {
 	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
-	u64 spin;
+	u64 end = 0;
 
 	if (!usec)
 		return false;
 	/* never longer than the receive timeout */
-	spin = min_t(u64, (u64)usec * NSEC_PER_USEC,
-		     (u64)jiffies_to_nsecs(timeo));
-	return ibt_poll_caller(is->feed, READ_ONCE(is->sub.cursor),
-			       local_clock() + spin,
+	if (timeo)
+		end = local_clock() +
+		      min_t(u64, (u64)usec * NSEC_PER_USEC,
+			    (u64)jiffies_to_nsecs(timeo));
+	return ibt_poll_caller(is->feed, READ_ONCE(is->sub.cursor), end,
 			       READ_ONCE(is->sk.sk_prefer_busy_poll));
 }
 
@@ -418,10 +421,10 @@ static int ibt_wait(struct ibt_sock *is, long *timeo)
 	struct ibt_feed *f = is->feed;
 	long left;
 
-	if (!*timeo)
-		return -EAGAIN;
 	if (ibt_busy_wait(is, *timeo))
 		return 0;
+	if (!*timeo)
+		return -EAGAIN;
 	left = wait_event_interruptible_timeout(f->wq,
 						ibt_ring_backlog(&f->ring, READ_ONCE(m->cursor)) ||
 						ibt_feed_dead(f) ||
@@ -685,11 +688,42 @@ static bool ibt_multi_ready(struct ibt_sock *is, bool acl, bool *all_over)
 }
 
 /*
+ * One look at the completion queue of each feed a busy-polling multi-feed
+ * socket reads, draining it from here when nobody else owns it, as a
+ * single-feed socket's spin does (poll.c).  @again: the caller comes back
+ * (a spin goes on, or a non-blocking call): the CQ events stay deferred
+ * with SO_PREFER_BUSY_POLL; else it is about to sleep and wants them on.
+ * Up to IBT_MULTI_POLL_MAX feeds: past that, one look at every CQ per
+ * pass costs more than it saves, and the feeds' own polling drains them
+ * (the spin watches the rings only).  True when a tick came.  Context:
+ * process, no lock held.
+ */
+static bool ibt_multi_drain(struct ibt_sock *is, bool again)
+{
+	bool prefer = READ_ONCE(is->sk.sk_prefer_busy_poll), got = false;
+	struct ibt_members *mm;
+	struct ibt_member *m;
+	u32 i, total;
+
+	rcu_read_lock();	/* members and their feeds stay while it lasts */
+	mm = rcu_dereference(is->more);
+	/* pairs with bind's release: a subscribed socket's sub is set */
+	total = mm->n + smp_load_acquire(&is->subscribed);
+	for (i = 0; total <= IBT_MULTI_POLL_MAX && i < total; i++) {
+		m = ibt_nth(is, mm, i);
+		if (READ_ONCE(m->revoked) || ibt_member_over(m))
+			continue;
+		got |= ibt_poll_caller(m->feed, READ_ONCE(m->cursor),
+				       again ? 0 : 1, prefer);
+	}
+	rcu_read_unlock();
+	return got;
+}
+
+/*
  * A multi-feed socket's wait: on its own queue, which every member feed
- * wakes (member.c).  SO_BUSY_POLL spins over the members' rings first;
- * their completion queues are drained by their own polling, not from here
- * (one caller taking and re-arming up to 64 CQs per look would cost more
- * than it saves).
+ * wakes (member.c).  SO_BUSY_POLL spins over the members first, draining
+ * their CQs (ibt_multi_drain); a non-blocking call looks once.
  */
 static int ibt_wait_multi(struct ibt_sock *is, long *timeo)
 {
@@ -698,18 +732,24 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo)
 	long left;
 	u64 end;
 
+	if (usec && !*timeo)
+		return ibt_multi_drain(is, true) ? 0 : -EAGAIN;
 	if (!*timeo)
 		return -EAGAIN;
 	if (usec) {
 		end = local_clock() + min_t(u64, (u64)usec * NSEC_PER_USEC,
 					    (u64)jiffies_to_nsecs(*timeo));
 		do {
-			if (ibt_multi_ready(is, true, &over))
+			if (ibt_multi_drain(is, true) ||
+			    ibt_multi_ready(is, true, &over))
 				return 0;
 			if (need_resched() || signal_pending(current))
 				break;
 			cpu_relax();
 		} while (local_clock() < end);
+		/* about to sleep: the events back on (a last look) */
+		if (ibt_multi_drain(is, false))
+			return 0;
 	}
 	left = wait_event_interruptible_timeout(*sk_sleep(&is->sk),
 						ibt_multi_ready(is, true, &over),

@@ -13,7 +13,7 @@ RT=tests/vm/ringtest
 PUB=user/tools/ibtick-pub
 ALL_TESTS="mmap_bad_input sockopt_table sockopt_unprivileged fanout_identical
 	zero_syscalls_per_tick busy_poll_thread so_busy_poll_caller
-	so_busy_poll_deferred_rearm mapped_poll_busy
+	so_busy_poll_deferred_rearm so_busy_poll_nonblocking mapped_poll_busy
 	killed_mapped_reader dead_while_mapped"
 
 mmap_bad_input() {
@@ -187,6 +187,21 @@ so_busy_poll_deferred_rearm() {
 	BUSY_RATE=8000 busy_read "$r/prefer.json" "$n" 239.3.0.8 7308 -R -P 100000 -F || rc=1
 	fewer_cq_events "$r/fast-0.json" "$r/prefer.json" "re-armed at once" "SO_PREFER_BUSY_POLL" || rc=1
 	log_test "SO_BUSY_POLL with busy_poll_defer_us, or SO_PREFER_BUSY_POLL: the caller drains, CQ events per tick fall" $rc
+}
+
+# A reader that spins on recvmsg(MSG_DONTWAIT): without SO_BUSY_POLL
+# every tick comes through the CQ event (the caller drains nothing); with
+# SO_BUSY_POLL and SO_PREFER_BUSY_POLL each call looks at the CQ once, so
+# the caller drains most ticks and the event stays off.  Counts, not times.
+so_busy_poll_nonblocking() {
+	local rc=0 r=$RESULTS/sononblock n=$(cnt 3000)
+	mkdir -p "$r"
+	BUSY_RATE=8000 busy_read "$r/plain.json" "$n" 239.3.0.10 7310 -R -D || rc=1
+	BUSY_RATE=8000 busy_read "$r/busy.json" "$n" 239.3.0.10 7310 -R -D -P 100 -F || rc=1
+	jtrue "$r/plain.json" "j['cqe_caller'] == 0 and j['cq_events'] - j['cq_events0'] >= 0.5 * j['feed_rx']" ||
+		{ echo "  without SO_BUSY_POLL the caller drained, or CQ events were already rare"; rc=1; }
+	fewer_cq_events "$r/plain.json" "$r/busy.json" "MSG_DONTWAIT" "MSG_DONTWAIT + SO_BUSY_POLL + SO_PREFER_BUSY_POLL" || rc=1
+	log_test "recvmsg(MSG_DONTWAIT) in a loop with SO_BUSY_POLL drains the CQ once per call; CQ events per tick fall" $rc
 }
 
 # A mapped reader that sleeps in ibtick_wait() (poll) with SO_BUSY_POLL

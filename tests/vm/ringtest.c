@@ -2,8 +2,9 @@
 /*
  * ringtest: the mapped ring under test in the VM (tests/vm/ring.sh).
  *
- *   ringtest read [-R|-E|-W] [-P US [-F]] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] -i IF GROUP PORT
- *	One reader: mapped ring spinning (default), blocking recvmsg (-R),
+ *   ringtest read [-R [-D]|-E|-W] [-P US [-F]] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] -i IF GROUP PORT
+ *	One reader: mapped ring spinning (default), blocking recvmsg (-R;
+ *	-D: recvmsg with MSG_DONTWAIT in a loop, spinning),
  *	mapped with epoll (-E) or mapped, sleeping in ibtick_wait() (-W);
  *	-P sets SO_BUSY_POLL to US microseconds, -F SO_PREFER_BUSY_POLL.  Reads until delivered + lost >= N or IDLE_S seconds
  *	without a tick (at least 120 s before the first one), then prints one JSON object: counts, a hash of the
@@ -59,7 +60,7 @@ static uint64_t now_ns(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ringtest read [-R|-E|-W] [-P US] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] [-r SEED] [-S SLOTS] -i IF GROUP PORT\n"
+	fprintf(stderr, "usage: ringtest read [-R [-D]|-E|-W] [-P US] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] [-r SEED] [-S SLOTS] -i IF GROUP PORT\n"
 		"       ringtest bad|dead -i IF GROUP PORT\n");
 	exit(2);
 }
@@ -195,7 +196,7 @@ static int do_read(int argc, char **argv)
 	uint64_t n = 10000, idle_ns = 10ULL * 1000000000, last_tick, slow = 0;
 	uint64_t seed = 0;
 	struct acct a = { .hash = 0xcbf29ce484222325ULL };
-	int opt, fd, cpu = -1, busy_cpu = -2, ep = -1, busy_us = 0, prefer = 0;
+	int opt, fd, cpu = -1, busy_cpu = -2, ep = -1, busy_us = 0, prefer = 0, rflags = 0;
 	struct ibtick_stats st = { 0 }, st0 = { 0 };
 	uint64_t spins = 0, idle_since = 0;
 	bool got_tick = false;
@@ -204,12 +205,13 @@ static int do_read(int argc, char **argv)
 	socklen_t sl = sizeof(st);
 	char buf[9000], cbuf[256];
 
-	while ((opt = getopt(argc, argv, "FREWn:t:c:B:d:i:P:r:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "DFREWn:t:c:B:d:i:P:r:S:")) != -1) {
 		switch (opt) {
 		case 'S': geom_slots = strtoul(optarg, NULL, 0); break;
 		case 'r': seed = strtoull(optarg, NULL, 0); break;
 		case 'P': busy_us = atoi(optarg); break;
 		case 'F': prefer = 1; break;
+		case 'D': rflags = MSG_DONTWAIT; break;
 		case 'R': mode = "recvmsg"; break;
 		case 'E': mode = "epoll"; break;
 		case 'W': mode = "wait"; break;
@@ -299,7 +301,8 @@ static int do_read(int argc, char **argv)
 			struct cmsghdr *c;
 			ssize_t got;
 
-			got = recvmsg(fd, &m, 0);	/* SO_RCVTIMEO: 200 ms */
+			/* SO_RCVTIMEO: 200 ms; -D: spins, non-blocking */
+			got = recvmsg(fd, &m, rflags);
 			if (got < 0) {
 				if (errno == ENODEV)
 					break;	/* the end: the ring is DEAD, drained */
