@@ -493,7 +493,7 @@ _ibtick_rule_netdev()
 	done
 }
 
-# ibtick-run [-g RULE]... [-f CONFIG] [-v] -- CMD [ARGS...]: after -g the
+# ibtick-run [-g RULE]... [-f CONFIG] [-b USEC] [-v] -- CMD [ARGS...]: after -g the
 # interface of GROUP:PORT@IFNAME, after -f a file, after -- the command and
 # its own completion (bash-completion's _command_offset), else commands.
 _ibtick_run()
@@ -511,10 +511,12 @@ _ibtick_run()
 				_ibtick_files
 			fi
 			return 0 ;;
-		-g|-f)	((i++)) ;;
+		-g|-f|-b)	((i++)) ;;
 		esac
 	done
 	case $prev in
+	-b)
+		return 0 ;;
 	-f)
 		_ibtick_files
 		return 0 ;;
@@ -522,7 +524,7 @@ _ibtick_run()
 		_ibtick_rule_netdev
 		return 0 ;;
 	esac
-	[[ $cur == -* ]] && _ibtick_reply "-g -f -v -V -h --"
+	[[ $cur == -* ]] && _ibtick_reply "-g -f -b -v -V -h --"
 	return 0
 }
 
@@ -563,7 +565,7 @@ _ibtick_perf()
 		return 0 ;;
 	esac
 	[[ $cur == -* ]] &&
-		_ibtick_reply "-L -d -i -x -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --netdev --ib-dev --ib-port --gid-index --peer-netdev --hist --compare --raw --counts --rail-b --peer-rail-b -h"
+		_ibtick_reply "-L -d -i -x -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --netdev --ib-dev --ib-port --gid-index --peer-netdev --hist --compare --raw --counts --rail-b --peer-rail-b --peer -h"
 	return 0
 }
 

@@ -138,6 +138,21 @@ why=""
 ((rc == 2)) || why="no command: $rc"
 "$run" -q -- true 2>/dev/null; rc=$?
 ((rc == 2)) || why="unknown option: $rc"
+for b in -1 x 1000001 ""; do
+	"$run" -b "$b" -g 239.77.0.1:1@lo -- true 2>"$T/b.err"; rc=$?
+	((rc == 2)) && grep -qF -- "-b $b: microseconds, 0..1000000" "$T/b.err" ||
+		why="-b '$b': status $rc, $(head -1 "$T/b.err")"
+done
+result $t "$([[ -z $why ]]; echo $?)" "$why"
+
+# IBTICK_BUSY_POLL that is not a number: said once, ignored, the program runs
+t=busy_poll_env_bad
+why=""
+udp_pair 47004 239.77.0.5 env LD_PRELOAD="$lib" IBTICK_RUN_GROUPS=239.77.0.99:1@lo IBTICK_BUSY_POLL=fast ||
+	why="sender failed"
+(($(lines "$T/s.err" "IBTICK_BUSY_POLL=fast: not a number of microseconds 0..1000000: ignored") == 1)) ||
+	why="not told once: $(head -2 "$T/s.err")"
+delivered_all || why="kernel UDP did not deliver all 100: $(tail -1 "$T/r.out")"
 result $t "$([[ -z $why ]]; echo $?)" "$why"
 
 # no rule at all: the library leaves every socket alone, silently

@@ -20,7 +20,7 @@ SEND=tests/vm/mcsend
 ALL_TESTS="read_modes lapped_reader_counts_loss several_groups_one_socket drop_membership
 	several_sockets_one_group
 	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
-	mixed_socket_drops_counted publish_refused_clear_message sockperf_smoke"
+	mixed_socket_drops_counted publish_refused_clear_message busy_poll_option sockperf_smoke"
 N=${N:-$(cnt 2000)}
 R=${RESULTS:-/tmp}/preload
 mkdir -p "$R"
@@ -314,6 +314,38 @@ publish_refused_clear_message() {
 	grep -q "^sent 239.3.6.1:$p 0$" "$out" && grep -q "^errors 10$" "$out" ||
 		check_err 1 "the sends did not all fail"
 	log_test "a publisher without CAP_NET_RAW: every send fails (EPERM), told once on stderr, none dropped silently"
+}
+
+# ibtick-run -b: the sockets taken over get SO_BUSY_POLL and
+# SO_PREFER_BUSY_POLL, and a program spinning on non-blocking reads of two
+# groups (one socket, two feeds) drains both feeds' CQs in its own calls.
+# The feeds are made by the admin so that their counters outlive the
+# program.  Counts, not times.
+busy_poll_option() {
+	local log=$R/busy.log out=$R/busy.out p=7390 f cq
+	rm -f "$log"
+	for f in 1 2; do
+		$IBTICK feed add pb$f group 239.3.9.$f port $p netdev veth0 || check_err 1 "feed add pb$f"
+	done
+	IBTICK_LOG=$log $RUN -b 100 -g 239.3.9.0/24:$p@veth0 -- $RECV -m nonblock -i 10.99.0.1 \
+		-n "$N" -t $(tmo 5)000 239.3.9.1:$p 239.3.9.2:$p >"$out" 2>"$R/busy.err" &
+	wait_for "$R/busy.err" ready || check_err 1 "receiver not ready"
+	$RUN -g 239.3.9.0/24:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" 239.3.9.1:$p 239.3.9.2:$p \
+		>/dev/null 2>&1 || check_err 1 "sender failed"
+	wait
+	grep -q "busy polling 100 us" "$log" || check_err 1 "-b: no busy polling in the library's log"
+	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
+	for f in 1 2; do
+		# completions drained by the reader's calls, and by CQ events
+		cq=$($IBTICK -j -s feed show pb$f | JIN_BIND="s = j[0]['stats']" \
+			jin "'%d %d %d' % (s['cqe_caller'], s['cq_events'], s['rx_ticks'])")
+		echo "  feed pb$f: drained by the reader $(cut -d' ' -f1 <<<"$cq"), CQ events $(cut -d' ' -f2 <<<"$cq"), ticks $(cut -d' ' -f3 <<<"$cq")"
+		read -r caller events ticks <<<"$cq"
+		((ticks == N && caller >= ticks / 2 && events <= ticks / 2)) ||
+			check_err 1 "feed pb$f: the reader's calls did not drain most of its CQ"
+		$IBTICK feed del pb$f || check_err 1 "feed del pb$f"
+	done
+	log_test "ibtick-run -b: a non-blocking reader of two feeds drains both CQs in its own calls (SO_BUSY_POLL)"
 }
 
 sockperf_smoke() {

@@ -3,7 +3,7 @@
  * ibtick-run: run a program with libibtick-preload.so, so that the UDP
  * multicast groups of its configuration go over ibtick (ibtick-run(8)).
  *
- *   ibtick-run [-g GROUP:PORT@IFNAME]... [-f CONFIG] [-v] -- CMD [ARGS...]
+ *   ibtick-run [-g GROUP:PORT@IFNAME]... [-f CONFIG] [-b USEC] [-v] -- CMD [ARGS...]
  *
  * It reads the configuration file and the -g rules, tells the user once
  * what is wrong with them (bad rules, unknown interfaces, the module not
@@ -35,9 +35,11 @@ static struct runconf conf;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ibtick-run [-g GROUP[/LEN]:PORT[-PORT]@IFNAME]... [-f CONFIG] [-v] -- CMD [ARGS...]\n"
+		"usage: ibtick-run [-g GROUP[/LEN]:PORT[-PORT]@IFNAME]... [-f CONFIG] [-b USEC] [-v] -- CMD [ARGS...]\n"
 		"  -g RULE    carry this group over ibtick (repeatable; added to CONFIG's)\n"
 		"  -f CONFIG  configuration file (default " DEFAULT_CONF ", if it exists)\n"
+		"  -b USEC    busy polling: the program's reads drain the CQ, spinning up to USEC\n"
+		"             before they sleep (SO_BUSY_POLL + SO_PREFER_BUSY_POLL; CAP_NET_ADMIN)\n"
 		"  -v         the library logs what it takes over and why it leaves the rest\n"
 		"  -V         print the version\n");
 }
@@ -109,12 +111,12 @@ static void run_plain(char **cmd, const char *why)
 
 int main(int argc, char **argv)
 {
-	const char *file = NULL, *lib;
+	const char *file = NULL, *lib, *busy = NULL;
 	char *text, *groups, *pre;
 	size_t glen = 0, gcap = 0;
 	int c, i, verbose = 0, usable = 0;
 
-	while ((c = getopt(argc, argv, "+g:f:vhV")) != -1) {
+	while ((c = getopt(argc, argv, "+g:f:b:vhV")) != -1) {
 		switch (c) {
 		case 'g':
 			runconf_parse(&conf, optarg, "-g", report, NULL);
@@ -122,6 +124,17 @@ int main(int argc, char **argv)
 		case 'f':
 			file = optarg;
 			break;
+		case 'b': {
+			char *end;
+			long us = strtol(optarg, &end, 10);
+
+			if (!*optarg || *end || us < 0 || us > 1000000) {
+				fprintf(stderr, "ibtick-run: -b %s: microseconds, 0..1000000\n", optarg);
+				return 2;
+			}
+			busy = optarg;
+			break;
+		}
 		case 'v':
 			verbose = 1;
 			break;
@@ -191,6 +204,8 @@ int main(int argc, char **argv)
 	setenv("IBTICK_RUN_GROUPS", groups, 1);
 	setenv("IBTICK_RUN_CHECKED", "1", 1);
 	unsetenv("IBTICK_RUN_CONF");
+	if (busy)
+		setenv("IBTICK_BUSY_POLL", busy, 1);
 	if (verbose && !getenv("IBTICK_LOG"))
 		setenv("IBTICK_LOG", "1", 1);
 	pre = getenv("LD_PRELOAD");

@@ -10,6 +10,9 @@
  *   IBTICK_RUN_CHECKED set by ibtick-run once it has told the user what is
  *                      wrong with the configuration; without it the library
  *                      tells, once per process tree (it sets it then)
+ *   IBTICK_BUSY_POLL   microseconds (ibtick-run -b): every socket taken
+ *                      over gets SO_BUSY_POLL and SO_PREFER_BUSY_POLL, unless
+ *                      the program set SO_BUSY_POLL itself
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,6 +30,7 @@
 struct real_fns real;
 struct runconf pl_conf;
 int pl_active;
+int pl_busy_poll;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int family = -1;
@@ -146,6 +150,20 @@ static void load(void)
 	struct told t = { .tell = !getenv("IBTICK_RUN_CHECKED") };
 	int i, usable = 0;
 
+	const char *busy = getenv("IBTICK_BUSY_POLL");
+
+	if (busy && *busy) {
+		char *end;
+		long us = strtol(busy, &end, 10);
+
+		if (*end || us < 0 || us > PL_BUSY_POLL_MAX) {
+			t.n++;
+			(t.tell ? pl_err : pl_log)("IBTICK_BUSY_POLL=%s: not a number of microseconds 0..%d: ignored",
+						   busy, PL_BUSY_POLL_MAX);
+		} else {
+			pl_busy_poll = (int)us;
+		}
+	}
 	if (groups)
 		runconf_parse(&pl_conf, groups, "IBTICK_RUN_GROUPS", report, &t);
 	if (file && *file) {

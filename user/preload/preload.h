@@ -67,6 +67,9 @@ extern struct real_fns real;
 
 extern struct runconf pl_conf;		/* the rules, ifindexes resolved */
 extern int pl_active;			/* a usable rule exists */
+/* IBTICK_BUSY_POLL: SO_BUSY_POLL (µs) for the sockets taken over; 0 none */
+extern int pl_busy_poll;
+#define PL_BUSY_POLL_MAX	1000000
 
 void pl_init(void);			/* idempotent; every hook calls it */
 int pl_family(void);			/* AF_IBTICK number or -1 (errno) */

@@ -239,6 +239,16 @@ unsigned int pl_rule_ifindex(const struct runconf_rule *r, unsigned int hint)
 	return r->ifname[0] ? r->ifindex : hint;
 }
 
+static int has_opt(const struct psock *ps, int name)
+{
+	int i;
+
+	for (i = 0; i < ps->nopt; i++)
+		if (ps->opt[i].name == name)
+			return 1;
+	return 0;
+}
+
 int pl_new_ibtick(struct psock *ps)
 {
 	static int told;
@@ -259,6 +269,22 @@ int pl_new_ibtick(struct psock *ps)
 		if (real.setsockopt(s, SOL_SOCKET, o->name, o->val, o->len))
 			pl_log("fd %d: SOL_SOCKET option %d not taken by the ibtick socket: %s",
 			       ps->fds[0], o->name, strerror(errno));
+	}
+	if (pl_busy_poll && !has_opt(ps, SO_BUSY_POLL)) {
+		/*
+		 * Reads in the program's own calls: a spinning non-blocking
+		 * read drains the CQ itself, one that sleeps spins first, and
+		 * the CQ event stays off while the program is reading
+		 * (ibtick(7), "Polling modes").  Both need CAP_NET_ADMIN.
+		 */
+		if (real.setsockopt(s, SOL_SOCKET, SO_BUSY_POLL, &pl_busy_poll,
+				    sizeof(pl_busy_poll)) ||
+		    real.setsockopt(s, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)))
+			pl_err("fd %d: IBTICK_BUSY_POLL=%d: %s: reads wait for the CQ event",
+			       ps->fds[0], pl_busy_poll, strerror(errno));
+		else
+			pl_log("fd %d: busy polling %d us (SO_BUSY_POLL, SO_PREFER_BUSY_POLL)",
+			       ps->fds[0], pl_busy_poll);
 	}
 	if ((ps->ts_ns || ps->ts_us) &&
 	    real.setsockopt(s, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)))
