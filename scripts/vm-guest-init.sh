@@ -11,6 +11,8 @@
 #   IBTICK_RESULTS   host path of the results dir; mounted at the same path
 #   IBTICK_TOPOLOGY  network topology; selects net_setup_<topology>
 #   IBTICK_NODE      index of this guest within the topology (0 for single)
+#   IBTICK_SHARED    (pair) host path of a dir every guest mounts, at the
+#                    same path; IBTICK_RESULTS is inside it
 #   IBTICK_MODTREE   module tree to use, relative to the "kimg" share
 #
 # Serial ports: ttyS0 = kernel console (results/console.log on the host),
@@ -123,6 +125,11 @@ mount_basics() {
 mount_results() {
 	[[ -n $RESULTS ]] || { log "IBTICK_RESULTS not set"; return 1; }
 	[[ -d $RESULTS ]] || bb mkdir -p "$RESULTS"
+	if [[ -n ${IBTICK_SHARED:-} ]]; then
+		# the guests' common dir first: RESULTS (its vmNODE) is inside it
+		[[ -d $IBTICK_SHARED ]] || bb mkdir -p "$IBTICK_SHARED"
+		bb mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 shared "$IBTICK_SHARED"
+	fi
 	bb mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "$RESULTS"
 	RESULTS_OK=1
 }
@@ -248,9 +255,32 @@ net_setup_single() {
 	wait_rdma_links rxe0 rxe1
 }
 
-# A further topology (e.g. "pair": two guests joined by a QEMU socket
-# netdev, one rxe per guest on eth0, address 10.99.0.$((NODE + 1))) is
-# added as net_setup_<name> here plus topology_<name> in vm-run.sh.
+# Topology "pair": this guest is node NODE of two, its virtio NIC cabled
+# to the other's; Soft-RoCE rxeNODE on it, address 10.99.0.(NODE + 1)
+# (node 0: rxe0 10.99.0.1, node 1: rxe1 10.99.0.2, as in "single").  The
+# NIC keeps the kernel's name (eth0).  Up once the other node answers.
+net_setup_pair() {
+	local nic="" d i peer=10.99.0.$((2 - NODE))
+	modprobe -a crc32_generic rdma_rxe ib_uverbs rdma_ucm ib_umad virtio_net
+	for ((i = 0; i < 100 && !${#nic}; i++)); do
+		for d in /sys/class/net/*; do
+			[[ -e $d/device/driver && $(readlink "$d/device/driver") == */virtio_net ]] &&
+				nic=${d##*/}
+		done
+		[[ -n $nic ]] || sleep 0.1
+	done
+	[[ -n $nic ]] || { log "no virtio NIC"; return 1; }
+	ip addr add "10.99.0.$((NODE + 1))/24" dev "$nic"
+	ip link set "$nic" up
+	rdma link add "rxe$NODE" type rxe netdev "$nic"
+	wait_rdma_links "rxe$NODE"
+	# the other guest boots at its own pace
+	for ((i = 0; i < 120; i++)); do
+		bb ping -c 1 -W 1 "$peer" >/dev/null 2>&1 && return 0
+	done
+	log "node $NODE: $peer does not answer on $nic"
+	return 1
+}
 
 setup_network() {
 	ip link set lo up
@@ -274,7 +304,9 @@ run_command() {
 
 	export IBTICK_GUEST=1 KVER RESULTS
 	export HOME=/root
-	unset IBTICK_RESULTS IBTICK_REPO IBTICK_TOPOLOGY IBTICK_NODE IBTICK_INIT IBTICK_MODTREE
+	# the topology stays visible: IBTICK_TOPOLOGY, IBTICK_NODE, IBTICK_SHARED
+	export IBTICK_TOPOLOGY=$TOPOLOGY IBTICK_NODE=$NODE
+	unset IBTICK_RESULTS IBTICK_REPO IBTICK_INIT IBTICK_MODTREE
 	cd "$IBTICK_CWD"
 
 	T_CMD_START=$(uptime_s)

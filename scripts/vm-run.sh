@@ -13,7 +13,14 @@
 #   -o RESULTS_DIR  where rc, dmesg.txt, tainted, console.log and output.log
 #                   go (default: a new ${TMPDIR:-/tmp}/ibtick-vm.XXXXXX); it is
 #                   mounted read-write at the same path in the guest
-#   -T TOPOLOGY     single (default; the only one so far)
+#   -T TOPOLOGY     single (default): one guest of 2 vCPUs, both rxe devices
+#                   in it on a veth pair; pair: two guests of 1 vCPU each,
+#                   one rxe each on a virtio NIC (node 0: rxe0 10.99.0.1,
+#                   node 1: rxe1 10.99.0.2), the NICs joined through a QEMU
+#                   UDP socket on the host's loopback - publisher and reader
+#                   in different kernels, as on two hosts.  CMD runs in both,
+#                   with IBTICK_NODE (0, 1) and IBTICK_SHARED (RESULTS, which
+#                   both see; each guest's own results are RESULTS/vmNODE)
 #
 # CMD runs as root in the repo root with IBTICK_GUEST=1, KVER and RESULTS
 # set (and the suites' variables in PASS_ENV, when set here); its output is shown
@@ -82,7 +89,7 @@ shift $((OPTIND - 1))
 (($# > 0)) || usage
 [[ $mem =~ ^[0-9]+$ && $mem -ge 256 ]] || die "-m wants a size in MB (>= 256)"
 [[ $tmo =~ ^[0-9]+$ && $tmo -ge 10 ]] || die "-t wants seconds (>= 10)"
-KNOWN_TOPOLOGIES=(single)   # each has topology_<name> below
+KNOWN_TOPOLOGIES=(single pair)   # each has topology_<name> below
 [[ " ${KNOWN_TOPOLOGIES[*]} " == *" $topology "* ]] ||
 	die "unknown topology '$topology' (known: ${KNOWN_TOPOLOGIES[*]})"
 
@@ -128,6 +135,7 @@ start_guest() {
 	append+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 	append+=" IBTICK_INIT=$IBTICK_SCRIPTS_DIR/vm-guest-init.sh"
 	append+=" IBTICK_RESULTS=$dir IBTICK_TOPOLOGY=$topology IBTICK_NODE=$node"
+	append+="${shared:+ IBTICK_SHARED=$shared}"
 	append+=" IBTICK_REPO=$IBTICK_REPO_DIR"
 	append+=" IBTICK_MODTREE=$IBTICK_GUEST_MODTREE"
 	append+="${IBTICK_VM_APPEND:+ $IBTICK_VM_APPEND}"
@@ -135,7 +143,7 @@ start_guest() {
 	local -a qemu=(
 		qemu-system-x86_64
 		-name "ibtick-vm$node"
-		-machine pc -accel "tcg,thread=multi" -smp 2 -m "$mem"
+		-machine pc -accel "tcg,thread=multi" -smp "$smp" -m "$mem"
 		-nographic -no-reboot -monitor none -parallel none
 		-kernel "$(qesc "$IBTICK_KERNEL")" -initrd "$(qesc "$IBTICK_INITRD")"
 		-append "$append"
@@ -177,17 +185,42 @@ write_cmd_file() {
 	} >"$1"
 }
 
+smp=2        # vCPUs per guest
+shared=""    # a results dir every guest mounts (IBTICK_SHARED), if any
+
 # Topology "single": one guest, no NIC; both rxe devices live in it.
 topology_single() {
 	start_guest "$results" 0 -nic none
 }
 
-# A two-guest topology is added here as topology_<name>, e.g. two
-# start_guest calls with results/vm0 and results/vm1 and
-#   -netdev socket,id=n0,listen=127.0.0.1:PORT / connect=127.0.0.1:PORT
-#   -device virtio-net-pci,netdev=n0,mac=...
-# plus net_setup_<name> in vm-guest-init.sh.  Everything below works on
-# the GUEST_PIDS / GUEST_DIRS lists.
+# free_udp_ports N: N UDP ports free on the host's loopback now.
+free_udp_ports() {
+	python3 - "$1" <<'PY'
+import socket, sys
+socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(('127.0.0.1', 0))
+print(' '.join(str(s.getsockname()[1]) for s in socks))
+PY
+}
+
+# Topology "pair": two guests of 1 vCPU, each NIC a UDP socket on the
+# host's loopback sending to the other's: a cable between two hosts.
+# Each guest's results in RESULTS/vm0, vm1; RESULTS itself is shared.
+topology_pair() {
+	local ports node
+	read -r -a ports <<<"$(free_udp_ports 2)"
+	smp=1
+	shared=$results
+	for node in 0 1; do
+		mkdir -p "$results/vm$node"
+		start_guest "$results/vm$node" "$node" \
+			-netdev "socket,id=n0,udp=127.0.0.1:${ports[1 - node]},localaddr=127.0.0.1:${ports[node]}" \
+			-device "virtio-net-pci,netdev=n0,mac=52:54:00:1b:71:0$((node + 1))" \
+			-virtfs "local,path=$(qesc "$results"),mount_tag=shared,security_model=none"
+	done
+}
+# Everything below works on the GUEST_PIDS / GUEST_DIRS lists.
 
 TAIL_PID=""
 SENTINEL_PID=""
@@ -281,6 +314,7 @@ t0=$(date +%s.%N)
 msg "kernel $kver, topology $topology, ${mem} MB, timeout ${tmo}s, results in $results"
 case $topology in
 single) topology_single ;;
+pair) topology_pair ;;
 esac
 
 # Show the guests' output live.  tail follows until the sentinel dies
