@@ -56,10 +56,20 @@ cases=(
 	"2|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 --counts $G|arb takes no"
 	"2|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -e $G|arb takes no"
 	"2|oneway -L veth0 -I veth1 --raw x $G|are for lat (--raw: and arb)"
+	# two hosts: --peer (the echo is the other host's lat -e)
+	"2|lat -L veth0 -I veth1 --peer 10.99.0.1 $G|--peer IPV4 is for lat, with neither -I, -e nor --compare"
+	"2|lat -L veth0 -e --peer 10.99.0.1 $G|--peer IPV4 is for lat, with neither"
+	"2|lat -L veth0 --peer 10.99.0.1 --compare $G|--peer IPV4 is for lat, with neither"
+	"2|lat -L veth0 --peer 10.99.0.300 $G|--peer IPV4 is for lat"
+	"2|lat -L veth0 --peer rxe0 $G|--peer IPV4 is for lat"
+	"2|oneway -L veth0 --peer 10.99.0.1 $G|--peer IPV4 is for lat"
+	"2|lat -L veth0 --peer 10.99.0.1 -k mapped,floor $G|several reader kinds are for lat with -I"
+	"2|lat -L veth0 -k floor $G|-k floor is for lat with -I, --peer or -e"
+	"2|lat --help|--peer IPV4 lat:"
 )
 if [[ -d /sys/module/ibtick ]]; then
 	echo "# the ibtick module is loaded: good command lines not run (they would measure)"
-	skip=8
+	skip=10
 else
 	skip=0
 	cases+=(
@@ -68,6 +78,8 @@ else
 		"1|lat --ib-dev mlx4_0 --ib-port 1 --gid-index 0 $G|-d mlx4_0 -i 1 -x 0: netdev ib0"
 		"1|rate -d rxe0 -I veth1 $G|the ibtick module is not loaded"
 		"1|lat -L veth0 -I veth1 $G|the ibtick module is not loaded"
+		"1|lat -L veth0 --peer 10.99.0.1 -k floor $G|the ibtick module is not loaded"
+		"1|lat -L veth0 -e -k udp-spin $G|the ibtick module is not loaded"
 		"1|fanout --netdev veth0 --peer-netdev veth1 $G|the ibtick module is not loaded"
 		"1|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 $G|the ibtick module is not loaded"
 		"1|arb -d rxe0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -k arb-cost,rail-a-cost,rail-a,arb -r 5000 --raw x $G|the ibtick module is not loaded"

@@ -117,6 +117,7 @@ static struct {
 	int		path;		/* the one being measured */
 	bool		kpoll;		/* lat: feeds in busy-poll mode, thread on the side's CPU */
 	const char	*ifname, *ifname2, *group, *hist, *raw;
+	const char	*peer;		/* lat --peer: the echo side's host */
 	char		group2[64];	/* lat: the way back */
 	char		group_udp[64];	/* lat: sockperf's group, no feed's */
 	bool		counts;		/* lat: kernel work per round trip (kcount) */
@@ -642,6 +643,26 @@ static void push(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
 }
 
 /*
+ * lat -e of a path whose server is another program: say "echo ready" on
+ * stderr once server @s listens (@up), then wait for it: the floor's ends
+ * after its run, sockperf's when this process is killed (fork_child()'s
+ * death signal takes it along).
+ */
+static void serve_until(pid_t s, bool up)
+{
+	int status;
+
+	if (!up) {
+		kill(s, SIGKILL);
+		errno = ETIMEDOUT;
+		die("the server did not start listening");
+	}
+	fprintf(stderr, "%s: echo ready on %s\n", PROG, o.ifname);
+	if (waitpid(s, &status, 0) < 0 || child_failed(status))
+		die("the server failed");
+}
+
+/*
  * ib_send_lat -c UD between the two netdevs' RDMA devices, every sample
  * kept (-U) so that the statistics are ours, computed as for every row:
  * o.n samples after o.warm warm-up ones.  @lat gets the samples (malloc'd,
@@ -673,14 +694,20 @@ static void floor_run(uint64_t **lat, size_t *nlat, char *extra, size_t elen)
 
 		if (run)
 			free(out);
+		if (o.echo) {	/* this side is the server (lat -e) */
+			s = spawn(srv, o.cpu, NULL);
+			serve_until(s, wait_port(true, PERFTEST_PORT, 60));
+			return;
+		}
 		counts_begin();
-		s = spawn(srv, o.cpu2, NULL);
+		/* --peer: the server is the other host's lat -e */
+		s = o.peer ? -1 : spawn(srv, o.cpu2, NULL);
 		/*
 		 * The server takes its client on perftest's TCP port once it has
 		 * set up; a client that still finds nobody tries again.
 		 */
 		for (int tries = 0;; tries++) {
-			if (!wait_port(true, PERFTEST_PORT, 60))
+			if (s > 0 && !wait_port(true, PERFTEST_PORT, 60))
 				fprintf(stderr, "%s: ib_send_lat's server is not listening on %d\n",
 					PROG, PERFTEST_PORT);
 			if (tries)
@@ -692,7 +719,8 @@ static void floor_run(uint64_t **lat, size_t *nlat, char *extra, size_t elen)
 				break;
 			free(out);
 		}
-		reap(s);
+		if (s > 0)
+			reap(s);
 		counts_end(extra, elen, (double)(o.n + o.warm + 1));
 		/* "#, usec" then "I, USEC" per round trip (half of it, as ours) */
 		line = strstr(out, "#, usec");
@@ -727,6 +755,13 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 			 size_t *nlat, char *extra, size_t elen)
 {
 	const char *tmp = getenv("TMPDIR");
+	/*
+	 * Spinning under ibtick-run: its busy polling (-b), so that each of
+	 * sockperf's non-blocking reads drains the CQ, as the native spinning
+	 * row's SO_BUSY_POLL reader does with the same 200 us; blocking: none,
+	 * as the native blocking row
+	 */
+	char busy[8] = "0";
 	char port[16], size[16], secs[16], log[PATH_MAX];
 	char rule_a[96], rule_b[96];
 	char *out, *p, line[256];
@@ -734,11 +769,11 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 	 * @run: each end under ibtick-run, its group over an ibtick feed on
 	 * its own netdev - the same sockperf, unmodified, on ibtick
 	 */
-	char *srv_all[] = { "ibtick-run", "-g", rule_b, "--",
+	char *srv_all[] = { "ibtick-run", "-g", rule_b, "-b", busy, "--",
 			"sockperf", "server", "-i", o.group_udp, "-p", port,
 			"--mc-rx-if", ip_b, "--mc-tx-if", ip_b,
 			spin ? "--nonblocked" : NULL, NULL };
-	char *cli_all[] = { "ibtick-run", "-g", rule_a, "--",
+	char *cli_all[] = { "ibtick-run", "-g", rule_a, "-b", busy, "--",
 			"sockperf", "ping-pong", "-i", o.group_udp, "-p", port,
 			"--mc-rx-if", ip_a, "--mc-tx-if", ip_a,
 			"-m", size, "-t", secs, "--full-log", log,
@@ -750,8 +785,8 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 			    "-m", size, "-t", secs, "--full-log", log,
 			    spin ? "--nonblocked" : NULL, NULL };
 	bool tcp = o.path == P_TCP || o.path == P_TCP_SPIN;
-	char **srv = tcp ? srv_tcp : run ? srv_all : srv_all + 4;
-	char **cli = tcp ? cli_tcp : run ? cli_all : cli_all + 4;
+	char **srv = tcp ? srv_tcp : run ? srv_all : srv_all + 6;
+	char **cli = tcp ? cli_tcp : run ? cli_all : cli_all + 6;
 	size_t cap = 0;
 	double sent = 0;
 	pid_t s, c;
@@ -768,21 +803,31 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 	if (fd < 0)
 		die("mkstemp");
 	close(fd);
+	if (spin)
+		snprintf(busy, sizeof(busy), "%d", 200);
 	snprintf(port, sizeof(port), "%u", o.port + 100);
 	snprintf(rule_a, sizeof(rule_a), "%s:%s@%s", o.group_udp, port, o.ifname);
 	snprintf(rule_b, sizeof(rule_b), "%s:%s@%s", o.group_udp, port,
 		 o.ifname2 ? o.ifname2 : o.ifname);
 	snprintf(size, sizeof(size), "%ld", o.size);
 	snprintf(secs, sizeof(secs), "%.0f", seconds < 2 ? 2 : ceil(seconds));
+	if (o.echo) {	/* this side is the server (lat -e) */
+		unlink(log);
+		s = spawn(srv, o.cpu, NULL);
+		serve_until(s, wait_port(tcp, o.port + 100, 60));
+		return;
+	}
 	counts_begin();
-	s = spawn(srv, o.cpu2, NULL);
-	if (!wait_port(tcp, o.port + 100, 60))
+	/* --peer: the server is the other host's lat -e */
+	s = o.peer ? -1 : spawn(srv, o.cpu2, NULL);
+	if (s > 0 && !wait_port(tcp, o.port + 100, 60))
 		fprintf(stderr, "%s: sockperf's server did not bind port %u\n", PROG,
 			o.port + 100);
 	c = spawn(cli, o.cpu, &fd);
 	out = slurp(fd, 600);
 	reap(c);
-	reap(s);
+	if (s > 0)
+		reap(s);
 	/* "[Total Run] RunTime=...; SentMessages=N": every round trip, warm-up too */
 	p = strstr(out, "[Total Run]");
 	if (p && (p = strstr(p, "SentMessages=")))
@@ -853,6 +898,40 @@ static void conn_prefer_busy(int fd, bool spin)
 	said = true;
 }
 
+/*
+ * The connection's echo: listens on @ip port o.port + 200, tells it is
+ * ready on @ready_fd (a pipe to the pinging side) or, with -1, on stderr
+ * (lat -e), answers every message of the one connection it accepts, and
+ * exits when the client closes.
+ */
+static void __attribute__((noreturn)) conn_echo(bool spin, const char *ip, int ready_fd)
+{
+	struct sockaddr_ibtick sa;
+	char buf[MAX_MSG];
+	int ls, fd;
+
+	ls = socket(ibtick_family(), SOCK_SEQPACKET, 0);
+	if (ls < 0 || conn_addr(&sa, ip, o.port + 200) ||
+	    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1))
+		die("conn: listen");
+	if (ready_fd < 0)
+		fprintf(stderr, "%s: echo ready on %s\n", PROG, o.ifname);
+	else if (write(ready_fd, "r", 1) != 1)
+		die("conn: ready");
+	fd = accept(ls, NULL, NULL);
+	if (fd < 0)
+		die("conn: accept");
+	conn_prefer_busy(fd, spin);
+	for (;;) {
+		ssize_t r = conn_recv(fd, buf, sizeof(buf), spin);
+
+		if (r <= 0)
+			_exit(r < 0);	/* 0: the client closed */
+		if (send(fd, buf, (size_t)r, 0) != r)
+			_exit(1);
+	}
+}
+
 static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 		     size_t elen)
 {
@@ -860,42 +939,30 @@ static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 	struct sockaddr_ibtick sa;
 	char buf[MAX_MSG];
 	size_t cap = 0;
-	int ready[2], ls, fd, status;
-	pid_t child;
+	int ready[2], fd, status = 0;
+	pid_t child = -1;
 	long i;
 
 	*lat = NULL;
 	*nlat = 0;
 	extra[0] = 0;
-	if (pipe(ready))
-		die("pipe");
-	counts_begin();
-	child = fork_child();
-	if (!child) {
-		close(ready[0]);
-		pin(o.cpu2);
-		ls = socket(ibtick_family(), SOCK_SEQPACKET, 0);
-		if (ls < 0 || conn_addr(&sa, ip_b, port) ||
-		    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1))
-			die("conn: listen");
-		if (write(ready[1], "r", 1) != 1)
-			die("conn: ready");
-		fd = accept(ls, NULL, NULL);
-		if (fd < 0)
-			die("conn: accept");
-		conn_prefer_busy(fd, spin);
-		for (;;) {
-			ssize_t r = conn_recv(fd, buf, sizeof(buf), spin);
-
-			if (r <= 0)
-				_exit(r < 0);	/* 0: the client closed */
-			if (send(fd, buf, (size_t)r, 0) != r)
-				_exit(1);
-		}
+	if (o.echo) {	/* this side is the echo (lat -e) */
+		pin(o.cpu);
+		conn_echo(spin, ip_b, -1);
 	}
-	close(ready[1]);
-	wait_ready(ready[0]);
-	close(ready[0]);
+	counts_begin();
+	if (!o.peer) {	/* else the echo is the other host's lat -e */
+		if (pipe(ready))
+			die("pipe");
+		child = fork_child();
+		if (!child) {
+			close(ready[0]);
+			pin(o.cpu2);
+			conn_echo(spin, ip_b, ready[1]);
+		}
+		close(ready[1]);
+		wait_ready(ready[0]);
+	}
 	fd = socket(ibtick_family(), SOCK_SEQPACKET, 0);
 	if (fd < 0 || conn_addr(&sa, ip_a, 0) ||
 	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
@@ -903,8 +970,10 @@ static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		fprintf(stderr, "%s: conn: connect %s port %u: %s\n", PROG, ip_b, port,
 			strerror(errno));
-		kill(child, SIGKILL);
-		waitpid(child, &status, 0);
+		if (child > 0) {
+			kill(child, SIGKILL);
+			waitpid(child, &status, 0);
+		}
 		return;
 	}
 	conn_prefer_busy(fd, spin);
@@ -922,7 +991,8 @@ static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 			push(lat, nlat, &cap, (now_ns(CLOCK_MONOTONIC) - t0) / 2);
 	}
 	close(fd);
-	waitpid(child, &status, 0);
+	if (child > 0)
+		waitpid(child, &status, 0);
 	counts_end(extra, elen, (double)(o.warm + o.n));
 	if (child_failed(status))
 		fprintf(stderr, "%s: conn: the echo failed\n", PROG);
@@ -1265,22 +1335,41 @@ static int lat_run(void)
 	double sum_avg = 0, secs;
 	bool others = o.compare;
 
-	if (o.echo) {
+	if (o.echo && o.path < P_FLOOR) {
 		pin(o.cpu);
 		lat_echo(o.ifname);
 		return 0;
 	}
+	if (o.echo) {
+		/*
+		 * The server of a path that is not ibtick's feeds, for a
+		 * pinging side on another host (--peer): the server's names
+		 * (dev_b, ip_b) are this side's
+		 */
+		if (rdma_dev_of(o.ifname, dev_b, sizeof(dev_b)) ||
+		    ipv4_of(o.ifname, ip_b, sizeof(ip_b))) {
+			fprintf(stderr, "%s: -e: no RDMA device or IPv4 address behind %s\n",
+				PROG, o.ifname);
+			return 1;
+		}
+		/* until the floor's server ends or this is killed; a
+		 * server that fails ends it (serve_until()) */
+		lat_other(&rows[0], path_title(o.path), 1e6);
+		return 0;
+	}
 	for (j = 0; j < o.nkinds; j++)
 		others |= o.paths[j] >= P_FLOOR;
-	if (o.ifname2) {
+	if (o.ifname2 || o.peer)
 		rdma_dev_of(o.ifname, dev_a, sizeof(dev_a));
+	if (o.ifname2)
 		rdma_dev_of(o.ifname2, dev_b, sizeof(dev_b));
-	}
-	if (others && (!dev_a[0] || !dev_b[0] ||
-		       ipv4_of(o.ifname2, ip_b, sizeof(ip_b)) ||
+	if (o.peer)	/* checked in main(); the other host's device is its own */
+		snprintf(ip_b, sizeof(ip_b), "%s", o.peer);
+	if (others && (!dev_a[0] || (!o.peer && !dev_b[0]) ||
+		       (!o.peer && ipv4_of(o.ifname2, ip_b, sizeof(ip_b))) ||
 		       ipv4_of(o.ifname, ip_a, sizeof(ip_a)))) {
 		fprintf(stderr, "%s: floor, udp: no RDMA device or IPv4 address behind %s/%s\n",
-			PROG, o.ifname, o.ifname2);
+			PROG, o.ifname, o.ifname2 ? o.ifname2 : o.peer);
 		return 1;
 	}
 	if (o.counts && kcount_setup())
@@ -2331,7 +2420,8 @@ static void usage(void)
 		"              say) is meant (default 0); InfiniBand: the port's IPoIB netdev\n"
 		"  -I IF       --peer-netdev: the other side's netdev (echo or publisher,\n"
 		"              run as a child)\n"
-		"  -e          lat: be the echo side only (for two hosts)\n"
+		"  -e          lat: be the echo side (or the path's server) only, for two hosts\n"
+		"  --peer IPV4 lat: the echo side is that host's lat -e (instead of -I)\n"
 		"  -k KIND     reader: mapped (default), epoll, recvmsg, busy (SO_BUSY_POLL);\n"
 		"              lat takes a list (mapped,busy,...): a row for each, in that\n"
 		"              order; lat also takes kpoll (epoll reader, each feed's busy-\n"
@@ -2441,6 +2531,7 @@ int main(int argc, char **argv)
 		{ "gid-index", required_argument, NULL, 'x' },
 		{ "rail-b", required_argument, NULL, 'b' + 256 },
 		{ "peer-rail-b", required_argument, NULL, 'p' + 256 },
+		{ "peer", required_argument, NULL, 'P' + 256 },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char ibnetdev[64];
@@ -2490,6 +2581,7 @@ int main(int argc, char **argv)
 			break;
 		case 'b' + 256: o.ifname_b = optarg; break;
 		case 'p' + 256: o.ifname_b2 = optarg; break;
+		case 'P' + 256: o.peer = optarg; break;
 		case 'n': o.n = NUM(optarg, 1, 100000000); break;
 		case 'N':
 			if (parse_list(optarg))
@@ -2535,6 +2627,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: several reader kinds are for lat with -I (each kind on its own feeds)\n", PROG);
 		return 2;
 	}
+	if (o.peer) {
+		struct in_addr ia;
+
+		if (o.mode != M_LAT || o.ifname2 || o.echo || o.compare ||
+		    inet_pton(AF_INET, o.peer, &ia) != 1) {
+			fprintf(stderr, "%s: --peer IPV4 is for lat, with neither -I, -e nor --compare (the echo is the other host's lat -e)\n",
+				PROG);
+			return 2;
+		}
+	}
 	if ((o.ifname_b || o.ifname_b2) && o.mode != M_ARB) {
 		fprintf(stderr, "%s: --rail-b and --peer-rail-b are for arb\n", PROG);
 		return 2;
@@ -2554,11 +2656,11 @@ int main(int argc, char **argv)
 		}
 	}
 	for (m = 0; m < o.nkinds && o.mode != M_ARB; m++) {
-		if (o.paths[m] < TICKRD_NKINDS || (o.mode == M_LAT && !o.echo &&
-		    (o.ifname2 || o.paths[m] == P_KPOLL)))
+		if (o.paths[m] < TICKRD_NKINDS || (o.mode == M_LAT &&
+		    (o.ifname2 || o.peer || o.echo || o.paths[m] == P_KPOLL)))
 			continue;
 		fprintf(stderr, "%s: -k %s is for lat%s\n", PROG, path_names[o.paths[m]],
-			o.paths[m] == P_KPOLL ? "" : " with -I");
+			o.paths[m] == P_KPOLL ? "" : " with -I, --peer or -e");
 		return 2;
 	}
 	if (o.kpoll && o.nkinds == 1 && o.busy_cpu < -1)	/* lat -e -k kpoll ... */
