@@ -14,6 +14,8 @@
 #   model   the ring protocol's Promela model, every interleaving (spin)
 #   kunit   pure kernel logic on UML (scripts/kunit.sh)
 #   vm      the module in a QEMU guest with Soft-RoCE (scripts/vm-run.sh)
+#   vmpair  ibtick between two guests, a kernel and an rxe device each
+#           (scripts/vm-run.sh -T pair -- tests/vm/pair.sh)
 #   vmdeb   the Debian packages in a guest: dpkg -i, DKMS build for its
 #           kernel, modprobe, purge (tests/vm/deb.sh); uses the packages
 #           the deb stage built in this run, or builds them
@@ -35,7 +37,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 cd "$top" || exit 1
-stages=${STAGES:-build unit package deb fuzz model kunit vm vmdeb vmdebug}
+stages=${STAGES:-build unit package deb fuzz model kunit vm vmpair vmdeb vmdebug}
 logdir=${IBTICK_LOGDIR:-$top/.check}
 mkdir -p "$logdir"
 
@@ -137,6 +139,15 @@ vm() {
 	scripts/vm-run.sh -t "${VM_TIMEOUT:-3600}" -k "$kver" -o "$out" -- tests/vm/run.sh
 }
 
+# Two guests: node 1 counts the tests, node 0 serves them (tests/vm/pair.sh).
+vmpair() {
+	local out=$logdir/vmpair kver
+	rm -rf "$out"
+	mkdir -p "$out"
+	kver=$(scripts/vm-kernel.sh) || return 1
+	scripts/vm-run.sh -T pair -t "${VM_PAIR_TIMEOUT:-900}" -k "$kver" -o "$out" -- tests/vm/pair.sh
+}
+
 # tests/fuzz/lib/run.sh ends with "libfuzz: N passed, N failed"; without
 # clang's libFuzzer it exits 4: scripts/deps.sh installs it, so that fails.
 fuzz() {
@@ -208,6 +219,7 @@ for s in $stages; do
 	model) stage model model ;;
 	kunit) stage kunit scripts/kunit.sh ;;
 	vm) stage vm vm ;;
+	vmpair) stage vmpair vmpair ;;
 	vmdeb) stage vmdeb vmdeb ;;
 	vmdebug) stage vmdebug vmdebug ;;
 	*)

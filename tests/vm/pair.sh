@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# VM topic for two guests (scripts/vm-run.sh -T pair; make check's vmpair
+# stage): ibtick between two kernels, each with its own rxe device, joined
+# by a virtual cable - node 0 is 10.99.0.1 (rxe0), node 1 10.99.0.2 (rxe1),
+# both on their eth0.  It runs in both guests: node 1 runs the tests and
+# counts them; node 0 is the other host (the publisher, the echo) and
+# serves each test in the same order, each step a handshake in
+# $IBTICK_SHARED/sync (pair_flag / pair_wait, tests/vm/pair-sync.sh).
+#
+# feed_across_kernels: node 0 publishes N ticks on a group; node 1 reads
+#   them (recvmsg): delivered + lost == published, every sequence once, none
+#   lost on a clean cable; node 1's device delivered each tick to exactly
+#   one QP (rdma_recvs), node 0's to none (a publisher-only feed attaches
+#   no QP, and nothing loops back).
+# conn_across_kernels: round trips over an ibtick connection, node 0's
+#   ibtick-perf lat -e -k conn answering node 1's lat --peer: every answer
+#   is the right one, and both ends report no error.
+cd "$(dirname "$0")/../.." || exit 1
+ALL_TESTS="feed_across_kernels conn_across_kernels"
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+# shellcheck source=tests/vm/pair-sync.sh
+. tests/vm/pair-sync.sh
+
+require_guest
+[[ ${IBTICK_TOPOLOGY:-} == pair && -n ${IBTICK_SHARED:-} ]] ||
+	{ echo "tests/vm/pair.sh: runs in both guests of scripts/vm-run.sh -T pair" >&2; exit 2; }
+
+PUB=user/tools/ibtick-pub
+SUB=user/tools/ibtick-sub
+PERF=user/tools/ibtick-perf
+N=${N:-$(cnt 2000)}
+node=$IBTICK_NODE
+R=$IBTICK_SHARED/pair-tests
+nic=eth0
+mkdir -p "$R" "$IBTICK_SHARED/sync"
+
+# no veth rig here: each test starts with the module loaded
+test_setup() { [[ -d /sys/module/ibtick ]] || insmod kmod/ibtick.ko; }
+test_teardown() { kill_jobs; }
+cleanup() { kill_jobs; rmmod ibtick 2>/dev/null; return 0; }
+
+recvs() { cat "/sys/class/infiniband/rxe$node/ports/1/hw_counters/rdma_recvs"; }
+
+feed_across_kernels() {
+	local g=239.7.0.1 p=7700 r0 r1
+	if ((node == 0)); then
+		pair_wait feed-bound || return 1
+		r0=$(recvs)
+		$PUB -i "$nic" -n "$N" -r 2000 "$g" "$p" >"$R/pub.out" 2>&1 || echo "  node 0: ibtick-pub failed"
+		sleep 1
+		echo $(($(recvs) - r0)) >"$R/node0-recvs"
+		pair_flag feed-published
+		return 0
+	fi
+	r0=$(recvs)
+	$SUB -i "$nic" -n "$N" -t "$(tmo 30)" -j "$g" "$p" >"$R/sub.json" 2>"$R/sub.err" &
+	wait_for "$R/sub.err" bound || check_err 1 "ibtick-sub did not bind"
+	pair_flag feed-bound
+	wait
+	pair_wait feed-published 120 || check_err 1 "node 0 did not publish"
+	r1=$(recvs)
+	echo "  node 1: $(cat "$R/sub.json"); rdma_recvs +$((r1 - r0)); node 0: rdma_recvs +$(cat "$R/node0-recvs" 2>/dev/null)"
+	jtrue "$R/sub.json" "j['delivered'] + j['lost'] == j['feed_rx'] == $N and j['unique'] == $N and j['missing'] == 0 and j['dups'] == 0" ||
+		check_err 1 "delivered + lost != published, or sequences missing or twice"
+	((r1 - r0 == N)) || check_err 1 "node 1's device delivered $((r1 - r0)) times for $N ticks, not once each"
+	[[ $(cat "$R/node0-recvs" 2>/dev/null) == 0 ]] ||
+		check_err 1 "the publisher's device delivered to a QP of its own"
+	log_test "a feed between two kernels: $N ticks published on one host, each delivered once on the other, none on the publisher's"
+}
+
+conn_across_kernels() {
+	local e
+	if ((node == 0)); then
+		$PERF lat -e -k conn -n "$N" -w 100 -L "$nic" 239.7.0.2 7710 2>"$R/echo.err" &
+		e=$!
+		wait_for "$R/echo.err" "echo ready" || echo "  node 0: the echo did not start"
+		pair_flag conn-ready
+		pair_wait conn-done 300
+		wait "$e"
+		echo $? >"$R/echo.rc"
+		pair_flag conn-echo-done
+		return 0
+	fi
+	pair_wait conn-ready 120 || check_err 1 "node 0's echo did not start"
+	$PERF lat -j -k conn -n "$N" -w 100 -L "$nic" --peer 10.99.0.1 239.7.0.2 7710 >"$R/conn.json" 2>"$R/conn.err"
+	check_err $? "ibtick-perf lat --peer -k conn failed: $(tail -n 2 "$R/conn.err")"
+	pair_flag conn-done
+	pair_wait conn-echo-done 60 || check_err 1 "node 0's echo did not end"
+	[[ $(cat "$R/echo.rc" 2>/dev/null) == 0 ]] || check_err 1 "node 0's echo ended with status $(cat "$R/echo.rc" 2>/dev/null)"
+	grep -q "\"kind\":\"conn\".*\"n_iterations\":$N," "$R/conn.json" ||
+		check_err 1 "not $N round trips: $(tail -n 1 "$R/conn.json" | cut -c1-200)"
+	log_test "a connection between two kernels: $N round trips, node 0 answering node 1, every answer its own"
+}
+
+if ((node == 0)); then
+	# the other host: serve each test, in order, and count nothing
+	for t in ${TESTS:-$ALL_TESTS}; do
+		test_setup
+		"$t"
+		test_teardown
+	done
+	pair_wait node1-finished 300
+	exit 0
+fi
+trap 'pair_flag node1-finished; cleanup' EXIT
+run_tests
