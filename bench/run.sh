@@ -16,6 +16,11 @@
 # real hosts run: the stock guest marks its TSC unstable and falls back to
 # the emulated HPET, where every clock read is an emulated device access.
 # CLOCK=default keeps the guest's own choice (to see what clock reads cost).
+# TOPOLOGIES="single pair" (default): the single guest (all of the above),
+# then two guests of one vCPU each (scripts/vm-run.sh -T pair) for the
+# ping-pong paths across two kernels, as between two hosts
+# (bench/guest-pair.sh; N and ROUNDS as above, PAIR_ROUNDS overrides
+# ROUNDS there), into OUT_DIR/pair; the summary reports both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -42,11 +47,28 @@ json.dump({
     "boot_clock": sys.argv[2],
 }, open(sys.argv[1], "w"), indent=1)
 PY
-scripts/vm-run.sh -t 5400 -o "$out" -- env N="${N:-5000}" ROUNDS="${ROUNDS:-5}" SEED="${SEED:-$(date +%s)}" NCOUNT="${NCOUNT:-2000}" \
-	ARB_ROUNDS="${ARB_ROUNDS:-12}" bench/guest.sh
-# keep the results and the run's own log, not the emulator's
+seed=${SEED:-$(date +%s)}
+topologies=${TOPOLOGIES:-single pair}
+for t in $topologies; do
+	case $t in
+	single | pair) ;;
+	*) echo "bench/run.sh: TOPOLOGIES: single and/or pair, not '$t'" >&2; exit 2 ;;
+	esac
+done
+if [[ " $topologies " == *" single "* ]]; then
+	scripts/vm-run.sh -t 5400 -o "$out" -- env N="${N:-5000}" ROUNDS="${ROUNDS:-5}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
+		ARB_ROUNDS="${ARB_ROUNDS:-12}" bench/guest.sh
+fi
+if [[ " $topologies " == *" pair "* ]]; then
+	scripts/vm-run.sh -T pair -t 3600 -o "$out/pair" -- env N="${N:-5000}" \
+		ROUNDS="${PAIR_ROUNDS:-${ROUNDS:-5}}" SEED="$seed" bench/guest-pair.sh
+	rm -rf "$out/pair/sync"
+fi
+# keep the results and the runs' own logs, not the emulator's
 # (dmesg.txt names this machine's paths on the kernel command line)
-rm -f "$out"/{console.log,qemu.log,dmesg.txt,.vm-cmd,rc,tainted,timing,setup-error}
+for d in "$out" "$out"/pair/vm0 "$out"/pair/vm1; do
+	rm -f "$d"/{console.log,qemu.log,dmesg.txt,.vm-cmd,rc,tainted,timing,setup-error}
+done
 bench/summary.py "$out" >"$out/summary.md"
 cat "$out/summary.md"
 echo "bench/run.sh: $SECONDS s in all (build, boot, guest, summary)"

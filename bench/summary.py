@@ -134,7 +134,17 @@ def ci_str(x, c):
     return f'{x:.2f} [{c[0]:.2f}, {c[1]:.2f}]'
 
 
-def pingpong(d, w, goals):
+# how each topology's rows were pinned, and what its targets are called
+PIN = {
+    'single': "Both ends of every path are pinned the same way: the pinging side on vCPU 1, the answering side "
+              "(echo, server) on vCPU 0.",
+    'pair': "The pinging side runs in one guest and the answering side (echo, server) in the other, each on "
+            "its guest's only vCPU: two kernels, two rxe devices, a virtual cable between them.",
+}
+PREFIX = {'single': '', 'pair': 'two guests: '}
+
+
+def pingpong(d, w, goals, topo='single'):
     rows = lines(d / 'rounds.json')
     if not rows:
         return
@@ -183,11 +193,10 @@ def pingpong(d, w, goals):
     fl = st['floor']
     n_of = {p: sum(len(r) for r in rs) for p, rs in paths.items()}
     orders = [x for x in rows if 'order' in x]
-    w(f"## Ping-pong, 64 B, half round trip\n")
+    w(f"## {PREFIX[topo].capitalize()}Ping-pong, 64 B, half round trip\n")
     w(f"{nr} round{'s' if nr != 1 else ''} in one boot; in each round every path ran once, {head['n']} samples after "
       f"{head['warm']} warm-up round trips, the paths in a random order (seed {head['seed']}; the orders "
-      f"are in `rounds.json`). Both ends of every path are pinned the same way: the pinging side on vCPU 1, "
-      f"the answering side (echo, server) on vCPU 0.\n")
+      f"are in `rounds.json`). {PIN[topo]}\n")
     w("**median** is the median of the round medians; **p99**, **p99.9** and **max** are over all rounds' samples "
       "pooled. Each ratio is to the verbs floor (`ib_send_lat -c UD`, same boot, same rounds) with a bootstrap "
       f"95 % interval ({BOOT} draws): each draw picks {nr} rounds with replacement, the same rounds for the "
@@ -229,7 +238,8 @@ def pingpong(d, w, goals):
             return
         r = st[p][key] / fl[key]
         hi = ci[p][key][1]
-        goals.append((f"{what} ≤ {limit} × floor (upper bound of the 95 % interval)", r, hi, hi <= limit))
+        goals.append((f"{PREFIX[topo]}{what} ≤ {limit} × floor (upper bound of the 95 % interval)", r, hi,
+                      hi <= limit))
     goal("mapped ring, spinning: median", 'mapped', 'median', 1.10)
     goal("mapped ring, spinning: p99.9", 'mapped', 'p99.9', 1.5)
     goal("recvmsg + SO_BUSY_POLL: median", 'busy', 'median', 1.3)
@@ -242,8 +252,8 @@ def pingpong(d, w, goals):
         c2 = bootstrap(rng, {p: paths[p], base: paths[base]}, base)
         r = st[p]['median'] / st[base]['median']
         hi = c2[p]['median'][1] if c2[p].get('median') else r
-        goals.append((f"{PATHS[p][0]}: median ≤ 1.1 × {PATHS[base][0]} (upper bound of the 95 % interval)",
-                      r, hi, hi <= 1.1))
+        goals.append((f"{PREFIX[topo]}{PATHS[p][0]}: median ≤ 1.1 × {PATHS[base][0]} (upper bound of the 95 % "
+                      "interval)", r, hi, hi <= 1.1))
 
 
 def counts_section(d, w, goals):
@@ -474,7 +484,7 @@ RC_PATHS = {
 }
 
 
-def rc_section(d, w, goals, out):
+def rc_section(d, w, goals, out, topo='single'):
     rows = lines(d / 'rc.json')
     if not rows:
         return
@@ -495,7 +505,7 @@ def rc_section(d, w, goals, out):
     ci = bootstrap(rng, paths, 'floor-rc')
     fl = st['floor-rc']
     counted = {x['kind']: x['per_rt'] for x in lines(d / 'rc-counts.json') if 'per_rt' in x}
-    w("## Connections (RC), ping-pong, 64 B, half round trip\n")
+    w(f"## {PREFIX[topo].capitalize()}Connections (RC), ping-pong, 64 B, half round trip\n")
     w(f"{len(kept)} rounds in the same boot, {head['n']} samples each after {head['warm']} warm-up round trips, "
       "the paths in a random order each round (`rc.json`), pinned as above. The floor is `ib_send_lat -c RC` "
       "(user-space verbs polling its CQ); the ibtick connection's spinning reader calls recv(MSG_DONTWAIT), "
@@ -533,20 +543,22 @@ def rc_section(d, w, goals, out):
     if 'conn-spin' in ci and ci['conn-spin'].get('median'):
         r = st['conn-spin']['median'] / fl['median']
         hi = ci['conn-spin']['median'][1]
-        goals.append(("connection, spinning: median ≤ 1.3 × ib_send_lat -c RC (upper bound of the 95 % "
-                      "interval)", r, hi, hi <= 1.3))
+        goals.append((f"{PREFIX[topo]}connection, spinning: median ≤ 1.3 × ib_send_lat -c RC (upper bound "
+                      "of the 95 % interval)", r, hi, hi <= 1.3))
     for p, ref in (('conn-spin', 'tcp-spin'), ('conn', 'tcp')):
         if p in st and ref in st:
             for k in ('median', 'p99.9'):
                 r = st[p][k] / st[ref][k]
-                goals.append((f"{RC_PATHS[p][0]}: {k} below sockperf TCP of its class (ratio < 1)", r, None,
-                              r < 1))
+                goals.append((f"{PREFIX[topo]}{RC_PATHS[p][0]}: {k} below sockperf TCP of its class "
+                              "(ratio < 1)", r, None, r < 1))
     out['rc'] = res
 
 
 def main():
     d = Path(sys.argv[1])
-    env = json.loads((d / 'env.json').read_text())
+    pair = d / 'pair'
+    # TOPOLOGIES=pair alone: the pair's environment heads the page
+    env = json.loads((d / 'env.json' if (d / 'env.json').exists() else pair / 'env.json').read_text())
     out = []
     w = out.append
     w(f"# ibtick benchmark — {env['kernel']}, {env['vcpus']} vCPU ({env['cpu']}), {env['virt']}\n")
@@ -650,6 +662,27 @@ def main():
         j = json.loads(sj.read_text()) if sj.exists() else {}
         j.update(arb)
         sj.write_text(json.dumps(j, indent=1) + '\n')
+
+    if (pair / 'rounds.json').exists() or (pair / 'rc.json').exists():
+        penv = json.loads((pair / 'env.json').read_text()) if (pair / 'env.json').exists() else {}
+        w("# Two guests\n")
+        w("`bench/run.sh` runs the ping-pong paths once more between two guests of one vCPU each "
+          "(`scripts/vm-run.sh -T pair`): each guest has its own kernel and its own rxe device on a virtio NIC, "
+          "and the two NICs are joined by a QEMU UDP socket on the host, so publisher and reader are in "
+          "different kernels, as on two hosts. The answering side is `ibtick-perf lat -e` (or the path's own "
+          "server) in guest 0, the pinging side `ibtick-perf lat --peer` in guest 1 "
+          "(`bench/guest-pair.sh`); both walk the same random order of paths each round. Spinning and the "
+          "softirqs share each guest's one vCPU, and there is no busy-poll thread (it would measure the "
+          "scheduler). Results in `pair/`; guest clocksource "
+          f"**{penv.get('clocksource', 'not recorded')}**.\n")
+        pout = {}
+        pingpong(pair, w, goals, 'pair')
+        rc_section(pair, w, goals, pout, 'pair')
+        if pout:
+            sj = pair / 'summary.json'
+            j = json.loads(sj.read_text()) if sj.exists() else {}
+            j.update(pout)
+            sj.write_text(json.dumps(j, indent=1) + '\n')
 
     if goals:
         w("## Targets\n")
