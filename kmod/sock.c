@@ -386,12 +386,16 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct ibt_member *m,
  * skips the CQ event, the softirq, the wake-up and the context switch.
  * A non-blocking call (@timeo 0) looks once, draining the CQ as it does:
  * a program that spins on MSG_DONTWAIT or O_NONBLOCK thus polls the CQ
- * with every call, as with a UDP socket.  True when a tick arrived.
+ * with every call, as with a UDP socket.  Finding nothing, that look
+ * leaves the CQ event deferred (SO_PREFER_BUSY_POLL) only while nobody
+ * waits on the feed's queue: an epoll registration or a sleeping reader
+ * there relies on the event, so then it goes back on at once.  True when
+ * a tick arrived.
  */
 static bool ibt_busy_wait(struct ibt_sock *is, long timeo)
 {
 	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
-	u64 end = 0;
+	u64 end;
 
 	if (!usec)
 		return false;
@@ -400,6 +404,8 @@ static bool ibt_busy_wait(struct ibt_sock *is, long timeo)
 		end = local_clock() +
 		      min_t(u64, (u64)usec * NSEC_PER_USEC,
 			    (u64)jiffies_to_nsecs(timeo));
+	else	/* 0: the caller is back soon; 1: re-arm if nothing */
+		end = wq_has_sleeper(&is->feed->wq);
 	return ibt_poll_caller(is->feed, READ_ONCE(is->sub.cursor), end,
 			       READ_ONCE(is->sk.sk_prefer_busy_poll));
 }
@@ -413,18 +419,24 @@ static bool ibt_feed_dead(struct ibt_feed *f)
 /*
  * Wait until the feed has something past the socket's cursor, dies, or its
  * ACL changes (recvmsg asks again).  Called without the socket lock; the
- * cursor read here may be stale, which only costs a spurious wake-up.
+ * cursor read here may be stale, which only costs a spurious wake-up.  A
+ * non-blocking call gets one busy look (*@looked), so that ticks it skips
+ * (its own, without loopback) cannot keep it from returning.
  */
-static int ibt_wait(struct ibt_sock *is, long *timeo)
+static int ibt_wait(struct ibt_sock *is, long *timeo, bool *looked)
 {
 	struct ibt_member *m = &is->sub;
 	struct ibt_feed *f = is->feed;
 	long left;
 
+	if (!*timeo) {
+		if (*looked)
+			return -EAGAIN;
+		*looked = true;
+		return ibt_busy_wait(is, 0) ? 0 : -EAGAIN;
+	}
 	if (ibt_busy_wait(is, *timeo))
 		return 0;
-	if (!*timeo)
-		return -EAGAIN;
 	left = wait_event_interruptible_timeout(f->wq,
 						ibt_ring_backlog(&f->ring, READ_ONCE(m->cursor)) ||
 						ibt_feed_dead(f) ||
@@ -578,6 +590,7 @@ static int ibt_recv_one(struct ibt_sock *is, struct msghdr *msg, size_t len,
 	struct ibt_member *m = &is->sub;
 	struct ibt_feed *f = m->feed;
 	struct ibt_tick t;
+	bool looked = false;
 	u64 lost = 0;
 	int err;
 
@@ -610,7 +623,7 @@ static int ibt_recv_one(struct ibt_sock *is, struct msghdr *msg, size_t len,
 		ibt_sock_lapped(is, m, lost);
 		lost = 0;
 		mutex_unlock(&is->lock);
-		err = ibt_wait(is, timeo);
+		err = ibt_wait(is, timeo, &looked);
 		mutex_lock(&is->lock);
 		if (err)
 			goto out;
@@ -723,19 +736,24 @@ static bool ibt_multi_drain(struct ibt_sock *is, bool again)
 /*
  * A multi-feed socket's wait: on its own queue, which every member feed
  * wakes (member.c).  SO_BUSY_POLL spins over the members first, draining
- * their CQs (ibt_multi_drain); a non-blocking call looks once.
+ * their CQs (ibt_multi_drain); a non-blocking call looks once (*@looked,
+ * as ibt_wait()), leaving the events deferred only while nobody waits on
+ * the socket's queue (epoll, a sleeping reader).
  */
-static int ibt_wait_multi(struct ibt_sock *is, long *timeo)
+static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 {
 	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
 	bool over;
 	long left;
 	u64 end;
 
-	if (usec && !*timeo)
-		return ibt_multi_drain(is, true) ? 0 : -EAGAIN;
-	if (!*timeo)
-		return -EAGAIN;
+	if (!*timeo) {
+		if (!usec || *looked)
+			return -EAGAIN;
+		*looked = true;
+		return ibt_multi_drain(is, !wq_has_sleeper(sk_sleep(&is->sk))) ?
+		       0 : -EAGAIN;
+	}
 	if (usec) {
 		end = local_clock() + min_t(u64, (u64)usec * NSEC_PER_USEC,
 					    (u64)jiffies_to_nsecs(*timeo));
@@ -801,6 +819,7 @@ static int ibt_recv_multi(struct ibt_sock *is, struct msghdr *msg,
 	struct ibt_member *m;
 	struct ibt_tick t;
 	u32 k, i, total, over;
+	bool looked = false;
 	u64 lost;
 	int err;
 
@@ -838,7 +857,7 @@ static int ibt_recv_multi(struct ibt_sock *is, struct msghdr *msg,
 		if (total && over == total)
 			return -ENODEV;
 		mutex_unlock(&is->lock);
-		err = ibt_wait_multi(is, timeo);
+		err = ibt_wait_multi(is, timeo, &looked);
 		mutex_lock(&is->lock);
 		if (err)
 			return err;
