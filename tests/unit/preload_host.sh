@@ -138,6 +138,9 @@ why=""
 ((rc == 2)) || why="no command: $rc"
 "$run" -q -- true 2>/dev/null; rc=$?
 ((rc == 2)) || why="unknown option: $rc"
+IBTICK_BUSY_POLL=fast "$run" -g 239.77.0.1:1@lo -- true 2>"$T/b.err"; rc=$?
+((rc == 2)) && grep -qF "IBTICK_BUSY_POLL=fast: microseconds, 0..1000000" "$T/b.err" ||
+	why="inherited IBTICK_BUSY_POLL=fast: status $rc, $(head -1 "$T/b.err")"
 for b in -1 x 1000001 ""; do
 	"$run" -b "$b" -g 239.77.0.1:1@lo -- true 2>"$T/b.err"; rc=$?
 	((rc == 2)) && grep -qF -- "-b $b: microseconds, 0..1000000" "$T/b.err" ||

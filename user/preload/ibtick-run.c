@@ -99,6 +99,17 @@ static const char *preload_path(void)
 	return PRELOAD_PATH;
 }
 
+/* -b's argument: microseconds, 0..1000000 */
+static int usec_ok(const char *s)
+{
+	char *end;
+	long us;
+
+	errno = 0;
+	us = strtol(s, &end, 10);
+	return *s && !*end && !errno && us >= 0 && us <= 1000000;
+}
+
 static void run_plain(char **cmd, const char *why)
 {
 	fprintf(stderr, "ibtick-run: %s: %s runs on kernel UDP\n", why, cmd[0]);
@@ -124,17 +135,13 @@ int main(int argc, char **argv)
 		case 'f':
 			file = optarg;
 			break;
-		case 'b': {
-			char *end;
-			long us = strtol(optarg, &end, 10);
-
-			if (!*optarg || *end || us < 0 || us > 1000000) {
+		case 'b':
+			if (!usec_ok(optarg)) {
 				fprintf(stderr, "ibtick-run: -b %s: microseconds, 0..1000000\n", optarg);
 				return 2;
 			}
 			busy = optarg;
 			break;
-		}
 		case 'v':
 			verbose = 1;
 			break;
@@ -148,6 +155,12 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	/* what the library would take from the environment, checked as -b */
+	if (!busy && getenv("IBTICK_BUSY_POLL") && !usec_ok(getenv("IBTICK_BUSY_POLL"))) {
+		fprintf(stderr, "ibtick-run: IBTICK_BUSY_POLL=%s: microseconds, 0..1000000\n",
+			getenv("IBTICK_BUSY_POLL"));
+		return 2;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "ibtick-run: no command to run\n");
