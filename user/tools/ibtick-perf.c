@@ -646,9 +646,9 @@ static void push(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
  * lat -e of a path whose server is another program: say "echo ready" on
  * stderr once server @s listens (@up), then wait for it: the floor's ends
  * after its run, sockperf's when this process is killed (fork_child()'s
- * death signal takes it along).
+ * death signal takes it along).  True when it ended well.
  */
-static void serve_until(pid_t s, bool up)
+static bool serve_until(pid_t s, bool up)
 {
 	int status;
 
@@ -658,8 +658,7 @@ static void serve_until(pid_t s, bool up)
 		die("the server did not start listening");
 	}
 	fprintf(stderr, "%s: echo ready on %s\n", PROG, o.ifname);
-	if (waitpid(s, &status, 0) < 0 || child_failed(status))
-		die("the server failed");
+	return waitpid(s, &status, 0) == s && !child_failed(status);
 }
 
 /*
@@ -694,10 +693,18 @@ static void floor_run(uint64_t **lat, size_t *nlat, char *extra, size_t elen)
 
 		if (run)
 			free(out);
-		if (o.echo) {	/* this side is the server (lat -e) */
-			s = spawn(srv, o.cpu, NULL);
-			serve_until(s, wait_port(true, PERFTEST_PORT, 60));
-			return;
+		if (o.echo) {
+			/*
+			 * This side is the server (lat -e): one run per
+			 * server, so a new one after each, for the pinging
+			 * side's next run or retry, until this is killed
+			 */
+			for (int bad = 0; bad < 3;) {
+				s = spawn(srv, o.cpu, NULL);
+				if (!serve_until(s, wait_port(true, PERFTEST_PORT, 60)))
+					bad++;	/* a run that failed: three in all end it */
+			}
+			die("ib_send_lat's server failed three times");
 		}
 		counts_begin();
 		/* --peer: the server is the other host's lat -e */
@@ -814,7 +821,8 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 	if (o.echo) {	/* this side is the server (lat -e) */
 		unlink(log);
 		s = spawn(srv, o.cpu, NULL);
-		serve_until(s, wait_port(tcp, o.port + 100, 60));
+		if (!serve_until(s, wait_port(tcp, o.port + 100, 60)))
+			die("the server failed");
 		return;
 	}
 	counts_begin();
@@ -1346,14 +1354,16 @@ static int lat_run(void)
 		 * pinging side on another host (--peer): the server's names
 		 * (dev_b, ip_b) are this side's
 		 */
-		if (rdma_dev_of(o.ifname, dev_b, sizeof(dev_b)) ||
+		bool verbs = o.path == P_FLOOR || o.path == P_FLOOR_RC;
+
+		if ((verbs && rdma_dev_of(o.ifname, dev_b, sizeof(dev_b))) ||
 		    ipv4_of(o.ifname, ip_b, sizeof(ip_b))) {
 			fprintf(stderr, "%s: -e: no RDMA device or IPv4 address behind %s\n",
 				PROG, o.ifname);
 			return 1;
 		}
-		/* until the floor's server ends or this is killed; a
-		 * server that fails ends it (serve_until()) */
+		/* until this is killed; a server that fails ends it
+		 * (serve_until()) */
 		lat_other(&rows[0], path_title(o.path), 1e6);
 		return 0;
 	}
