@@ -8,11 +8,17 @@
 #   env.json      as bench/guest.sh's, from node 1
 #   rounds.json   feeds' ping-pong (vs ib_send_lat -c UD), raw/rR-PATH.txt.gz
 #   rc.json       connections' (vs ib_send_lat -c RC), raw/rc-rR-PATH.txt.gz
+#   counts.json   every path once more with the work per round trip counted
+#                 on each host: node 1's by ibtick-perf --counts (system
+#                 calls, softirqs, CQ events, its device's QP deliveries,
+#                 its reading feed's counters), node 0's softirqs and QP
+#                 deliveries by node 0 ("host_b")
 # Both nodes walk the same random orders (SEED).  Each step is a
 # handshake in the shared dir: node 0 starts the echo and says ready when
 # it listens; node 1 measures and says done; node 0 stops the echo.
 # N (default 5000) samples per path and round after 1000 warm-up ones,
-# ROUNDS (default 5) rounds; PAIR_PATHS and PAIR_RC_PATHS name the paths.
+# ROUNDS (default 5) rounds, NCOUNT (default 2000) round trips counted;
+# PAIR_PATHS and PAIR_RC_PATHS name the paths.
 # No busy-poll thread (kpoll): with one vCPU it would measure the
 # scheduler.
 set -euo pipefail
@@ -20,6 +26,7 @@ set -euo pipefail
 	{ echo "bench/guest-pair.sh runs in both guests of the pair bench (bench/run.sh)" >&2; exit 2; }
 N=${N:-5000}
 ROUNDS=${ROUNDS:-5}
+NCOUNT=${NCOUNT:-2000}
 SEED=${SEED:-1}
 PATHS=${PAIR_PATHS:-floor mapped busy udp-spin run-spin recvmsg epoll udp run}
 RC_PATHS=${PAIR_RC_PATHS:-floor-rc conn-spin conn tcp-spin tcp}
@@ -46,11 +53,21 @@ rng.shuffle(p)
 print(" ".join(p))' "$SEED" "$1" "$2" "${@:3}"
 }
 
+# host_counts: this host's softirqs by type (all CPUs) and its device's
+# QP deliveries, as "NAME VALUE" lines
+host_counts() {
+	awk 'NR > 1 { s = 0; for (i = 2; i <= NF; i++) s += $i; sub(":", "", $1); print $1, s }' /proc/softirqs
+	echo "QP_DELIVERIES $(cat "/sys/class/infiniband/rxe$node/ports/1/hw_counters/rdma_recvs")"
+}
+
 # step KIND ROUND PATH GROUP PORT FILE: one path once, on both nodes
+# (KIND count: node 1 counts with --counts, node 0 its own host's work)
 step() {
-	local kind=$1 r=$2 p=$3 g=$4 port=$5 file=$6 tag=$1-$2-$3 e i
+	local kind=$1 r=$2 p=$3 g=$4 port=$5 file=$6 tag=$1-$2-$3 e i n=$N w=1000
+	[[ $kind != count ]] || { n=$NCOUNT; w=100; }
 	if ((node == 0)); then
-		"$P" lat -e -k "$p" -n "$N" -w 1000 -L "$nic" -c 0 "$g" "$port" \
+		[[ $kind != count ]] || host_counts >"$RESULTS/b0-$p"
+		"$P" lat -e -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 "$g" "$port" \
 			2>"$RESULTS/echo-$tag.err" &
 		e=$!
 		for ((i = 0; i < 1200; i++)); do
@@ -64,9 +81,29 @@ step() {
 		pair_wait "done-$tag" 900 || true
 		kill "$e" 2>/dev/null || true
 		wait "$e" 2>/dev/null || true
+		if [[ $kind == count ]]; then
+			# per round trip, as node 1's: every one it tried, warm-up
+			# too (ib_send_lat's one more)
+			[[ $p != floor* ]] || w=$((w + 1))
+			host_counts | python3 -c 'import json, sys
+before = dict(l.split() for l in open(sys.argv[1]))
+after = dict(l.split() for l in sys.stdin)
+rts = int(sys.argv[3])
+d = {k: (int(after[k]) - int(before[k])) / rts for k in after}
+print(json.dumps({"kind": sys.argv[2], "host_b": {
+    "qp_deliveries": d.pop("QP_DELIVERIES"), "softirqs": d}}))' "$RESULTS/b0-$p" "$p" $((n + w)) >>"$file"
+			pair_flag "counted-$tag"
+		fi
+	elif [[ $kind == count ]]; then
+		# no echo within the time: this path is left out, the run goes on
+		pair_wait "ready-$tag" 900 || { pair_flag "done-$tag"; return 0; }
+		"$P" lat -j --counts -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 --peer "$peer" "$g" "$port" \
+			>>"$file" || echo "counted: $p failed"
+		pair_flag "done-$tag"
+		pair_wait "counted-$tag" 120 || true
 	else
-		pair_wait "ready-$tag" 900
-		"$P" lat -j -k "$p" -n "$N" -w 1000 -L "$nic" -c 0 --peer "$peer" \
+		pair_wait "ready-$tag" 900 || { pair_flag "done-$tag"; return 0; }
+		"$P" lat -j -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 --peer "$peer" \
 			--raw "$out/raw/${kind#feed}r$r-" "$g" "$port" |
 			sed "s/^{/{\"round\":$r,/" >>"$file" ||
 			echo "round $r: $p failed; the summary leaves out what has no samples"
@@ -77,7 +114,8 @@ step() {
 
 insmod kmod/ibtick.ko
 if ((node == 1)); then
-	rm -rf "$out/raw" "$sync_dir"
+	# (vm-run.sh -T pair empties sync/ before the guests boot)
+	rm -rf "$out/raw"
 	mkdir -p "$out/raw" "$sync_dir"
 	python3 - "$out/env.json" <<'PY'
 import json, os, platform, subprocess, sys
@@ -124,6 +162,12 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	for p in $ord; do
 		step rc- "$r" "$p" 239.9.3.1 7980 "$out/rc.json"
 	done
+done
+say "counted: $NCOUNT round trips of each path, the work on each host"
+for p in $PATHS $RC_PATHS; do
+	g=239.9.0.1 port=7900
+	[[ " $RC_PATHS " != *" $p "* ]] || { g=239.9.3.1; port=7980; }
+	step count 0 "$p" "$g" "$port" "$out/counts.json"
 done
 ((node == 0)) || grep -o '"kind":"[^"]*"\|"t_typical":[0-9.]*' "$out/rounds.json" "$out/rc.json" |
 	paste -sd' ' | fold -w 160 | tail -n 4

@@ -20,7 +20,8 @@
 # then two guests of one vCPU each (scripts/vm-run.sh -T pair) for the
 # ping-pong paths across two kernels, as between two hosts
 # (bench/guest-pair.sh; N and ROUNDS as above, PAIR_ROUNDS overrides
-# ROUNDS there), into OUT_DIR/pair; the summary reports both.
+# ROUNDS there; PAIR_PATHS, PAIR_RC_PATHS choose the paths), into
+# OUT_DIR/pair; the summary reports both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -55,13 +56,17 @@ for t in $topologies; do
 	*) echo "bench/run.sh: TOPOLOGIES: single and/or pair, not '$t'" >&2; exit 2 ;;
 	esac
 done
+# a topology that fails still leaves the other's results and the summary
+rc=0
 if [[ " $topologies " == *" single "* ]]; then
 	scripts/vm-run.sh -t 5400 -o "$out" -- env N="${N:-5000}" ROUNDS="${ROUNDS:-5}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
-		ARB_ROUNDS="${ARB_ROUNDS:-12}" bench/guest.sh
+		ARB_ROUNDS="${ARB_ROUNDS:-12}" bench/guest.sh || rc=1
 fi
 if [[ " $topologies " == *" pair "* ]]; then
 	scripts/vm-run.sh -T pair -t 3600 -o "$out/pair" -- env N="${N:-5000}" \
-		ROUNDS="${PAIR_ROUNDS:-${ROUNDS:-5}}" SEED="$seed" bench/guest-pair.sh
+		ROUNDS="${PAIR_ROUNDS:-${ROUNDS:-5}}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
+		${PAIR_PATHS:+PAIR_PATHS="$PAIR_PATHS"} ${PAIR_RC_PATHS:+PAIR_RC_PATHS="$PAIR_RC_PATHS"} \
+		bench/guest-pair.sh || rc=1
 	rm -rf "$out/pair/sync"
 fi
 # keep the results and the runs' own logs, not the emulator's
@@ -72,3 +77,5 @@ done
 bench/summary.py "$out" >"$out/summary.md"
 cat "$out/summary.md"
 echo "bench/run.sh: $SECONDS s in all (build, boot, guest, summary)"
+((rc == 0)) || echo "bench/run.sh: a guest run failed (above); the summary has what was measured"
+exit "$rc"

@@ -155,7 +155,7 @@ def pingpong(d, w, goals, topo='single'):
     # left out; so is a path without samples in one of the rounds kept
     kept = [r for r in range(1, nr + 1) if load_raw(d, r, 'floor')]
     if not kept:
-        w("## Ping-pong\n\nNo floor samples: no ratios.\n")
+        w(f"## {PREFIX[topo].capitalize()}Ping-pong\n\nNo floor samples: no ratios.\n")
         return
     paths = {}
     short = []
@@ -316,6 +316,44 @@ def counts_section(d, w, goals):
             w(f"| {PATHS.get(r['kind'], (r['kind'],))[0]} | {f(c['rx_ticks'])} | {f(c['cq_events'])} | "
               f"{f(c['cqe_irq'])} | {f(c['cqe_thread'])} | {f(c['cqe_caller'])} |")
         w("")
+
+
+def pair_counts_section(d, w, goals):
+    """The two guests' counted run: node 1's ibtick-perf --counts (host a) and
+    node 0's own softirqs and QP deliveries (host b), per round trip."""
+    rows = lines(d / 'counts.json')
+    a = {r['kind']: r for r in rows if 'per_rt' in r}
+    b = {r['kind']: r['host_b'] for r in rows if 'host_b' in r}
+    if not a:
+        return
+
+    def f(v):
+        return '—' if v is None else f'{v:.2f}'
+    n = next(iter(a.values()))['per_rt']['round_trips']
+    w("## Two guests: kernel work per round trip\n")
+    w(f"Counted in a run of its own after the timed rounds (about {n:.0f} round trips per path; the times are "
+      "not used). Host a is the pinging guest (node 1, counted by `ibtick-perf --counts`), host b the answering "
+      "one (node 0, its `/proc/softirqs` and its device's `rdma_recvs` around the same run). Each host has one "
+      "vCPU, so every softirq there shares the CPU with the spinning or sleeping reader.\n")
+    w("| path | syscalls a | QP deliveries a | QP deliveries b | CQ events a | NET_RX a | TASKLET a | "
+      "NET_RX b | TASKLET b | feed a: by softirq / by caller |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for k, r in a.items():
+        c = r['per_rt']
+        sa = c.get('softirqs', {})
+        hb = b.get(k, {})
+        sb = hb.get('softirqs', {})
+        fa = r.get('feed_a')
+        fd = f"{f(fa['cqe_irq'])} / {f(fa['cqe_caller'])}" if fa else '—'
+        title = PATHS.get(k, RC_PATHS.get(k, (k,)))[0]
+        w(f"| {title} | {f(c.get('syscalls_a'))} | {f(c.get('qp_deliveries_a'))} | "
+          f"{f(hb.get('qp_deliveries'))} | {f(c.get('cq_events'))} | {f(sa.get('NET_RX'))} | "
+          f"{f(sa.get('TASKLET'))} | {f(sb.get('NET_RX'))} | {f(sb.get('TASKLET'))} | {fd} |")
+    w("")
+    if 'mapped' in a and 'mapped' in b:
+        qa, qb = a['mapped']['per_rt']['qp_deliveries_a'], b['mapped']['qp_deliveries']
+        goals.append(("two guests: QP deliveries per round trip on each host = 1 (mapped; the most of the two)",
+                      max(qa, qb), None, abs(qa - 1) < 0.01 and abs(qb - 1) < 0.01))
 
 
 def load_arb_raw(d, r, path):
@@ -493,7 +531,7 @@ def rc_section(d, w, goals, out, topo='single'):
     names = head['paths'].split()
     kept = [r for r in range(1, nr + 1) if load_raw(d, r, 'floor-rc', 'rc-')]
     if not kept:
-        w("## Connections (RC)\n\nNo floor samples: no ratios.\n")
+        w(f"## {PREFIX[topo].capitalize()}Connections (RC)\n\nNo floor samples: no ratios.\n")
         return
     paths = {}
     for p in names:
@@ -509,7 +547,8 @@ def rc_section(d, w, goals, out, topo='single'):
     w(f"{len(kept)} rounds in the same boot, {head['n']} samples each after {head['warm']} warm-up round trips, "
       "the paths in a random order each round (`rc.json`), pinned as above. The floor is `ib_send_lat -c RC` "
       "(user-space verbs polling its CQ); the ibtick connection's spinning reader calls recv(MSG_DONTWAIT), "
-      "which drains the connection's CQ itself; sockperf runs over kernel TCP on the same veth pair. On this "
+      "which drains the connection's CQ itself; sockperf runs over kernel TCP on the same "
+      f"{'veth pair' if topo == 'single' else 'link between the guests'}. On this "
       "rig rxe runs on the kernel's UDP stack, so TCP here does not pay what RoCE pays: it is a reference, "
       "not a competitor. Ratios with bootstrap 95 % intervals as above.\n")
     w("| path | class | median µs | × floor median | p99.9 µs | × floor p99.9 | × TCP (same class) | "
@@ -678,6 +717,7 @@ def main():
         pout = {}
         pingpong(pair, w, goals, 'pair')
         rc_section(pair, w, goals, pout, 'pair')
+        pair_counts_section(pair, w, goals)
         if pout:
             sj = pair / 'summary.json'
             j = json.loads(sj.read_text()) if sj.exists() else {}

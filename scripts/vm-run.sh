@@ -212,6 +212,8 @@ topology_pair() {
 	read -r -a ports <<<"$(free_udp_ports 2)"
 	smp=1
 	shared=$results
+	# a results dir used before must not hold the handshakes of that run
+	rm -rf "$results/sync"
 	for node in 0 1; do
 		mkdir -p "$results/vm$node"
 		start_guest "$results/vm$node" "$node" \

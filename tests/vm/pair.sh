@@ -70,13 +70,20 @@ feed_across_kernels() {
 }
 
 conn_across_kernels() {
-	local e
+	local e i
 	if ((node == 0)); then
 		$PERF lat -e -k conn -n "$N" -w 100 -L "$nic" 239.7.0.2 7710 2>"$R/echo.err" &
 		e=$!
 		wait_for "$R/echo.err" "echo ready" || echo "  node 0: the echo did not start"
 		pair_flag conn-ready
 		pair_wait conn-done 300
+		# the echo ends when the client closes; one that does not (no
+		# client came, or it hangs) is killed and fails the test
+		for ((i = 0; i < 100; i++)); do
+			[[ -e /proc/$e && $(awk '{ print $3 }' "/proc/$e/stat" 2>/dev/null) != Z ]] || break
+			sleep 0.1
+		done
+		kill -9 "$e" 2>/dev/null
 		wait "$e"
 		echo $? >"$R/echo.rc"
 		pair_flag conn-echo-done
