@@ -2,9 +2,10 @@
 /*
  * ringtest: the mapped ring under test in the VM (tests/vm/ring.sh).
  *
- *   ringtest read [-R [-D]|-E|-W] [-P US [-F]] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] -i IF GROUP PORT
+ *   ringtest read [-R [-D [-e]]|-E|-W] [-P US [-F]] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] -i IF GROUP PORT
  *	One reader: mapped ring spinning (default), blocking recvmsg (-R;
- *	-D: recvmsg with MSG_DONTWAIT in a loop, spinning),
+ *	-D: recvmsg with MSG_DONTWAIT in a loop, spinning; -D -e: reading
+ *	until EAGAIN, then waiting in epoll_wait, as an event loop does),
  *	mapped with epoll (-E) or mapped, sleeping in ibtick_wait() (-W);
  *	-P sets SO_BUSY_POLL to US microseconds, -F SO_PREFER_BUSY_POLL.  Reads until delivered + lost >= N or IDLE_S seconds
  *	without a tick (at least 120 s before the first one), then prints one JSON object: counts, a hash of the
@@ -60,7 +61,7 @@ static uint64_t now_ns(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ringtest read [-R [-D]|-E|-W] [-P US] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] [-r SEED] [-S SLOTS] -i IF GROUP PORT\n"
+	fprintf(stderr, "usage: ringtest read [-R [-D [-e]]|-E|-W] [-P US] [-n N] [-t IDLE_S] [-c CPU] [-B CPU] [-d US] [-r SEED] [-S SLOTS] -i IF GROUP PORT\n"
 		"       ringtest bad|dead -i IF GROUP PORT\n");
 	exit(2);
 }
@@ -196,7 +197,7 @@ static int do_read(int argc, char **argv)
 	uint64_t n = 10000, idle_ns = 10ULL * 1000000000, last_tick, slow = 0;
 	uint64_t seed = 0;
 	struct acct a = { .hash = 0xcbf29ce484222325ULL };
-	int opt, fd, cpu = -1, busy_cpu = -2, ep = -1, busy_us = 0, prefer = 0, rflags = 0;
+	int opt, fd, cpu = -1, busy_cpu = -2, ep = -1, busy_us = 0, prefer = 0, rflags = 0, rep = 0;
 	struct ibtick_stats st = { 0 }, st0 = { 0 };
 	uint64_t spins = 0, idle_since = 0;
 	bool got_tick = false;
@@ -205,13 +206,14 @@ static int do_read(int argc, char **argv)
 	socklen_t sl = sizeof(st);
 	char buf[9000], cbuf[256];
 
-	while ((opt = getopt(argc, argv, "DFREWn:t:c:B:d:i:P:r:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "eDFREWn:t:c:B:d:i:P:r:S:")) != -1) {
 		switch (opt) {
 		case 'S': geom_slots = strtoul(optarg, NULL, 0); break;
 		case 'r': seed = strtoull(optarg, NULL, 0); break;
 		case 'P': busy_us = atoi(optarg); break;
 		case 'F': prefer = 1; break;
 		case 'D': rflags = MSG_DONTWAIT; break;
+		case 'e': rep = 1; break;
 		case 'R': mode = "recvmsg"; break;
 		case 'E': mode = "epoll"; break;
 		case 'W': mode = "wait"; break;
@@ -263,7 +265,7 @@ static int do_read(int argc, char **argv)
 		perror("ringtest: ibtick_reader_attach");
 		return 1;
 	}
-	if (!strcmp(mode, "epoll")) {
+	if (!strcmp(mode, "epoll") || rep) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 
 		ep = epoll_create1(0);
@@ -312,6 +314,11 @@ static int do_read(int argc, char **argv)
 				}
 				if (now_ns() - last_tick > idle_limit(&a, idle_ns))
 					break;
+				if (rep) {	/* -e: sleep until the socket is ready */
+					struct epoll_event ev;
+
+					epoll_wait(ep, &ev, 1, 200);
+				}
 				continue;
 			}
 			for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
