@@ -271,28 +271,23 @@ int pl_new_ibtick(struct psock *ps)
 			       ps->fds[0], o->name, strerror(errno));
 	}
 	if (pl_busy_poll && !has_opt(ps, SO_BUSY_POLL)) {
-		static int told_busy, told_prefer;
+		static int told_busy;
 
 		/*
 		 * Reads in the program's own calls: a spinning non-blocking
-		 * read drains the CQ itself, one that sleeps spins first, and
-		 * the CQ event stays off while the program is reading
-		 * (ibtick(7), "Polling modes").  Both need CAP_NET_ADMIN; a
-		 * refusal is told once per process.
+		 * read drains the CQ itself, one that sleeps spins first
+		 * (ibtick(7), "Polling modes").  Not SO_PREFER_BUSY_POLL: in
+		 * ping-pong it measured slower (tickrd.c).  Raising
+		 * SO_BUSY_POLL needs CAP_NET_ADMIN; a refusal is told once
+		 * per process.
 		 */
 		if (real.setsockopt(s, SOL_SOCKET, SO_BUSY_POLL, &pl_busy_poll,
 				    sizeof(pl_busy_poll))) {
 			if (!told_busy++)
 				pl_err("IBTICK_BUSY_POLL=%d: SO_BUSY_POLL: %s: reads wait for the CQ event",
 				       pl_busy_poll, strerror(errno));
-		} else if (real.setsockopt(s, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one,
-					   sizeof(one))) {
-			if (!told_prefer++)
-				pl_err("IBTICK_BUSY_POLL=%d: SO_PREFER_BUSY_POLL: %s: reads drain the CQ, its event stays on",
-				       pl_busy_poll, strerror(errno));
 		} else {
-			pl_log("fd %d: busy polling %d us (SO_BUSY_POLL, SO_PREFER_BUSY_POLL)",
-			       ps->fds[0], pl_busy_poll);
+			pl_log("fd %d: busy polling %d us (SO_BUSY_POLL)", ps->fds[0], pl_busy_poll);
 		}
 	}
 	if ((ps->ts_ns || ps->ts_us) &&
