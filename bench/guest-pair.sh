@@ -143,32 +143,33 @@ else
 	pair_wait start 120
 fi
 
+# rounds KIND SALT GROUP PORT FILE PATHS...: ROUNDS rounds of PATHS, each
+# round in its own random order (recorded in FILE by node 1)
+rounds() {
+	local kind=$1 salt=$2 g=$3 port=$4 file=$5 r ord p
+	shift 5
+	for ((r = 1; r <= ROUNDS; r++)); do
+		ord=$(order "$salt" "$r" "$@")
+		say "round $r: $ord"
+		((node == 0)) || printf '{"round":%d,"order":"%s"}\n' "$r" "${ord// /,}" >>"$file"
+		for p in $ord; do
+			step "$kind" "$r" "$p" "$g" "$port" "$file"
+		done
+	done
+}
+
 say "feeds: $ROUNDS rounds x $N samples of: $PATHS (seed $SEED)"
-for ((r = 1; r <= ROUNDS; r++)); do
-	# shellcheck disable=SC2086 # one word a path
-	ord=$(order 0 "$r" $PATHS)
-	say "round $r: $ord"
-	((node == 0)) || printf '{"round":%d,"order":"%s"}\n' "$r" "${ord// /,}" >>"$out/rounds.json"
-	for p in $ord; do
-		step feed "$r" "$p" 239.9.0.1 7900 "$out/rounds.json"
-	done
-done
+# shellcheck disable=SC2086 # one word a path
+rounds feed 0 239.9.0.1 7900 "$out/rounds.json" $PATHS
 say "connections: $ROUNDS rounds x $N samples of: $RC_PATHS"
-for ((r = 1; r <= ROUNDS; r++)); do
-	# shellcheck disable=SC2086 # one word a path
-	ord=$(order 700 "$r" $RC_PATHS)
-	say "round $r: $ord"
-	((node == 0)) || printf '{"round":%d,"order":"%s"}\n' "$r" "${ord// /,}" >>"$out/rc.json"
-	for p in $ord; do
-		step rc- "$r" "$p" 239.9.3.1 7980 "$out/rc.json"
-	done
-done
+# shellcheck disable=SC2086 # one word a path
+rounds rc- 700 239.9.3.1 7980 "$out/rc.json" $RC_PATHS
 say "counted: $NCOUNT round trips of each path, the work on each host"
 for p in $PATHS $RC_PATHS; do
 	g=239.9.0.1 port=7900
 	[[ " $RC_PATHS " != *" $p "* ]] || { g=239.9.3.1; port=7980; }
 	step count 0 "$p" "$g" "$port" "$out/counts.json"
 done
-((node == 0)) || grep -o '"kind":"[^"]*"\|"t_typical":[0-9.]*' "$out/rounds.json" "$out/rc.json" |
+((node == 0)) || grep -ho '"kind":"[^"]*"\|"t_typical":[0-9.]*' "$out/rounds.json" "$out/rc.json" |
 	paste -sd' ' | fold -w 160 | tail -n 4
 rmmod ibtick

@@ -67,7 +67,8 @@ if [[ " $topologies " == *" pair "* ]]; then
 		ROUNDS="${PAIR_ROUNDS:-${ROUNDS:-5}}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
 		${PAIR_PATHS:+PAIR_PATHS="$PAIR_PATHS"} ${PAIR_RC_PATHS:+PAIR_RC_PATHS="$PAIR_RC_PATHS"} \
 		bench/guest-pair.sh || rc=1
-	rm -rf "$out/pair/sync"
+	# node 0's scratch: each echo's stderr, its counters before each count
+	rm -rf "$out/pair/sync" "$out"/pair/vm0/echo-*.err "$out"/pair/vm0/b0-*
 fi
 # keep the results and the runs' own logs, not the emulator's
 # (dmesg.txt names this machine's paths on the kernel command line)
