@@ -82,16 +82,14 @@ step() {
 		kill "$e" 2>/dev/null || true
 		wait "$e" 2>/dev/null || true
 		if [[ $kind == count ]]; then
-			# per round trip, as node 1's: every one it tried, warm-up
-			# too (ib_send_lat's one more)
-			[[ $p != floor* ]] || w=$((w + 1))
+			# totals over the run; summary.py divides them by the round
+			# trips node 1 counted (sockperf runs for a time, not a count)
 			host_counts | python3 -c 'import json, sys
 before = dict(l.split() for l in open(sys.argv[1]))
 after = dict(l.split() for l in sys.stdin)
-rts = int(sys.argv[3])
-d = {k: (int(after[k]) - int(before[k])) / rts for k in after}
-print(json.dumps({"kind": sys.argv[2], "host_b": {
-    "qp_deliveries": d.pop("QP_DELIVERIES"), "softirqs": d}}))' "$RESULTS/b0-$p" "$p" $((n + w)) >>"$file"
+d = {k: int(after[k]) - int(before[k]) for k in after}
+print(json.dumps({"kind": sys.argv[2], "host_b_total": {
+    "qp_deliveries": d.pop("QP_DELIVERIES"), "softirqs": d}}))' "$RESULTS/b0-$p" "$p" >>"$file"
 			pair_flag "counted-$tag"
 		fi
 	elif [[ $kind == count ]]; then

@@ -323,9 +323,16 @@ def pair_counts_section(d, w, goals):
     node 0's own softirqs and QP deliveries (host b), per round trip."""
     rows = lines(d / 'counts.json')
     a = {r['kind']: r for r in rows if 'per_rt' in r}
-    b = {r['kind']: r['host_b'] for r in rows if 'host_b' in r}
     if not a:
         return
+    # host b's totals over the run, per round trip as host a counted them
+    b = {}
+    for r in rows:
+        if 'host_b_total' in r and r['kind'] in a:
+            rts = a[r['kind']]['per_rt']['round_trips'] or 1
+            t = r['host_b_total']
+            b[r['kind']] = {'qp_deliveries': t['qp_deliveries'] / rts,
+                            'softirqs': {k: v / rts for k, v in t['softirqs'].items()}}
 
     def f(v):
         return '—' if v is None else f'{v:.2f}'
@@ -333,8 +340,10 @@ def pair_counts_section(d, w, goals):
     w("## Two guests: kernel work per round trip\n")
     w(f"Counted in a run of its own after the timed rounds (about {n:.0f} round trips per path; the times are "
       "not used). Host a is the pinging guest (node 1, counted by `ibtick-perf --counts`), host b the answering "
-      "one (node 0, its `/proc/softirqs` and its device's `rdma_recvs` around the same run). Each host has one "
-      "vCPU, so every softirq there shares the CPU with the spinning or sleeping reader.\n")
+      "one (node 0, its `/proc/softirqs` and its device's `rdma_recvs` around the same run), divided by the round "
+      "trips host a counted. Each host has one vCPU, so every softirq there shares the CPU with the spinning or "
+      "sleeping reader. sockperf runs for a time: when its first run falls short of the samples and it runs "
+      "again, host a counts the first run and host b all of them, so host b's columns over-count that row.\n")
     w("| path | syscalls a | QP deliveries a | QP deliveries b | CQ events a | NET_RX a | TASKLET a | "
       "NET_RX b | TASKLET b | feed a: by softirq / by caller |")
     w("|---|---|---|---|---|---|---|---|---|---|")
