@@ -39,7 +39,7 @@ static void usage(FILE *f)
 		"  -g RULE    carry this group over ibtick (repeatable; added to CONFIG's)\n"
 		"  -f CONFIG  configuration file (default " DEFAULT_CONF ", if it exists)\n"
 		"  -b USEC    busy polling: the program's reads drain the CQ, spinning up to USEC\n"
-		"             before they sleep (SO_BUSY_POLL + SO_PREFER_BUSY_POLL; CAP_NET_ADMIN)\n"
+		"             before they sleep (SO_BUSY_POLL; CAP_NET_ADMIN)\n"
 		"  -v         the library logs what it takes over and why it leaves the rest\n"
 		"  -V         print the version\n");
 }

@@ -11,8 +11,8 @@
  *                      wrong with the configuration; without it the library
  *                      tells, once per process tree (it sets it then)
  *   IBTICK_BUSY_POLL   microseconds (ibtick-run -b): every socket taken
- *                      over gets SO_BUSY_POLL and SO_PREFER_BUSY_POLL, unless
- *                      the program set SO_BUSY_POLL itself
+ *                      over gets SO_BUSY_POLL (not SO_PREFER_BUSY_POLL),
+ *                      unless the program set SO_BUSY_POLL itself
  */
 #include <dlfcn.h>
 #include <errno.h>
