@@ -282,8 +282,13 @@ struct ibt_feed {
 	/* receive: the CQ's owner only (poll.c) */
 	unsigned long		poll_state;	/* IBT_POLL_* bits */
 	struct irq_poll		iop;
-	/* a busy caller left the CQ disarmed: re-arm when it stays idle */
+	/*
+	 * A busy caller left the CQ disarmed: re-arm when it stays idle.
+	 * rearm_at: local_clock() ns until which the last such caller keeps
+	 * it off; the timer, started once, follows it (poll.c).
+	 */
 	struct hrtimer		rearm_timer;
+	u64			rearm_at;
 	u32			rq_size;
 	u32			rx_buf_size;	/* a payload buffer: port MTU */
 	/*

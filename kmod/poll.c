@@ -22,11 +22,14 @@
  *    busy_poll_defer_us set, or SO_PREFER_BUSY_POLL on its socket (then
  *    IBT_BUSY_PREFER_US unless the parameter says otherwise), it leaves
  *    the CQ disarmed when it goes, as SO_PREFER_BUSY_POLL leaves a NAPI
- *    instance: the next busy call finds
- *    the ticks that came meanwhile without a CQ event, a softirq or a
- *    re-arm on the way.  A timer (rearm_timer) hands the CQ back to the
- *    softirq poll - drain, re-arm - if no caller comes within that time,
- *    so sleeping readers of the feed wait at most that long more.
+ *    instance: the next busy call finds the ticks that came meanwhile
+ *    without a CQ event, a softirq or a re-arm on the way.  Until that
+ *    time (rearm_at) is over, neither the CQ event nor the softirq poll
+ *    re-arms the CQ when it lets it go.  A timer (rearm_timer), started
+ *    only when not queued, brings the softirq poll back at the end -
+ *    drain, re-arm - if no caller came within that time, so sleeping
+ *    readers of the feed wait at most that long more.  A caller about to
+ *    sleep ends the defer time and re-arms at once.
  *
  * A CQ event that finds the CQ owned must not be lost: the softirq poll
  * completes (so that it can be scheduled again), sets IBT_POLL_MISSED and
@@ -108,6 +111,45 @@ static void ibt_poll_unlock(struct ibt_feed *f, bool rearm)
 	}
 }
 
+/*
+ * While a busy caller's defer time runs (rearm_at, set as it lets the CQ
+ * go), the CQ event stays off: the caller takes the ticks.  The timer is
+ * kept queued to the end of that time, so that the softirq poll comes to
+ * look again and re-arms once no caller came back.  Without this, an event
+ * armed before the caller came (the last sleeper's) would fire after the
+ * caller had drained its tick, find nothing, and arm again: the chain of
+ * events the defer time is there to break.  The timer is started only when
+ * it is not queued (not hrtimer_active(): true while its callback runs,
+ * which may have decided on the softirq poll already; starting it again
+ * then costs one more look).  Context: any.
+ */
+static void ibt_poll_keep_timer(struct ibt_feed *f, u64 left_ns)
+{
+	if (!hrtimer_is_queued(&f->rearm_timer))
+		hrtimer_start(&f->rearm_timer, ns_to_ktime(left_ns),
+			      HRTIMER_MODE_REL);
+}
+
+/*
+ * Whether the CQ event is wanted as the softirq poll or the CQ event lets
+ * the CQ go: not while a busy caller's defer time runs (the timer kept for
+ * its end).  local_clock() may differ a little between CPUs: at worst
+ * the CQ is armed a little early, which costs an event, never a tick.
+ */
+static bool ibt_poll_event_wanted(struct ibt_feed *f)
+{
+	u64 at = READ_ONCE(f->rearm_at);
+	s64 left;
+
+	if (!at)
+		return true;
+	left = (s64)(at - local_clock());
+	if (left <= 0)
+		return true;
+	ibt_poll_keep_timer(f, left);
+	return false;
+}
+
 /* The softirq poll (IRQ mode), scheduled by the CQ event. */
 int ibt_rx_poll(struct irq_poll *iop, int budget)
 {
@@ -128,7 +170,7 @@ int ibt_rx_poll(struct irq_poll *iop, int budget)
 		set_bit(IBT_POLL_MISSED, &f->poll_state);
 		smp_mb__after_atomic();	/* MISSED before OWNED, vs unlock */
 		if (ibt_poll_trylock(f))
-			ibt_poll_unlock(f, true);
+			ibt_poll_unlock(f, ibt_poll_event_wanted(f));
 		return 0;
 	}
 	done = ibt_rx_drain(f, budget, IBT_RX_IRQ);
@@ -138,19 +180,30 @@ int ibt_rx_poll(struct irq_poll *iop, int budget)
 		return done;
 	}
 	irq_poll_complete(iop);
-	ibt_poll_unlock(f, true);
+	ibt_poll_unlock(f, ibt_poll_event_wanted(f));
 	return done;
 }
 
 /*
- * A busy caller left the CQ disarmed and none came back in time: let the
- * softirq poll drain and re-arm it (and, should a caller own the CQ right
- * now, leave MISSED for it).  Context: hard interrupt (hrtimer).
+ * A busy caller left the CQ disarmed.  If a caller came back since
+ * (rearm_at moved on), follow it: start again for the end of its time,
+ * here, in the hard interrupt, without a softirq (hrtimer_start(), not
+ * RESTART with new expiry: an owner may start the timer on another CPU
+ * meanwhile, and only hrtimer_start() takes the base's lock).  If none
+ * did, let the softirq poll drain and re-arm the CQ, or start the timer
+ * again if a caller comes back before it runs (ibt_poll_event_wanted());
+ * should a caller own the CQ right now, it leaves MISSED for it.
+ * Context: hard interrupt (hrtimer).
  */
 static enum hrtimer_restart ibt_poll_rearm_timer(struct hrtimer *t)
 {
 	struct ibt_feed *f = container_of(t, struct ibt_feed, rearm_timer);
+	s64 left = (s64)(READ_ONCE(f->rearm_at) - local_clock());
 
+	if (left > 0 && !test_bit(IBT_POLL_SEIZED, &f->poll_state)) {
+		hrtimer_start(t, ns_to_ktime(left), HRTIMER_MODE_REL);
+		return HRTIMER_NORESTART;
+	}
 	irq_poll_sched(&f->iop);	/* a no-op once teardown disabled it */
 	return HRTIMER_NORESTART;
 }
@@ -171,12 +224,18 @@ static void ibt_poll_unlock_caller(struct ibt_feed *f, bool prefer)
 		defer = IBT_BUSY_PREFER_US;
 
 	if (!defer || !ibt_feed_live(f)) {
+		WRITE_ONCE(f->rearm_at, 0);
 		ibt_poll_unlock(f, true);
 		return;
 	}
 	clear_bit(IBT_POLL_MISSED, &f->poll_state);
-	hrtimer_start(&f->rearm_timer, ns_to_ktime((u64)defer * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL);
+	/*
+	 * One clock read per call; the timer is reprogrammed only when it is
+	 * not already queued (at worst it fires before the new end, and the
+	 * softirq poll starts it again).
+	 */
+	WRITE_ONCE(f->rearm_at, local_clock() + (u64)defer * NSEC_PER_USEC);
+	ibt_poll_keep_timer(f, (u64)defer * NSEC_PER_USEC);
 	ibt_poll_unlock(f, false);
 }
 
@@ -247,7 +306,7 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 		set_bit(IBT_POLL_MISSED, &f->poll_state);
 		smp_mb__after_atomic();	/* MISSED before OWNED, vs unlock */
 		if (ibt_poll_trylock(f))
-			ibt_poll_unlock(f, true);
+			ibt_poll_unlock(f, ibt_poll_event_wanted(f));
 		return;
 	}
 	done = ibt_rx_drain(f, IBT_RX_WEIGHT, IBT_RX_IRQ);
@@ -257,13 +316,13 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 		irq_poll_sched(&f->iop);
 		return;
 	}
-	ibt_poll_unlock(f, true);
+	ibt_poll_unlock(f, ibt_poll_event_wanted(f));
 }
 
 /*
  * SO_BUSY_POLL from recvmsg: spin until a tick past @cursor is in the
- * ring, the feed dies, the scheduler or a signal wants the CPU, or
- * local_clock() passes @end_ns.  When nobody else owns the CQ, drain it
+ * ring, the feed dies, a signal comes, or local_clock() passes @end_ns;
+ * when the scheduler wants the CPU meanwhile, yield it and spin on.  When nobody else owns the CQ, drain it
  * from here (no CQ event, no softirq, no wake-up on the way); otherwise
  * just watch the ring.  True when a tick arrived.
  *
@@ -273,13 +332,18 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
  * looks of a program that spins on MSG_DONTWAIT, as the networking core
  * does for a non-blocking busy-polling UDP socket.  Any @end_ns already
  * past: one look by a caller about to sleep, which wants the event back.
- * Context: process, no lock held (an RCU read-side section is fine: it
- * never sleeps).
+ * Context: process, no lock held.  A spin (@end_ns ahead) may yield the
+ * CPU (cond_resched()) and go on; a single look (@end_ns 0 or past) never
+ * sleeps, so it may run in an RCU read-side section.
  */
 bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer)
 {
-	bool owned = false, got = false;
+	bool owned, got, yield;
 
+again:
+	owned = false;
+	got = false;
+	yield = false;
 	do {
 		/* an arbitrated feed has no CQ: its rails' events fill it */
 		if (!owned && !f->arb &&
@@ -303,20 +367,45 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer)
 		}
 		if (!ibt_feed_live(f))
 			break;	/* let teardown seize the CQ; DEAD wakes us */
-		if (need_resched() || signal_pending(current))
+		if (signal_pending(current))
 			break;
+		if (need_resched()) {
+			/*
+			 * A spin with time left yields and goes on; a single
+			 * look (@end_ns 0 or past: an RCU section is fine)
+			 * never sleeps.
+			 */
+			yield = local_clock() < end_ns;
+			break;
+		}
 		cpu_relax();
 	} while (local_clock() < end_ns);
 	if (owned) {
 		/*
-		 * With a tick the caller will be back: the deferred re-arm.
-		 * Without one it is about to sleep: the event is wanted now.
+		 * With a tick the caller will be back, and so it will after
+		 * yielding: the deferred re-arm.  Without a tick it is about
+		 * to sleep: the event is wanted now.
 		 */
-		if (got || !end_ns)
+		if (got || !end_ns || yield) {
 			ibt_poll_unlock_caller(f, prefer);
-		else
+		} else {
+			WRITE_ONCE(f->rearm_at, 0);	/* no defer now */
 			ibt_poll_unlock(f, true);
+		}
 		preempt_enable();
+	}
+	if (yield) {
+		/*
+		 * Someone else wants the CPU: let them have it and spin on,
+		 * as the networking core's busy loop does, rather than sleep
+		 * with the CQ event on and pay it on the next ticks too.  Out
+		 * of time by then: one last look, that re-arms if it finds
+		 * nothing.
+		 */
+		cond_resched();
+		if (local_clock() >= end_ns)
+			end_ns = 1;
+		goto again;
 	}
 	return got;
 }

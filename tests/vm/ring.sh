@@ -142,17 +142,18 @@ busy_read() {
 		{ echo "  counts disagree"; return 1; }
 }
 
-# fewer_cq_events A B WHAT_A WHAT_B: the reader of B (JSON) drained at
-# least half its ticks itself, with at most 0.85 times the CQ events per
-# tick of A's.
+# fewer_cq_events A B WHAT_A WHAT_B [MAX]: the reader of B (JSON) drained
+# at least half its ticks itself, with at most 0.85 times the CQ events per
+# tick of A's, and at most MAX a tick if given.
 fewer_cq_events() {
 	python3 - "$@" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
+most = float(sys.argv[5]) if len(sys.argv) > 5 else 1.0
 ev = lambda j: (j['cq_events'] - j['cq_events0']) / j['feed_rx']
-print(f"  CQ events per tick: {ev(a):.3f} {sys.argv[3]}, {ev(b):.3f} {sys.argv[4]}; "
+print(f"  CQ events per tick: {ev(a):.3f} {sys.argv[3]}, {ev(b):.3f} {sys.argv[4]} (at most {most}); "
       f"caller drained {b['cqe_caller']} of {b['feed_rx']}")
-sys.exit(0 if b["cqe_caller"] >= 0.5 * b["feed_rx"] and ev(b) <= 0.85 * ev(a) else 1)
+sys.exit(0 if b["cqe_caller"] >= 0.5 * b["feed_rx"] and ev(b) <= 0.85 * ev(a) and ev(b) <= most else 1)
 PY
 }
 
@@ -171,18 +172,19 @@ so_busy_poll_deferred_rearm() {
 		busy_read "$r/defer-$d.json" "$n" 239.3.0.8 7308 -R -P 100000 || rc=1
 	done
 	echo 0 >"$p"
-	# at once: about one CQ event per tick; deferred: the caller still
-	# drains most, with clearly fewer events.  How many fewer depends on
-	# how often the reader's spin is cut short (need_resched: a spin
-	# that ends without a tick re-arms, its reader is about to sleep):
-	# 0.15 a tick alone, 0.74 once in a busy guest; counts, not speed.
-	# Re-armed at once, how many ticks still raise an event depends on
-	# how often they land outside the caller's spin: 0.38 to 1.0 seen.
+	# at once: about one CQ event per tick; deferred: the caller drains
+	# most, and while the defer time runs neither the CQ event nor the
+	# softirq poll re-arms the CQ, and a spin cut short by the scheduler
+	# yields and goes on rather than re-arm: 0.001 a tick seen, at most
+	# 0.1 asked (before both, 0.15 to 0.74).  Re-armed at once, how many
+	# ticks still raise an event depends on how often they land outside
+	# the caller's spin: 0.38 to 1.0 seen.  Counts, not speed.
 	jtrue "$r/defer-0.json" "j['cq_events'] - j['cq_events0'] >= 0.1 * j['feed_rx']" ||
 		{ echo "  without the defer, CQ events were already rare: nothing to compare"; rc=1; }
-	fewer_cq_events "$r/defer-0.json" "$r/defer-20000.json" "re-armed at once" deferred || rc=1
+	fewer_cq_events "$r/defer-0.json" "$r/defer-20000.json" "re-armed at once" deferred 0.1 || rc=1
 	# SO_PREFER_BUSY_POLL defers with the parameter at 0, for 200 us: ticks
-	# 125 us apart, with and without it
+	# 125 us apart, with and without it (0.010 events a tick seen with it;
+	# a slow guest's reader may miss its 200 us, so only the ratio asked)
 	BUSY_RATE=8000 busy_read "$r/fast-0.json" "$n" 239.3.0.8 7308 -R -P 100000 || rc=1
 	BUSY_RATE=8000 busy_read "$r/prefer.json" "$n" 239.3.0.8 7308 -R -P 100000 -F || rc=1
 	fewer_cq_events "$r/fast-0.json" "$r/prefer.json" "re-armed at once" "SO_PREFER_BUSY_POLL" || rc=1
