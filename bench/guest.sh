@@ -27,7 +27,7 @@ N=${N:-5000}
 ROUNDS=${ROUNDS:-5}
 SEED=${SEED:-$(date +%s)}
 NCOUNT=${NCOUNT:-2000}
-PATHS=${PATHS:-floor mapped busy kpoll udp-spin run-spin recvmsg epoll udp run}
+PATHS=${PATHS:-floor mapped busy busy-prefer kpoll udp-spin run-spin recvmsg epoll udp run}
 R=$RESULTS
 P=user/tools/ibtick-perf
 # run, run-spin: ibtick-perf starts sockperf under this tree's ibtick-run

@@ -20,6 +20,7 @@ PATHS = {
     'floor': ('ib_send_lat -c UD (the verbs floor)', 'spin'),
     'mapped': ('ibtick mapped ring, spinning reader', 'spin'),
     'busy': ('ibtick recvmsg + SO_BUSY_POLL', 'spin'),
+    'busy-prefer': ('ibtick recvmsg + SO_BUSY_POLL + SO_PREFER_BUSY_POLL', 'spin'),
     'kpoll': ('ibtick epoll reader + busy-poll thread', 'spin'),
     'udp-spin': ('sockperf UDP multicast, --nonblocked spin', 'spin'),
     'recvmsg': ('ibtick recvmsg, blocking', 'sleep'),
@@ -243,6 +244,7 @@ def pingpong(d, w, goals, topo='single'):
     goal("mapped ring, spinning: median", 'mapped', 'median', 1.10)
     goal("mapped ring, spinning: p99.9", 'mapped', 'p99.9', 1.5)
     goal("recvmsg + SO_BUSY_POLL: median", 'busy', 'median', 1.3)
+    goal("recvmsg + SO_BUSY_POLL + SO_PREFER_BUSY_POLL: median", 'busy-prefer', 'median', 1.3)
     goal("blocking recvmsg: median", 'recvmsg', 'median', 2.5)
     goal("epoll: median", 'epoll', 'median', 2.5)
     # the preload library adds almost nothing to the socket path under it
@@ -268,7 +270,12 @@ def counts_section(d, w, goals):
         goals.append(("QP deliveries per round trip on each host = 1 (mapped; the most of the two)", worst, None,
                       abs(c['qp_deliveries_a'] - 1) < 0.01 and abs(c['qp_deliveries_b'] - 1) < 0.01))
     feed = {r['kind']: r['feed_a'] for r in rows if 'feed_a' in r}
-    for k, what in (('busy', 'SO_BUSY_POLL caller'), ('kpoll', 'busy-poll thread')):
+    # SO_BUSY_POLL alone re-arms the event as each call ends (by design:
+    # the default); with SO_PREFER_BUSY_POLL the event stays off between
+    # the calls, and that is where the goal is meant to be met
+    for k, what in (('busy', 'SO_BUSY_POLL caller'),
+                    ('busy-prefer', 'SO_BUSY_POLL + SO_PREFER_BUSY_POLL caller'),
+                    ('kpoll', 'busy-poll thread')):
         if k in feed:
             ev = feed[k]['cq_events']
             goals.append((f"CQ events per tick on the reading feed while a {what} owns its CQ = 0", ev, None,

@@ -43,6 +43,8 @@ struct tickrd_opts {
 	int		busy_cpu;	/* >= -1: feed in busy-poll mode on that CPU
 					 * (-1 any; CAP_NET_ADMIN); else interrupt */
 	int		busy_poll_us;	/* TICKRD_BUSY: SO_BUSY_POLL (0: 200) */
+	int		prefer_busy_poll; /* TICKRD_BUSY: SO_PREFER_BUSY_POLL too
+					   * (CAP_NET_ADMIN) */
 };
 
 struct tickrd {

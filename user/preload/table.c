@@ -276,8 +276,8 @@ int pl_new_ibtick(struct psock *ps)
 		/*
 		 * Reads in the program's own calls: a spinning non-blocking
 		 * read drains the CQ itself, one that sleeps spins first
-		 * (ibtick(7), "Polling modes").  Not SO_PREFER_BUSY_POLL: in
-		 * ping-pong it measured slower (tickrd.c).  Raising
+		 * (ibtick(7), "Polling modes").  Not SO_PREFER_BUSY_POLL: it
+		 * suits only a program that owns its core (ibtick(7)).  Raising
 		 * SO_BUSY_POLL needs CAP_NET_ADMIN; a refusal is told once
 		 * per process.
 		 */

@@ -70,6 +70,7 @@ enum mode { M_LAT, M_ONEWAY, M_RATE, M_FANOUT, M_ARB };
  */
 enum path {
 	P_KPOLL = TICKRD_NKINDS,	/* epoll reader, the feed's busy-poll thread spins */
+	P_BUSY_PREFER,			/* busy, with SO_PREFER_BUSY_POLL */
 	P_FLOOR,			/* ib_send_lat -c UD */
 	P_UDP,				/* sockperf, blocking recvfrom */
 	P_UDP_SPIN,			/* sockperf --nonblocked: spins */
@@ -84,14 +85,15 @@ enum path {
 };
 
 static const char *const path_names[P_NPATHS] = {
-	"mapped", "epoll", "recvmsg", "busy", "kpoll", "floor", "udp", "udp-spin",
-	"run", "run-spin", "floor-rc", "conn", "conn-spin", "tcp", "tcp-spin",
+	"mapped", "epoll", "recvmsg", "busy", "kpoll", "busy-prefer", "floor", "udp",
+	"udp-spin", "run", "run-spin", "floor-rc", "conn", "conn-spin", "tcp",
+	"tcp-spin",
 };
 
 /* Whether the path's receiver spins on a CPU or sleeps until woken. */
 static const char *const path_class[P_NPATHS] = {
-	"spin", "sleep", "sleep", "spin", "spin", "spin", "sleep", "spin",
-	"sleep", "spin", "spin", "sleep", "spin", "sleep", "spin",
+	"spin", "sleep", "sleep", "spin", "spin", "spin", "spin", "sleep",
+	"spin", "sleep", "spin", "spin", "sleep", "spin", "sleep", "spin",
 };
 
 static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout", "arb" };
@@ -116,6 +118,7 @@ static struct {
 	int		nkinds;		/* of paths[] */
 	int		path;		/* the one being measured */
 	bool		kpoll;		/* lat: feeds in busy-poll mode, thread on the side's CPU */
+	bool		prefer;		/* busy readers: SO_PREFER_BUSY_POLL too */
 	const char	*ifname, *ifname2, *group, *hist, *raw;
 	const char	*peer;		/* lat --peer: the echo side's host */
 	char		group2[64];	/* lat: the way back */
@@ -237,6 +240,7 @@ static void rdr_open(struct tickrd *d, enum tickrd_kind kind, const char *ifname
 		/* room for the largest swept size */
 		.slot_size = o.sweep ? 2048 : 0,
 		.busy_cpu = o.busy_cpu,
+		.prefer_busy_poll = o.prefer,
 	};
 
 	if (tickrd_open(d, kind, group, port, ifname, &ro))
@@ -1317,6 +1321,14 @@ static int lat_other(struct row *r, const char *name, double seconds)
 	return n ? 0 : 1;
 }
 
+/* The reader kind of an ibtick path (the references have none: epoll). */
+static enum tickrd_kind path_kind(int path)
+{
+	if (path < TICKRD_NKINDS)
+		return (enum tickrd_kind)path;
+	return path == P_BUSY_PREFER ? TICKRD_BUSY : TICKRD_EPOLL;
+}
+
 static const char *path_title(int path)
 {
 	switch (path) {
@@ -1331,6 +1343,7 @@ static const char *path_title(int path)
 	case P_CONN_SPIN: return "ibtick connection (RC), spinning recv";
 	case P_TCP: return "sockperf TCP";
 	case P_TCP_SPIN: return "sockperf TCP, spinning";
+	case P_BUSY_PREFER: return "ibtick recvmsg + SO_BUSY_POLL + SO_PREFER_BUSY_POLL";
 	}
 	return NULL;
 }
@@ -1412,8 +1425,9 @@ static int lat_run(void)
 		/* kpoll: the thread spins and the reader sleeps, one spinner
 		 * per side's CPU (a spinning reader beside it would share
 		 * that CPU with the thread by time slices) */
-		o.kind = o.path == P_KPOLL ? TICKRD_EPOLL : (enum tickrd_kind)o.path;
+		o.kind = path_kind(o.path);
 		o.kpoll = o.path == P_KPOLL;
+		o.prefer = o.path == P_BUSY_PREFER;
 		{
 			int busy = o.busy_cpu;
 
@@ -2435,7 +2449,8 @@ static void usage(void)
 		"  -k KIND     reader: mapped (default), epoll, recvmsg, busy (SO_BUSY_POLL);\n"
 		"              lat takes a list (mapped,busy,...): a row for each, in that\n"
 		"              order; lat also takes kpoll (epoll reader, each feed's busy-\n"
-		"              poll thread on its side's CPU), floor (ib_send_lat -c UD), udp\n"
+		"              poll thread on its side's CPU), busy-prefer (busy with\n"
+		"              SO_PREFER_BUSY_POLL), floor (ib_send_lat -c UD), udp\n"
 		"              (sockperf, blocking), udp-spin (sockperf --nonblocked), run and\n"
 		"              run-spin (the same sockperf under ibtick-run, over feeds)\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
@@ -2631,8 +2646,9 @@ int main(int argc, char **argv)
 	if (!o.nkinds)
 		o.paths[o.nkinds++] = TICKRD_MAPPED;
 	o.path = o.paths[0];
-	o.kind = o.path < TICKRD_NKINDS ? (enum tickrd_kind)o.path : TICKRD_EPOLL;
+	o.kind = path_kind(o.path);
 	o.kpoll = o.path == P_KPOLL;
+	o.prefer = o.path == P_BUSY_PREFER;
 	if (o.nkinds > 1 && (o.mode != M_LAT || o.echo || !o.ifname2)) {
 		fprintf(stderr, "%s: several reader kinds are for lat with -I (each kind on its own feeds)\n", PROG);
 		return 2;
@@ -2666,11 +2682,13 @@ int main(int argc, char **argv)
 		}
 	}
 	for (m = 0; m < o.nkinds && o.mode != M_ARB; m++) {
+		bool ours = o.paths[m] == P_KPOLL || o.paths[m] == P_BUSY_PREFER;
+
 		if (o.paths[m] < TICKRD_NKINDS || (o.mode == M_LAT &&
-		    (o.ifname2 || o.peer || o.echo || o.paths[m] == P_KPOLL)))
+		    (o.ifname2 || o.peer || o.echo || ours)))
 			continue;
 		fprintf(stderr, "%s: -k %s is for lat%s\n", PROG, path_names[o.paths[m]],
-			o.paths[m] == P_KPOLL ? "" : " with -I, --peer or -e");
+			ours ? "" : " with -I, --peer or -e");
 		return 2;
 	}
 	if (o.kpoll && o.nkinds == 1 && o.busy_cpu < -1)	/* lat -e -k kpoll ... */
