@@ -18,7 +18,8 @@
  *    hands the CQ back (re-armed) while the feed has no subscribed socket
  *    and when it stops;
  *  - a caller spinning with SO_BUSY_POLL in recvmsg (IRQ mode): owns it,
- *    with preemption off, for the length of its spin.  With
+ *    with preemption off, for the length of its spin (letting it go while
+ *    it yields the CPU to the scheduler, and taking it again).  With
  *    busy_poll_defer_us set, or SO_PREFER_BUSY_POLL on its socket (then
  *    IBT_BUSY_PREFER_US unless the parameter says otherwise), it leaves
  *    the CQ disarmed when it goes, as SO_PREFER_BUSY_POLL leaves a NAPI
@@ -134,7 +135,8 @@ static void ibt_poll_keep_timer(struct ibt_feed *f, u64 left_ns)
  * Whether the CQ event is wanted as the softirq poll or the CQ event lets
  * the CQ go: not while a busy caller's defer time runs (the timer kept for
  * its end).  local_clock() may differ a little between CPUs: at worst
- * the CQ is armed a little early, which costs an event, never a tick.
+ * the CQ is armed a little early (an event more) or late (the timer
+ * follows the skew), never a tick lost.
  */
 static bool ibt_poll_event_wanted(struct ibt_feed *f)
 {
@@ -193,7 +195,7 @@ int ibt_rx_poll(struct irq_poll *iop, int budget)
  * did, let the softirq poll drain and re-arm the CQ, or start the timer
  * again if a caller comes back before it runs (ibt_poll_event_wanted());
  * should a caller own the CQ right now, it leaves MISSED for it.
- * Context: hard interrupt (hrtimer).
+ * Context: hard interrupt (hrtimer; a softirq on PREEMPT_RT).
  */
 static enum hrtimer_restart ibt_poll_rearm_timer(struct hrtimer *t)
 {
@@ -231,8 +233,9 @@ static void ibt_poll_unlock_caller(struct ibt_feed *f, bool prefer)
 	clear_bit(IBT_POLL_MISSED, &f->poll_state);
 	/*
 	 * One clock read per call; the timer is reprogrammed only when it is
-	 * not already queued (at worst it fires before the new end, and the
-	 * softirq poll starts it again).
+	 * not already queued (it fires at the old end and starts itself
+	 * again for the new one).  A queued timer keeps its end when the
+	 * parameter is lowered: the CQ stays off at most the old time.
 	 */
 	WRITE_ONCE(f->rearm_at, local_clock() + (u64)defer * NSEC_PER_USEC);
 	ibt_poll_keep_timer(f, (u64)defer * NSEC_PER_USEC);
@@ -322,9 +325,10 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 /*
  * SO_BUSY_POLL from recvmsg: spin until a tick past @cursor is in the
  * ring, the feed dies, a signal comes, or local_clock() passes @end_ns;
- * when the scheduler wants the CPU meanwhile, yield it and spin on.  When nobody else owns the CQ, drain it
- * from here (no CQ event, no softirq, no wake-up on the way); otherwise
- * just watch the ring.  True when a tick arrived.
+ * when the scheduler wants the CPU meanwhile, yield it and spin on.  When
+ * nobody else owns the CQ, drain it from here (no CQ event, no softirq, no
+ * wake-up on the way); otherwise just watch the ring.  True when a tick
+ * arrived.
  *
  * @end_ns 0: one look, for a non-blocking call (or one pass of a spin over
  * several feeds) that will be back whatever it finds: the CQ is let go as
@@ -584,7 +588,11 @@ void ibt_poll_seize(struct ibt_feed *f)
 	while (!ibt_poll_trylock(f))
 		usleep_range(50, 200);
 	set_bit(IBT_POLL_SEIZED, &f->poll_state);
-	/* only an owner starts it: none will again */
+	/*
+	 * Only an owner starts it (none will again), and the callback itself,
+	 * which does not once SEIZED is set; hrtimer_cancel() waits for a
+	 * callback running and removes what it queued.
+	 */
 	hrtimer_cancel(&f->rearm_timer);
 }
 
