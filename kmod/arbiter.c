@@ -187,6 +187,7 @@ static void ibt_arb_advance(struct ibt_arb *a, u64 s, u64 now)
 		ibt_arb_run_add(a, &run, a->next, s - a->next);
 		a->scan = s;
 		a->base = s;
+		a->opening = false;
 	} else {
 		/* room for [next, s]: what leaves the span is final */
 		while (s - a->scan >= IBT_ARB_SPAN)
@@ -202,6 +203,38 @@ static void ibt_arb_advance(struct ibt_arb *a, u64 s, u64 now)
 	}
 	ibt_arb_run_flush(a, &run);
 	a->next = s;
+}
+
+/*
+ * Number @s, below the session's first, came while that first number's
+ * window runs: the session starts at @s instead.  It is delivered late,
+ * and the numbers between become holes that end with the first's window
+ * (the order the expiry walk needs).  A rail's copy that the other rails
+ * overtook at the start (A lost 1, B's 1 was slower than A's 2) is not
+ * lost.
+ */
+static bool ibt_arb_extend(struct ibt_arb *a, u64 s, u64 now)
+{
+	u64 t = ibt_arb_ent(a, a->base)->t, n;
+	struct ibt_arb_ent *e;
+
+	if (!a->opening || a->scan != a->base || a->next - s > IBT_ARB_SPAN)
+		return false;
+	if (a->cfg.window_ticks && a->next - s > a->cfg.window_ticks)
+		return false;
+	if (a->cfg.window_ns && (s64)(now - t) >= (s64)a->cfg.window_ns)
+		return false;
+	for (n = s; n < a->base; n++) {
+		e = ibt_arb_ent(a, n);
+		e->t = t;
+		e->t_first = 0;
+		e->mask = 0;
+		e->gap = 0;
+		a->holes++;
+	}
+	a->base = s;
+	a->scan = s;
+	return true;
 }
 
 static void ibt_arb_lag(struct ibt_arb_rail_stats *st, u64 lag)
@@ -347,9 +380,11 @@ enum ibt_arb_verdict ibt_arb_arrive(struct ibt_arb *a, u32 r, u64 raw,
 		a->scan = s;
 		a->next = s;
 		a->holes = 0;
+		a->opening = true;
 	} else if (s < a->next) {
 		e = ibt_arb_ent(a, s);
-		if (s < a->base || a->next - s > IBT_ARB_SPAN ||
+		if ((s < a->base && !ibt_arb_extend(a, s, now)) ||
+		    a->next - s > IBT_ARB_SPAN ||
 		    (s < a->scan && (e->gap || !e->mask))) {
 			/* declared a gap, or before the arbiter's memory */
 			st->late++;

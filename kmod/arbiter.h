@@ -13,6 +13,11 @@
  *    ones become holes.
  *  - A hole filled by any rail before its window ends is delivered then,
  *    late (IBT_ARB_LATE): out of order, but once.
+ *  - A number below the session's first, arriving before that first
+ *    number's window ends, is delivered late too: the session starts
+ *    there, and the numbers between are holes with the first's window.
+ *    (At the start the rails race: A's 2 may come before B's 1 when A
+ *    lost 1.)  After a jump the numbers before it are gaps already.
  *  - A hole still empty when its window ends (window_ns after it opened, or
  *    window_ticks numbers later) is a gap: every rail missed it.  Runs of
  *    consecutive gap numbers are reported together through @gap_fn.  A copy
@@ -106,6 +111,7 @@ struct ibt_arb {
 	bool			started;
 	u64			epoch;	/* the session being delivered */
 	u64			base;	/* the session's (or last jump's) first */
+	bool			opening; /* base is the session's first, not a jump's */
 	u64			next;	/* one past the highest delivered */
 	u64			scan;	/* numbers below are final */
 	u64			holes;	/* numbers in [scan, next) nobody sent */

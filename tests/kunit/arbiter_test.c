@@ -277,10 +277,39 @@ static void arb_before_start(struct kunit *test)
 	u32 fl;
 
 	KUNIT_EXPECT_EQ(test, in(t, 0, 100, 0, &s, &fl), IBT_ARB_DELIVER);
-	/* B's 99, before the first number heard: not a hole, late */
-	KUNIT_EXPECT_EQ(test, in(t, 1, 99, 1, &s, &fl), IBT_ARB_DROP_LATE);
+	/*
+	 * B's 98, before the first number heard but within its window: A
+	 * lost it, B was slower.  The session starts there; 99 is a hole.
+	 */
+	KUNIT_EXPECT_EQ(test, in(t, 1, 98, 1, &s, &fl), IBT_ARB_DELIVER);
+	KUNIT_EXPECT_EQ(test, s, 98ULL);
+	KUNIT_EXPECT_EQ(test, fl, (u32)IBT_ARB_LATE);
+	KUNIT_EXPECT_EQ(test, t->a.holes, 1ULL);
 	KUNIT_EXPECT_EQ(test, in(t, 1, 100, 2, &s, &fl), IBT_ARB_DUP);
+	KUNIT_EXPECT_EQ(test, in(t, 0, 101, 3, &s, &fl), IBT_ARB_DELIVER);
+	/* 99 and 100's window is 100's: due at MS, not at 1 + MS */
+	KUNIT_EXPECT_EQ(test, ibt_arb_expire(&t->a, 4), MS);
+	KUNIT_EXPECT_EQ(test, ibt_arb_expire(&t->a, MS), 0ULL);
+	KUNIT_ASSERT_EQ(test, t->ngaps, 1U);
+	KUNIT_EXPECT_EQ(test, t->first[0], 99ULL);
+	KUNIT_EXPECT_EQ(test, t->count[0], 1ULL);
 	KUNIT_EXPECT_EQ(test, t->a.holes, 0ULL);
+	/* once the first number's window is over, earlier ones are late */
+	KUNIT_EXPECT_EQ(test, in(t, 1, 97, MS + 1, &s, &fl), IBT_ARB_DROP_LATE);
+	KUNIT_EXPECT_EQ(test, in(t, 0, 99, MS + 1, &s, &fl), IBT_ARB_DROP_LATE);
+	KUNIT_EXPECT_EQ(test, t->a.st[0].late + t->a.st[1].late, 2ULL);
+	KUNIT_EXPECT_EQ(test, t->a.st[0].won + t->a.st[1].won, 3ULL);
+
+	/* with a window in ticks: as far back as the window reaches */
+	t = arb_new(test, 0, 0, 3);
+	KUNIT_EXPECT_EQ(test, in(t, 0, 10, 0, &s, &fl), IBT_ARB_DELIVER);
+	KUNIT_EXPECT_EQ(test, in(t, 1, 6, 0, &s, &fl), IBT_ARB_DROP_LATE);
+	KUNIT_EXPECT_EQ(test, in(t, 1, 8, 0, &s, &fl), IBT_ARB_DELIVER);
+	KUNIT_EXPECT_EQ(test, fl, (u32)IBT_ARB_LATE);
+	/* 7 is 4 numbers behind the highest: past the window */
+	KUNIT_EXPECT_EQ(test, in(t, 1, 7, 0, &s, &fl), IBT_ARB_DROP_LATE);
+	KUNIT_EXPECT_EQ(test, t->a.holes, 1ULL);	/* 9 */
+	KUNIT_EXPECT_EQ(test, t->a.delivered, 2ULL);
 }
 
 /*
@@ -295,9 +324,10 @@ static void arb_reorder_not_reset(struct kunit *test)
 	u32 fl;
 
 	KUNIT_EXPECT_EQ(test, in(t, 0, 2, 0, &s, &fl), IBT_ARB_DELIVER);
-	/* A's 1 after its 2: before the session's first number, late */
-	KUNIT_EXPECT_EQ(test, in(t, 0, 1, 1, &s, &fl), IBT_ARB_DROP_LATE);
-	KUNIT_EXPECT_EQ(test, in(t, 1, 1, 2, &s, &fl), IBT_ARB_DROP_LATE);
+	/* A's 1 after its 2: the session starts at 1, no restart */
+	KUNIT_EXPECT_EQ(test, in(t, 0, 1, 1, &s, &fl), IBT_ARB_DELIVER);
+	KUNIT_EXPECT_EQ(test, fl, (u32)IBT_ARB_LATE);
+	KUNIT_EXPECT_EQ(test, in(t, 1, 1, 2, &s, &fl), IBT_ARB_DUP);
 	KUNIT_EXPECT_EQ(test, in(t, 1, 2, 2, &s, &fl), IBT_ARB_DUP);
 	KUNIT_EXPECT_EQ(test, in(t, 0, 3, 3, &s, &fl), IBT_ARB_DELIVER);
 	KUNIT_EXPECT_EQ(test, in(t, 1, 3, 3, &s, &fl), IBT_ARB_DUP);

@@ -320,7 +320,7 @@ static void arb_so(int fr, int tap, uint32_t id, char *buf, size_t len)
 		 "\"so_member_same\": %s, \"so_delivered\": %llu, "
 		 "\"so_gap_numbers\": %llu, \"so_rx\": [%llu, %llu], "
 		 "\"so_won\": [%llu, %llu], \"so_dup\": [%llu, %llu], "
-		 "\"so_lag_n\": [%llu, %llu], ",
+		 "\"so_lag_n\": [%llu, %llu], \"so_late\": [%llu, %llu], ",
 		 plain ? "true" : "false", same ? "true" : "false",
 		 (unsigned long long)st.delivered,
 		 (unsigned long long)st.gap_numbers,
@@ -328,7 +328,9 @@ static void arb_so(int fr, int tap, uint32_t id, char *buf, size_t len)
 		 (unsigned long long)st.rail[0].won, (unsigned long long)st.rail[1].won,
 		 (unsigned long long)st.rail[0].dup, (unsigned long long)st.rail[1].dup,
 		 (unsigned long long)st.rail[0].lag_n,
-		 (unsigned long long)st.rail[1].lag_n);
+		 (unsigned long long)st.rail[1].lag_n,
+		 (unsigned long long)st.rail[0].late,
+		 (unsigned long long)st.rail[1].late);
 }
 
 static int table(uint32_t arb, uint32_t rail)
