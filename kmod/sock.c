@@ -416,6 +416,13 @@ static bool ibt_feed_dead(struct ibt_feed *f)
 	return ibt_ring_flags(&f->ring) & IBTICK_RING_DEAD;
 }
 
+/* A busy spin since @t0 (jiffies) counts against the receive timeout. */
+static void ibt_timeo_spent(long *timeo, unsigned long t0)
+{
+	if (*timeo != MAX_SCHEDULE_TIMEOUT)
+		*timeo -= min_t(long, *timeo, (long)(jiffies - t0));
+}
+
 /*
  * Wait until the feed has something past the socket's cursor, dies, or its
  * ACL changes (recvmsg asks again).  Called without the socket lock; the
@@ -427,6 +434,7 @@ static int ibt_wait(struct ibt_sock *is, long *timeo, bool *looked)
 {
 	struct ibt_member *m = &is->sub;
 	struct ibt_feed *f = is->feed;
+	unsigned long t0;
 	long left;
 
 	if (!*timeo) {
@@ -435,8 +443,10 @@ static int ibt_wait(struct ibt_sock *is, long *timeo, bool *looked)
 		*looked = true;
 		return ibt_busy_wait(is, 0) ? 0 : -EAGAIN;
 	}
+	t0 = jiffies;
 	if (ibt_busy_wait(is, *timeo))
 		return 0;
+	ibt_timeo_spent(timeo, t0);
 	left = wait_event_interruptible_timeout(f->wq,
 						ibt_ring_backlog(&f->ring, READ_ONCE(m->cursor)) ||
 						ibt_feed_dead(f) ||
@@ -743,6 +753,7 @@ static bool ibt_multi_drain(struct ibt_sock *is, bool again)
 static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 {
 	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
+	unsigned long t0;
 	bool over;
 	long left;
 	u64 end;
@@ -755,6 +766,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		       0 : -EAGAIN;
 	}
 	if (usec) {
+		t0 = jiffies;
 		end = local_clock() + min_t(u64, (u64)usec * NSEC_PER_USEC,
 					    (u64)jiffies_to_nsecs(*timeo));
 		do {
@@ -768,6 +780,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		/* about to sleep: the events back on (a last look) */
 		if (ibt_multi_drain(is, false))
 			return 0;
+		ibt_timeo_spent(timeo, t0);
 	}
 	left = wait_event_interruptible_timeout(*sk_sleep(&is->sk),
 						ibt_multi_ready(is, true, &over),
