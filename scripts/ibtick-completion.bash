@@ -561,11 +561,11 @@ _ibtick_perf()
 	-H|--hist|--raw)
 		_ibtick_files
 		return 0 ;;
-	-B|-n|-w|-s|-S|-r|-N|-c|-C|-i|--ib-port|-x|--gid-index)
+	-B|--busy-us|-n|-w|-s|-S|-r|-N|-c|-C|-i|--ib-port|-x|--gid-index)
 		return 0 ;;
 	esac
 	[[ $cur == -* ]] &&
-		_ibtick_reply "-L -d -i -x -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --netdev --ib-dev --ib-port --gid-index --peer-netdev --hist --compare --raw --counts --rail-b --peer-rail-b --peer -h"
+		_ibtick_reply "-L -d -i -x -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --netdev --ib-dev --ib-port --gid-index --peer-netdev --hist --compare --raw --counts --busy-us --rail-b --peer-rail-b --peer -h"
 	return 0
 }
 

@@ -74,7 +74,7 @@ cases=(
 	"$(ls /sys/class/infiniband 2>/dev/null | xargs)|ibtick-perf lat -d "
 	"|ibtick-perf lat -d rxe0 -i "
 	"|ibtick-perf lat -d rxe0 -x "
-	"-L -d -i -x -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --netdev --ib-dev --ib-port --gid-index --peer-netdev --hist --compare --raw --counts --rail-b --peer-rail-b --peer -h|ibtick-perf lat -"
+	"-L -d -i -x -I -e -k -B -n -w -s -S -a -r -N -c -C -j -H --netdev --ib-dev --ib-port --gid-index --peer-netdev --hist --compare --raw --counts --busy-us --rail-b --peer-rail-b --peer -h|ibtick-perf lat -"
 	"--ib-dev --ib-port|ibtick-perf lat --ib-"
 	"mapped epoll recvmsg busy|ibtick-perf oneway -k "
 	"arb arb-cost|ibtick-perf arb -k ar"

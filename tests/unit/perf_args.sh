@@ -66,10 +66,12 @@ cases=(
 	"2|lat -L veth0 --peer 10.99.0.1 -k mapped,floor $G|several reader kinds are for lat with -I"
 	"2|lat -L veth0 -k floor $G|-k floor is for lat with -I, --peer or -e"
 	"2|lat --help|--peer IPV4 lat:"
+	"2|lat -L veth0 -I veth1 -k busy --busy-us 0 $G|'0': want a number in [1, 1000000]"
+	"2|lat --help|--busy-us US  busy and busy-prefer readers: SO_BUSY_POLL"
 )
 if [[ -d /sys/module/ibtick ]]; then
 	echo "# the ibtick module is loaded: good command lines not run (they would measure)"
-	skip=10
+	skip=11
 else
 	skip=0
 	cases+=(
@@ -78,6 +80,7 @@ else
 		"1|lat --ib-dev mlx4_0 --ib-port 1 --gid-index 0 $G|-d mlx4_0 -i 1 -x 0: netdev ib0"
 		"1|rate -d rxe0 -I veth1 $G|the ibtick module is not loaded"
 		"1|lat -L veth0 -I veth1 $G|the ibtick module is not loaded"
+		"1|lat -L veth0 -I veth1 -k busy-prefer --busy-us 2000 $G|the ibtick module is not loaded"
 		"1|lat -L veth0 --peer 10.99.0.1 -k floor $G|the ibtick module is not loaded"
 		"1|lat -L veth0 -e -k udp-spin $G|the ibtick module is not loaded"
 		"1|fanout --netdev veth0 --peer-netdev veth1 $G|the ibtick module is not loaded"

@@ -119,6 +119,7 @@ static struct {
 	int		path;		/* the one being measured */
 	bool		kpoll;		/* lat: feeds in busy-poll mode, thread on the side's CPU */
 	bool		prefer;		/* busy readers: SO_PREFER_BUSY_POLL too */
+	int		busy_us;	/* busy readers: SO_BUSY_POLL (0: 200) */
 	const char	*ifname, *ifname2, *group, *hist, *raw;
 	const char	*peer;		/* lat --peer: the echo side's host */
 	char		group2[64];	/* lat: the way back */
@@ -241,6 +242,7 @@ static void rdr_open(struct tickrd *d, enum tickrd_kind kind, const char *ifname
 		.slot_size = o.sweep ? 2048 : 0,
 		.busy_cpu = o.busy_cpu,
 		.prefer_busy_poll = o.prefer,
+		.busy_poll_us = o.busy_us,
 	};
 
 	if (tickrd_open(d, kind, group, port, ifname, &ro))
@@ -2453,6 +2455,7 @@ static void usage(void)
 		"              SO_PREFER_BUSY_POLL), floor (ib_send_lat -c UD), udp\n"
 		"              (sockperf, blocking), udp-spin (sockperf --nonblocked), run and\n"
 		"              run-spin (the same sockperf under ibtick-run, over feeds)\n"
+		"  --busy-us US  busy and busy-prefer readers: SO_BUSY_POLL (default 200)\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
 		"  -n N        samples (default 100000), after -w WARMUP (default 1000)\n"
 		"  -s SIZE     payload bytes (default 64); -a: 32, 64, ... up to -S MAX (1024)\n"
@@ -2549,6 +2552,7 @@ int main(int argc, char **argv)
 		{ "compare", no_argument, NULL, 'X' },
 		{ "raw", required_argument, NULL, 'R' },
 		{ "counts", no_argument, NULL, 'K' },
+		{ "busy-us", required_argument, NULL, 'U' },
 		{ "netdev", required_argument, NULL, 'L' },
 		{ "peer-netdev", required_argument, NULL, 'I' },
 		{ "ib-dev", required_argument, NULL, 'd' },
@@ -2597,6 +2601,7 @@ int main(int argc, char **argv)
 		case 'x': gid_index = optarg; break;
 		case 'j': o.json = true; break;
 		case 'X': o.compare = true; break;
+		case 'U': o.busy_us = (int)NUM(optarg, 1, 1000000); break;
 		case 'R': o.raw = optarg; break;
 		case 'K': o.counts = true; break;
 		case 'H': o.hist = optarg; break;
