@@ -519,6 +519,7 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 {
 	struct ibt_csock *cs = ibt_csk(sock->sk);
 	long timeo = sock_rcvtimeo(sock->sk, flags & MSG_DONTWAIT);
+	unsigned long t0;
 	const struct ibtick_slot *s;
 	u64 lost = 0, idx;
 	bool eof;
@@ -544,8 +545,18 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 		/* spinning callers drain the CQ themselves */
 		if (!timeo && ibt_conn_poll_direct(cs))
 			continue;
-		if (timeo && ibt_conn_busy_wait(cs, timeo, ibt_conn_rx_ready))
-			continue;
+		if (timeo) {
+			t0 = jiffies;
+			if (ibt_conn_busy_wait(cs, timeo, ibt_conn_rx_ready))
+				continue;
+			/* the spin's time counts against the timeout */
+			if (timeo != MAX_SCHEDULE_TIMEOUT)
+				timeo -= min_t(long, timeo, (long)(jiffies - t0));
+			if (!timeo) {
+				err = -EAGAIN;
+				goto out;
+			}
+		}
 		spin_lock_bh(&cs->dlock);
 		err = cs->failed ? -ECONNRESET : 0;
 		eof = !err && (cs->peer_fin || cs->rd_shut || cs->dead);

@@ -1742,6 +1742,26 @@ static void table_io(void)
 	n = recv(sfd, buf, sizeof(buf), 0);
 	check(n == 1, "recv: the 1-byte message", errno);
 	EXPECT_ERR(recv(sfd, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN, "recv, nothing left, MSG_DONTWAIT -> EAGAIN");
+	{
+		/*
+		 * SO_BUSY_POLL 150 ms and SO_RCVTIMEO 200 ms: the spin is part
+		 * of the 200 ms (up to 350 ms if it were added to them; 100 ms
+		 * of slack for the emulator)
+		 */
+		int us = 150000, zero = 0;
+		double t0;
+
+		set_timeo(sfd, SO_RCVTIMEO, 200);
+		EXPECT_OK(setsockopt(sfd, SOL_SOCKET, SO_BUSY_POLL, &us, sizeof(us)),
+			  "SO_BUSY_POLL 150 ms");
+		t0 = now();
+		EXPECT_ERR(recv(sfd, buf, sizeof(buf), 0), EAGAIN,
+			   "recv, nothing left, SO_RCVTIMEO 200 ms, SO_BUSY_POLL 150 ms -> EAGAIN");
+		t0 = now() - t0;
+		printf("# recv took %.0f ms\n", t0 * 1000);
+		check(t0 >= 0.19 && t0 < 0.3, "recv: the busy spin counts against SO_RCVTIMEO", 0);
+		setsockopt(sfd, SOL_SOCKET, SO_BUSY_POLL, &zero, sizeof(zero));
+	}
 	conn_info(sfd, &ci);
 	check(ci.rx_msgs == 4 && ci.rx_read == 4 && ci.rx_bytes == ci.local_msg_max + 108,
 	      "IBTICK_CONN_INFO: 4 messages, their bytes (the full 100 of the cut one)", 0);
