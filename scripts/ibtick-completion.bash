@@ -493,7 +493,7 @@ _ibtick_rule_netdev()
 	done
 }
 
-# ibtick-run [-g RULE]... [-f CONFIG] [-b USEC] [-v] -- CMD [ARGS...]: after -g the
+# ibtick-run [-g RULE]... [-f CONFIG] [-b USEC [-p]] [-v] -- CMD [ARGS...]: after -g the
 # interface of GROUP:PORT@IFNAME, after -f a file, after -- the command and
 # its own completion (bash-completion's _command_offset), else commands.
 _ibtick_run()
@@ -524,7 +524,7 @@ _ibtick_run()
 		_ibtick_rule_netdev
 		return 0 ;;
 	esac
-	[[ $cur == -* ]] && _ibtick_reply "-g -f -b -v -V -h --"
+	[[ $cur == -* ]] && _ibtick_reply "-g -f -b -p -v -V -h --"
 	return 0
 }
 

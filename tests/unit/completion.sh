@@ -62,7 +62,7 @@ cases=(
 	"busy|ibtick-md read -k b"
 	"-i -k -o -t|ibtick-md read -"
 	"$tmp/status.json|ibtick-md read -o $tmp/sta"
-	"-g -f -b -v -V -h --|ibtick-run -"
+	"-g -f -b -p -v -V -h --|ibtick-run -"
 	"239.1.1.1:5@lo|ibtick-run -g 239.1.1.1:5@l"
 	"|ibtick-run -g 239.1.1"
 	"$tmp/status.json|ibtick-run -v -f $tmp/sta"

@@ -141,6 +141,9 @@ why=""
 IBTICK_BUSY_POLL=fast "$run" -g 239.77.0.1:1@lo -- true 2>"$T/b.err"; rc=$?
 ((rc == 2)) && grep -qF "IBTICK_BUSY_POLL=fast: microseconds, 0..1000000" "$T/b.err" ||
 	why="inherited IBTICK_BUSY_POLL=fast: status $rc, $(head -1 "$T/b.err")"
+"$run" -p -g 239.77.0.1:1@lo -- true 2>"$T/b.err"; rc=$?
+((rc == 2)) && grep -qF -- "-p goes with -b USEC" "$T/b.err" ||
+	why="-p without -b: status $rc, $(head -1 "$T/b.err")"
 for b in -1 x 1000001 ""; do
 	"$run" -b "$b" -g 239.77.0.1:1@lo -- true 2>"$T/b.err"; rc=$?
 	((rc == 2)) && grep -qF -- "-b $b: microseconds, 0..1000000" "$T/b.err" ||

@@ -20,7 +20,7 @@ SEND=tests/vm/mcsend
 ALL_TESTS="read_modes lapped_reader_counts_loss several_groups_one_socket drop_membership
 	several_sockets_one_group
 	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
-	mixed_socket_drops_counted publish_refused_clear_message busy_poll_option sockperf_smoke"
+	mixed_socket_drops_counted publish_refused_clear_message busy_poll_option busy_prefer_option sockperf_smoke"
 N=${N:-$(cnt 2000)}
 R=${RESULTS:-/tmp}/preload
 mkdir -p "$R"
@@ -316,41 +316,65 @@ publish_refused_clear_message() {
 	log_test "a publisher without CAP_NET_RAW: every send fails (EPERM), told once on stderr, none dropped silently"
 }
 
-# ibtick-run -b: the sockets taken over get SO_BUSY_POLL, and a program
-# spinning on non-blocking reads of two
-# groups (one socket, two feeds) drains both feeds' CQs in its own calls.
-# The feeds are made by the admin so that their counters outlive the
-# program.  Counts, not times.
-busy_poll_option() {
-	local log=$R/busy.log out=$R/busy.out p=7390 f cq defer=/sys/module/ibtick/parameters/busy_poll_defer_us
+# busy_reader PORT DEFER_US LOGLINE -b ... : ibtick-run with those options
+# over a program spinning on non-blocking reads of two groups (one socket,
+# two feeds); the library's log must have LOGLINE, and the reader's calls
+# must drain most of both feeds' CQs, with CQ events for at most half the
+# ticks.  The feeds are made by the admin so that their counters outlive
+# the program.  Counts, not times.
+busy_reader() {
+	local p=$1 d=$2 line=$3 log=$R/busy-$1.log out=$R/busy-$1.out f cq
+	local defer=/sys/module/ibtick/parameters/busy_poll_defer_us rc=0
+	shift 3
 	rm -f "$log"
-	# the CQ event deferred 20 ms after each look (busy_poll_defer_us; -b
-	# sets no SO_PREFER_BUSY_POLL), long enough for a slow guest (the debug
-	# kernel) between two calls
-	echo 20000 >"$defer" || check_err 1 "busy_poll_defer_us"
+	echo "$d" >"$defer" || { echo "  busy_poll_defer_us"; return 1; }
 	for f in 1 2; do
-		$IBTICK feed add pb$f group 239.3.9.$f port $p netdev veth0 || check_err 1 "feed add pb$f"
+		$IBTICK feed add pb$f group 239.3.9.$f port $p netdev veth0 || rc=1
 	done
-	IBTICK_LOG=$log $RUN -b 100 -g 239.3.9.0/24:$p@veth0 -- $RECV -m nonblock -i 10.99.0.1 \
-		-n "$N" -t $(tmo 5)000 239.3.9.1:$p 239.3.9.2:$p >"$out" 2>"$R/busy.err" &
-	wait_for "$R/busy.err" ready || check_err 1 "receiver not ready"
+	IBTICK_LOG=$log $RUN "$@" -g 239.3.9.0/24:$p@veth0 -- $RECV -m nonblock -i 10.99.0.1 \
+		-n "$N" -t $(tmo 5)000 239.3.9.1:$p 239.3.9.2:$p >"$out" 2>"$R/busy-$p.err" &
+	wait_for "$R/busy-$p.err" ready || { echo "  receiver not ready"; rc=1; }
 	$RUN -g 239.3.9.0/24:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" 239.3.9.1:$p 239.3.9.2:$p \
-		>/dev/null 2>&1 || check_err 1 "sender failed"
+		>/dev/null 2>&1 || { echo "  sender failed"; rc=1; }
 	wait
 	echo 0 >"$defer"
-	grep -q "busy polling 100 us (SO_BUSY_POLL)" "$log" || check_err 1 "-b: no busy polling in the library's log"
-	FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts"
+	grep -q "$line" "$log" || { echo "  no \"$line\" in the library's log"; rc=1; }
+	FROM=10.99.0.2 tally "$out" "$N" "$log" || { echo "  counts"; rc=1; }
 	for f in 1 2; do
 		# completions drained by the reader's calls, and by CQ events
 		cq=$($IBTICK -j -s feed show pb$f | JIN_BIND="s = j[0]['stats']" \
 			jin "'%d %d %d' % (s['cqe_caller'], s['cq_events'], s['rx_ticks'])")
 		echo "  feed pb$f: drained by the reader $(cut -d' ' -f1 <<<"$cq"), CQ events $(cut -d' ' -f2 <<<"$cq"), ticks $(cut -d' ' -f3 <<<"$cq")"
 		read -r caller events ticks <<<"$cq"
-		((ticks == N && caller >= ticks / 2 && events <= ticks / 2)) ||
-			check_err 1 "feed pb$f: the reader's calls did not drain most of its CQ"
-		$IBTICK feed del pb$f || check_err 1 "feed del pb$f"
+		((ticks == N && caller >= ticks / 2 && events <= ticks / 2)) || {
+			echo "  feed pb$f: the reader's calls did not drain most of its CQ, or the events stayed on"
+			rc=1
+		}
+		$IBTICK feed del pb$f || rc=1
 	done
-	log_test "ibtick-run -b: a non-blocking reader of two feeds drains both CQs in its own calls (SO_BUSY_POLL)"
+	return $rc
+}
+
+# ibtick-run -b: the sockets taken over get SO_BUSY_POLL, and the reader's
+# calls drain both feeds' CQs.  The CQ event deferred 20 ms after each look
+# (busy_poll_defer_us; -b sets no SO_PREFER_BUSY_POLL), long enough for a
+# slow guest (the debug kernel) between two calls.
+busy_poll_option() {
+	busy_reader 7390 20000 "busy polling 100 us (SO_BUSY_POLL)" -b 100
+	log_test "ibtick-run -b: a non-blocking reader of two feeds drains both CQs in its own calls (SO_BUSY_POLL)" $?
+}
+
+# ibtick-run -b -p: SO_PREFER_BUSY_POLL too, so with busy_poll_defer_us 0
+# the CQ event stays off while the reader keeps calling (without -p every
+# empty look turns it back on: an event for about every tick); -p alone
+# is refused.
+busy_prefer_option() {
+	local rc=0
+	$RUN -p -g 239.3.9.0/24:7391@veth0 -- true 2>"$R/prefer-alone.err"
+	(($? == 2)) && grep -q -- "-p goes with -b" "$R/prefer-alone.err" ||
+		{ echo "  -p alone: $(cat "$R/prefer-alone.err")"; rc=1; }
+	busy_reader 7392 0 "SO_PREFER_BUSY_POLL" -b 100 -p || rc=1
+	log_test "ibtick-run -b -p: SO_PREFER_BUSY_POLL, the CQ event stays off while the reader calls (-p alone refused)" $rc
 }
 
 sockperf_smoke() {

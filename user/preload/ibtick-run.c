@@ -35,11 +35,13 @@ static struct runconf conf;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ibtick-run [-g GROUP[/LEN]:PORT[-PORT]@IFNAME]... [-f CONFIG] [-b USEC] [-v] -- CMD [ARGS...]\n"
+		"usage: ibtick-run [-g GROUP[/LEN]:PORT[-PORT]@IFNAME]... [-f CONFIG] [-b USEC [-p]] [-v] -- CMD [ARGS...]\n"
 		"  -g RULE    carry this group over ibtick (repeatable; added to CONFIG's)\n"
 		"  -f CONFIG  configuration file (default " DEFAULT_CONF ", if it exists)\n"
 		"  -b USEC    busy polling: the program's reads drain the CQ, spinning up to USEC\n"
 		"             before they sleep (SO_BUSY_POLL; CAP_NET_ADMIN)\n"
+		"  -p         with -b: the CQ event stays off while the program keeps reading\n"
+		"             (SO_PREFER_BUSY_POLL; for a program that owns its CPU)\n"
 		"  -v         the library logs what it takes over and why it leaves the rest\n"
 		"  -V         print the version\n");
 }
@@ -125,9 +127,9 @@ int main(int argc, char **argv)
 	const char *file = NULL, *lib, *busy = NULL;
 	char *text, *groups, *pre;
 	size_t glen = 0, gcap = 0;
-	int c, i, verbose = 0, usable = 0;
+	int c, i, verbose = 0, usable = 0, prefer = 0;
 
-	while ((c = getopt(argc, argv, "+g:f:b:vhV")) != -1) {
+	while ((c = getopt(argc, argv, "+g:f:b:pvhV")) != -1) {
 		switch (c) {
 		case 'g':
 			runconf_parse(&conf, optarg, "-g", report, NULL);
@@ -141,6 +143,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			busy = optarg;
+			break;
+		case 'p':
+			prefer = 1;
 			break;
 		case 'v':
 			verbose = 1;
@@ -160,6 +165,10 @@ int main(int argc, char **argv)
 	if (!busy && getenv("IBTICK_BUSY_POLL") && !usec_ok(getenv("IBTICK_BUSY_POLL"))) {
 		fprintf(stderr, "ibtick-run: IBTICK_BUSY_POLL=%s: microseconds, 0..1000000\n",
 			getenv("IBTICK_BUSY_POLL"));
+		return 2;
+	}
+	if (prefer && !busy && !getenv("IBTICK_BUSY_POLL")) {
+		fprintf(stderr, "ibtick-run: -p goes with -b USEC (it changes what busy polling does)\n");
 		return 2;
 	}
 	if (optind >= argc) {
@@ -219,6 +228,8 @@ int main(int argc, char **argv)
 	unsetenv("IBTICK_RUN_CONF");
 	if (busy)
 		setenv("IBTICK_BUSY_POLL", busy, 1);
+	if (prefer)
+		setenv("IBTICK_PREFER_BUSY_POLL", "1", 1);
 	if (verbose && !getenv("IBTICK_LOG"))
 		setenv("IBTICK_LOG", "1", 1);
 	pre = getenv("LD_PRELOAD");

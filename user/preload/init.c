@@ -11,8 +11,10 @@
  *                      wrong with the configuration; without it the library
  *                      tells, once per process tree (it sets it then)
  *   IBTICK_BUSY_POLL   microseconds (ibtick-run -b): every socket taken
- *                      over gets SO_BUSY_POLL (not SO_PREFER_BUSY_POLL),
- *                      unless the program set SO_BUSY_POLL itself
+ *                      over gets SO_BUSY_POLL, unless the program set
+ *                      SO_BUSY_POLL itself
+ *   IBTICK_PREFER_BUSY_POLL  1 (ibtick-run -p): with IBTICK_BUSY_POLL,
+ *                      SO_PREFER_BUSY_POLL too, unless the program set it
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -31,6 +33,7 @@ struct real_fns real;
 struct runconf pl_conf;
 int pl_active;
 int pl_busy_poll;
+int pl_prefer_busy_poll;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int family = -1;
@@ -162,6 +165,16 @@ static void load(void)
 						   busy, PL_BUSY_POLL_MAX);
 		} else {
 			pl_busy_poll = (int)us;
+		}
+	}
+	busy = getenv("IBTICK_PREFER_BUSY_POLL");
+	if (busy && *busy) {
+		if (strcmp(busy, "0") && strcmp(busy, "1")) {
+			t.n++;
+			(t.tell ? pl_err : pl_log)("IBTICK_PREFER_BUSY_POLL=%s: 0 or 1: ignored",
+						   busy);
+		} else {
+			pl_prefer_busy_poll = busy[0] == '1';
 		}
 	}
 	if (groups)

@@ -69,6 +69,7 @@ extern struct runconf pl_conf;		/* the rules, ifindexes resolved */
 extern int pl_active;			/* a usable rule exists */
 /* IBTICK_BUSY_POLL: SO_BUSY_POLL (µs) for the sockets taken over; 0 none */
 extern int pl_busy_poll;
+extern int pl_prefer_busy_poll;	/* IBTICK_PREFER_BUSY_POLL */
 #define PL_BUSY_POLL_MAX	1000000
 
 void pl_init(void);			/* idempotent; every hook calls it */

@@ -276,10 +276,11 @@ int pl_new_ibtick(struct psock *ps)
 		/*
 		 * Reads in the program's own calls: a spinning non-blocking
 		 * read drains the CQ itself, one that sleeps spins first
-		 * (ibtick(7), "Polling modes").  Not SO_PREFER_BUSY_POLL: it
-		 * suits only a program that owns its core (ibtick(7)).  Raising
-		 * SO_BUSY_POLL needs CAP_NET_ADMIN; a refusal is told once
-		 * per process.
+		 * (ibtick(7), "Polling modes").  SO_PREFER_BUSY_POLL only when
+		 * asked (ibtick-run -p): it suits only a program that owns its
+		 * core (ibtick(7)).  Raising SO_BUSY_POLL, and setting
+		 * SO_PREFER_BUSY_POLL, need CAP_NET_ADMIN; a refusal is told
+		 * once per process.
 		 */
 		if (real.setsockopt(s, SOL_SOCKET, SO_BUSY_POLL, &pl_busy_poll,
 				    sizeof(pl_busy_poll))) {
@@ -288,6 +289,17 @@ int pl_new_ibtick(struct psock *ps)
 				       pl_busy_poll, strerror(errno));
 		} else {
 			pl_log("fd %d: busy polling %d us (SO_BUSY_POLL)", ps->fds[0], pl_busy_poll);
+		}
+	}
+	if (pl_busy_poll && pl_prefer_busy_poll && !has_opt(ps, SO_PREFER_BUSY_POLL)) {
+		static int told_prefer;
+
+		if (real.setsockopt(s, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one))) {
+			if (!told_prefer++)
+				pl_err("IBTICK_PREFER_BUSY_POLL=1: SO_PREFER_BUSY_POLL: %s: the CQ event stays on",
+				       strerror(errno));
+		} else {
+			pl_log("fd %d: SO_PREFER_BUSY_POLL", ps->fds[0]);
 		}
 	}
 	if ((ps->ts_ns || ps->ts_us) &&
