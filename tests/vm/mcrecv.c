@@ -9,7 +9,8 @@
  * joined to every group given with that port (IP_ADD_MEMBERSHIP on the
  * interface IFADDR), with SO_RXQ_OVFL (the socket's drop count) and
  * SO_TIMESTAMPNS.  MODE is how it reads: block (one socket, blocking
- * recvfrom), nonblock (MSG_DONTWAIT over every socket), select, poll,
+ * recvfrom), nonblock (MSG_DONTWAIT over every socket, 200 us of sleep
+ * when none had anything), spin (the same, never sleeping), select, poll,
  * epoll, mmsg (recvmmsg after epoll), read (read() after poll), readv
  * (readv() into two pieces after poll), peek (after
  * poll: ioctl FIONREAD, recv MSG_PEEK, then recvmsg, which must return what
@@ -243,7 +244,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!ns || ((!strcmp(mode, "block") || !strcmp(mode, "peek")) && ns != 1)) {
-		fprintf(stderr, "usage: mcrecv [-i IFADDR] [-m block|nonblock|select|poll|epoll|mmsg|read|peek] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E] GROUP:PORT...\n");
+		fprintf(stderr, "usage: mcrecv [-i IFADDR] [-m block|nonblock|spin|select|poll|epoll|mmsg|read|peek] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E] GROUP:PORT...\n");
 		return 2;
 	}
 	for (i = 0; i < ns; i++) {
@@ -318,11 +319,11 @@ int main(int argc, char **argv)
 				take(&s[0], buf, n, &from, NULL);
 				got = 1;
 			}
-		} else if (!strcmp(mode, "nonblock")) {
+		} else if (!strcmp(mode, "nonblock") || !strcmp(mode, "spin")) {
 			for (i = 0; i < ns; i++)
 				while (!rx(&s[i], MSG_DONTWAIT))
 					got = 1;
-			if (!got)
+			if (!got && mode[0] == 'n')
 				usleep(200);
 		} else if (!strcmp(mode, "select")) {
 			fd_set r;

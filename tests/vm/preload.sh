@@ -316,22 +316,22 @@ publish_refused_clear_message() {
 	log_test "a publisher without CAP_NET_RAW: every send fails (EPERM), told once on stderr, none dropped silently"
 }
 
-# busy_reader PORT DEFER_US LOGLINE -b ... : ibtick-run with those options
-# over a program spinning on non-blocking reads of two groups (one socket,
-# two feeds); the library's log must have LOGLINE, and the reader's calls
+# busy_reader PORT MODE DEFER_US LOGLINE -b ... : ibtick-run with those
+# options over mcrecv -m MODE (nonblock or spin) reading two groups (one
+# socket, two feeds); the library's log must have LOGLINE, and the reader's calls
 # must drain most of both feeds' CQs, with CQ events for at most half the
 # ticks.  The feeds are made by the admin so that their counters outlive
 # the program.  Counts, not times.
 busy_reader() {
-	local p=$1 d=$2 line=$3 log=$R/busy-$1.log out=$R/busy-$1.out f cq
+	local p=$1 mode=$2 d=$3 line=$4 log=$R/busy-$1.log out=$R/busy-$1.out f cq
 	local defer=/sys/module/ibtick/parameters/busy_poll_defer_us rc=0
-	shift 3
+	shift 4
 	rm -f "$log"
 	echo "$d" >"$defer" || { echo "  busy_poll_defer_us"; return 1; }
 	for f in 1 2; do
 		$IBTICK feed add pb$f group 239.3.9.$f port $p netdev veth0 || rc=1
 	done
-	IBTICK_LOG=$log $RUN "$@" -g 239.3.9.0/24:$p@veth0 -- $RECV -m nonblock -i 10.99.0.1 \
+	IBTICK_LOG=$log $RUN "$@" -g 239.3.9.0/24:$p@veth0 -- $RECV -m "$mode" -i 10.99.0.1 \
 		-n "$N" -t $(tmo 5)000 239.3.9.1:$p 239.3.9.2:$p >"$out" 2>"$R/busy-$p.err" &
 	wait_for "$R/busy-$p.err" ready || { echo "  receiver not ready"; rc=1; }
 	$RUN -g 239.3.9.0/24:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" 239.3.9.1:$p 239.3.9.2:$p \
@@ -360,20 +360,21 @@ busy_reader() {
 # (busy_poll_defer_us; -b sets no SO_PREFER_BUSY_POLL), long enough for a
 # slow guest (the debug kernel) between two calls.
 busy_poll_option() {
-	busy_reader 7390 20000 "busy polling 100 us (SO_BUSY_POLL)" -b 100
+	busy_reader 7390 nonblock 20000 "busy polling 100 us (SO_BUSY_POLL)" -b 100
 	log_test "ibtick-run -b: a non-blocking reader of two feeds drains both CQs in its own calls (SO_BUSY_POLL)" $?
 }
 
 # ibtick-run -b -p: SO_PREFER_BUSY_POLL too, so with busy_poll_defer_us 0
-# the CQ event stays off while the reader keeps calling (without -p every
-# empty look turns it back on: an event for about every tick); -p alone
-# is refused.
+# the CQ event stays off while a reader that spins on non-blocking reads
+# (never away for the 200 us of the deferral) keeps calling; without -p
+# every empty look turns it back on: an event for about every tick.  -p
+# alone is refused.
 busy_prefer_option() {
 	local rc=0
 	$RUN -p -g 239.3.9.0/24:7391@veth0 -- true 2>"$R/prefer-alone.err"
 	(($? == 2)) && grep -q -- "-p goes with -b" "$R/prefer-alone.err" ||
 		{ echo "  -p alone: $(cat "$R/prefer-alone.err")"; rc=1; }
-	busy_reader 7392 0 "SO_PREFER_BUSY_POLL" -b 100 -p || rc=1
+	busy_reader 7392 spin 0 "SO_PREFER_BUSY_POLL" -b 100 -p || rc=1
 	log_test "ibtick-run -b -p: SO_PREFER_BUSY_POLL, the CQ event stays off while the reader calls (-p alone refused)" $rc
 }
 
