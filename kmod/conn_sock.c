@@ -519,10 +519,9 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 {
 	struct ibt_csock *cs = ibt_csk(sock->sk);
 	long timeo = sock_rcvtimeo(sock->sk, flags & MSG_DONTWAIT);
-	unsigned long t0;
 	const struct ibtick_slot *s;
-	u64 lost = 0, idx;
-	bool eof;
+	u64 lost = 0, idx, t0;
+	bool eof, spun;
 	u32 mlen;
 	int err;
 
@@ -546,16 +545,15 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 		if (!timeo && ibt_conn_poll_direct(cs))
 			continue;
 		if (timeo) {
-			t0 = jiffies;
-			if (ibt_conn_busy_wait(cs, timeo, ibt_conn_rx_ready))
-				continue;
+			t0 = local_clock();
+			spun = ibt_conn_busy_wait(cs, timeo, ibt_conn_rx_ready);
 			/* the spin's time counts against the timeout */
 			if (timeo != MAX_SCHEDULE_TIMEOUT)
-				timeo -= min_t(long, timeo, (long)(jiffies - t0));
-			if (!timeo) {
-				err = -EAGAIN;
-				goto out;
-			}
+				timeo -= min_t(long, timeo, (long)
+					       nsecs_to_jiffies(local_clock() - t0));
+			/* a message; else the end or an error, told below */
+			if (spun && ibt_ring_backlog(&cs->ring, cs->cursor))
+				continue;
 		}
 		spin_lock_bh(&cs->dlock);
 		err = cs->failed ? -ECONNRESET : 0;

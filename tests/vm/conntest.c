@@ -1767,7 +1767,20 @@ static void table_io(void)
 	      "IBTICK_CONN_INFO: 4 messages, their bytes (the full 100 of the cut one)", 0);
 	EXPECT_ERR(listen(cfd, 4), EINVAL, "listen on a connected socket -> EINVAL");
 	EXPECT_ERR(accept(cfd, NULL, NULL), EINVAL, "accept on a connected socket -> EINVAL");
-	close(cfd);
+	{
+		/* the peer closes under a busy-polling blocking recv: 0 at once */
+		int us = 150000;
+		double t0;
+
+		set_timeo(sfd, SO_RCVTIMEO, 20000);
+		EXPECT_OK(setsockopt(sfd, SOL_SOCKET, SO_BUSY_POLL, &us, sizeof(us)),
+			  "SO_BUSY_POLL 150 ms");
+		close(cfd);
+		t0 = now();
+		n = recv(sfd, buf, sizeof(buf), 0);
+		t0 = now() - t0;
+		check(n == 0 && t0 < 10, "recv with SO_BUSY_POLL after the peer closed: 0 (the end), not a spin", errno);
+	}
 	close(sfd);
 	close(lfd);
 	table_big_peer();
