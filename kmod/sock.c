@@ -416,11 +416,16 @@ static bool ibt_feed_dead(struct ibt_feed *f)
 	return ibt_ring_flags(&f->ring) & IBTICK_RING_DEAD;
 }
 
-/* A busy spin since @t0 (jiffies) counts against the receive timeout. */
-static void ibt_timeo_spent(long *timeo, unsigned long t0)
+/*
+ * A busy spin since @t0 (local_clock()) counts against the receive
+ * timeout, in whole jiffies (rounded down: a spin never makes the call end
+ * before its timeout).
+ */
+static void ibt_timeo_spent(long *timeo, u64 t0)
 {
 	if (*timeo != MAX_SCHEDULE_TIMEOUT)
-		*timeo -= min_t(long, *timeo, (long)(jiffies - t0));
+		*timeo -= min_t(long, *timeo,
+				(long)nsecs_to_jiffies(local_clock() - t0));
 }
 
 /*
@@ -434,8 +439,9 @@ static int ibt_wait(struct ibt_sock *is, long *timeo, bool *looked)
 {
 	struct ibt_member *m = &is->sub;
 	struct ibt_feed *f = is->feed;
-	unsigned long t0;
 	long left;
+	bool got;
+	u64 t0;
 
 	if (!*timeo) {
 		if (*looked)
@@ -443,10 +449,12 @@ static int ibt_wait(struct ibt_sock *is, long *timeo, bool *looked)
 		*looked = true;
 		return ibt_busy_wait(is, 0) ? 0 : -EAGAIN;
 	}
-	t0 = jiffies;
-	if (ibt_busy_wait(is, *timeo))
-		return 0;
+	t0 = local_clock();
+	got = ibt_busy_wait(is, *timeo);
+	/* a tick the caller then skips (its own) must not restart the time */
 	ibt_timeo_spent(timeo, t0);
+	if (got)
+		return 0;
 	left = wait_event_interruptible_timeout(f->wq,
 						ibt_ring_backlog(&f->ring, READ_ONCE(m->cursor)) ||
 						ibt_feed_dead(f) ||
@@ -753,10 +761,9 @@ static bool ibt_multi_drain(struct ibt_sock *is, bool again)
 static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 {
 	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
-	unsigned long t0;
-	bool over;
+	bool over, got = false;
+	u64 end, t0;
 	long left;
-	u64 end;
 
 	if (!*timeo) {
 		if (!usec || *looked)
@@ -766,21 +773,22 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		       0 : -EAGAIN;
 	}
 	if (usec) {
-		t0 = jiffies;
-		end = local_clock() + min_t(u64, (u64)usec * NSEC_PER_USEC,
-					    (u64)jiffies_to_nsecs(*timeo));
+		t0 = local_clock();
+		end = t0 + min_t(u64, (u64)usec * NSEC_PER_USEC,
+				 (u64)jiffies_to_nsecs(*timeo));
 		do {
-			if (ibt_multi_drain(is, true) ||
-			    ibt_multi_ready(is, true, &over))
-				return 0;
-			if (need_resched() || signal_pending(current))
+			got = ibt_multi_drain(is, true) ||
+			      ibt_multi_ready(is, true, &over);
+			if (got || need_resched() || signal_pending(current))
 				break;
 			cpu_relax();
 		} while (local_clock() < end);
 		/* about to sleep: the events back on (a last look) */
-		if (ibt_multi_drain(is, false))
-			return 0;
+		if (!got)
+			got = ibt_multi_drain(is, false);
 		ibt_timeo_spent(timeo, t0);
+		if (got)
+			return 0;
 	}
 	left = wait_event_interruptible_timeout(*sk_sleep(&is->sk),
 						ibt_multi_ready(is, true, &over),
