@@ -366,6 +366,9 @@ enum ibt_arb_verdict ibt_arb_arrive(struct ibt_arb *a, u32 r, u64 raw,
 		st->bad_seq++;
 		return why;
 	}
+	/* a rail's first is the lowest it had (ibt_arb_rail_had()) */
+	if (s < a->rail[r].first)
+		a->rail[r].first = s;
 	if (a->rail[r].epoch != a->epoch) {
 		/* a new session: the old one's holes are gaps now */
 		ibt_arb_flush(a);

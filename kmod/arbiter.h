@@ -14,7 +14,8 @@
  *  - A hole filled by any rail before its window ends is delivered then,
  *    late (IBT_ARB_LATE): out of order, but once.
  *  - A number below the session's first, arriving before that first
- *    number's window ends, is delivered late too: the session starts
+ *    number's window ends (window_ticks: no more than window_ticks below
+ *    the highest number), is delivered late too: the session starts
  *    there, and the numbers between are holes with the first's window.
  *    (At the start the rails race: A's 2 may come before B's 1 when A
  *    lost 1.)  After a jump the numbers before it are gaps already.

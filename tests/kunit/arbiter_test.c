@@ -327,6 +327,7 @@ static void arb_reorder_not_reset(struct kunit *test)
 	/* A's 1 after its 2: the session starts at 1, no restart */
 	KUNIT_EXPECT_EQ(test, in(t, 0, 1, 1, &s, &fl), IBT_ARB_DELIVER);
 	KUNIT_EXPECT_EQ(test, fl, (u32)IBT_ARB_LATE);
+	KUNIT_EXPECT_EQ(test, t->a.rail[0].first, 1ULL);	/* it had 1 */
 	KUNIT_EXPECT_EQ(test, in(t, 1, 1, 2, &s, &fl), IBT_ARB_DUP);
 	KUNIT_EXPECT_EQ(test, in(t, 1, 2, 2, &s, &fl), IBT_ARB_DUP);
 	KUNIT_EXPECT_EQ(test, in(t, 0, 3, 3, &s, &fl), IBT_ARB_DELIVER);
@@ -334,6 +335,10 @@ static void arb_reorder_not_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->a.resets, 0ULL);
 	KUNIT_EXPECT_EQ(test, t->a.st[0].resets, 0ULL);
 	KUNIT_EXPECT_EQ(test, t->a.st[1].stale, 0ULL);
+	/* A later back at 1, which it had (late): a restart, not a copy */
+	KUNIT_EXPECT_EQ(test, in(t, 0, 1, 4, &s, &fl), IBT_ARB_DELIVER);
+	KUNIT_EXPECT_EQ(test, fl, (u32)IBT_ARB_RESET);
+	KUNIT_EXPECT_EQ(test, t->a.resets, 1ULL);
 
 	/* B starts the session at 1; A's first is 2, its 1 comes after */
 	t = arb_new(test, 4, MS, 0);
