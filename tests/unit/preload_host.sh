@@ -141,9 +141,12 @@ why=""
 IBTICK_BUSY_POLL=fast "$run" -g 239.77.0.1:1@lo -- true 2>"$T/b.err"; rc=$?
 ((rc == 2)) && grep -qF "IBTICK_BUSY_POLL=fast: microseconds, 0..1000000" "$T/b.err" ||
 	why="inherited IBTICK_BUSY_POLL=fast: status $rc, $(head -1 "$T/b.err")"
-"$run" -p -g 239.77.0.1:1@lo -- true 2>"$T/b.err"; rc=$?
-((rc == 2)) && grep -qF -- "-p goes with -b USEC" "$T/b.err" ||
-	why="-p without -b: status $rc, $(head -1 "$T/b.err")"
+for b in "" "-b 0"; do
+	# shellcheck disable=SC2086 # "-b 0" is two words
+	"$run" -p $b -g 239.77.0.1:1@lo -- true 2>"$T/b.err"; rc=$?
+	((rc == 2)) && grep -qF -- "-p goes with -b USEC, USEC > 0" "$T/b.err" ||
+		why="-p with '$b': status $rc, $(head -1 "$T/b.err")"
+done
 for b in -1 x 1000001 ""; do
 	"$run" -b "$b" -g 239.77.0.1:1@lo -- true 2>"$T/b.err"; rc=$?
 	((rc == 2)) && grep -qF -- "-b $b: microseconds, 0..1000000" "$T/b.err" ||

@@ -124,7 +124,7 @@ static void run_plain(char **cmd, const char *why)
 
 int main(int argc, char **argv)
 {
-	const char *file = NULL, *lib, *busy = NULL;
+	const char *file = NULL, *lib, *busy = NULL, *busy_on;
 	char *text, *groups, *pre;
 	size_t glen = 0, gcap = 0;
 	int c, i, verbose = 0, usable = 0, prefer = 0;
@@ -167,8 +167,10 @@ int main(int argc, char **argv)
 			getenv("IBTICK_BUSY_POLL"));
 		return 2;
 	}
-	if (prefer && !busy && !getenv("IBTICK_BUSY_POLL")) {
-		fprintf(stderr, "ibtick-run: -p goes with -b USEC (it changes what busy polling does)\n");
+	/* busy polling that is on, from -b or (checked above) inherited */
+	busy_on = busy ? busy : getenv("IBTICK_BUSY_POLL");
+	if (prefer && (!busy_on || atoi(busy_on) <= 0)) {
+		fprintf(stderr, "ibtick-run: -p goes with -b USEC, USEC > 0 (it changes what busy polling does)\n");
 		return 2;
 	}
 	if (optind >= argc) {

@@ -461,6 +461,7 @@ static int sol_socket(struct psock *ps, int fd, int name, const void *val, sockl
 			       fd);
 		return 0;
 	case SO_BUSY_POLL:
+	case SO_PREFER_BUSY_POLL:
 	case SO_RCVTIMEO:
 	case SO_SNDTIMEO:
 	case SO_PRIORITY:
