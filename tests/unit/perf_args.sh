@@ -67,7 +67,7 @@ cases=(
 	"2|lat -L veth0 -k floor $G|-k floor is for lat with -I, --peer or -e"
 	"2|lat --help|--peer IPV4 lat:"
 	"2|lat -L veth0 -I veth1 -k busy --busy-us 0 $G|'0': want a number in [1, 1000000]"
-	"2|lat --help|--busy-us US  busy and busy-prefer readers: SO_BUSY_POLL"
+	"2|lat --help|--busy-us US  busy, busy-prefer and run-spin readers: SO_BUSY_POLL"
 )
 if [[ -d /sys/module/ibtick ]]; then
 	echo "# the ibtick module is loaded: good command lines not run (they would measure)"

@@ -367,16 +367,23 @@ static void env_read(void)
 	}
 }
 
+/* The busy readers' SO_BUSY_POLL: --busy-us, or 200 us. */
+static int busy_us(void)
+{
+	return o.busy_us ? o.busy_us : 200;
+}
+
 static void env_print(void)
 {
 	if (o.json) {
 		printf("{\"env\":{\"kernel\":\"%s\",\"cpu\":\"%s\",\"governor\":\"%s\","
 		       "\"virt\":\"%s\",\"if\":\"%s\",\"if2\":\"%s\",\"kernel_poll\":\"%s\","
-		       "\"kernel_poll_cpu\":%d,\"cpu_pin\":%d,\"cpu2_pin\":%d}}\n",
+		       "\"kernel_poll_cpu\":%d,\"cpu_pin\":%d,\"cpu2_pin\":%d,"
+		       "\"busy_poll_us\":%d}}\n",
 		       jstr(env.kernel), jstr(env.cpu), jstr(env.governor), env.virt,
 		       jstr(o.ifname), jstr(o.ifname2 ? o.ifname2 : ""),
 		       o.busy_cpu >= -1 ? "busy" : "irq",
-		       o.busy_cpu, o.cpu, o.cpu2);
+		       o.busy_cpu, o.cpu, o.cpu2, busy_us());
 		return;
 	}
 	printf("# %s %s, reader %s, kernel side %s%s, %s%s%s\n", PROG,
@@ -386,6 +393,8 @@ static void env_print(void)
 	       o.ifname2 ? " <- " : "", o.ifname2 ? o.ifname2 : "");
 	printf("# kernel %s, cpu %s, governor %s, virtualisation %s\n",
 	       env.kernel, env.cpu, env.governor, env.virt);
+	printf("# busy readers (busy, busy-prefer, run-spin): SO_BUSY_POLL %d us\n",
+	       busy_us());
 	if (!strcmp(env.virt, "qemu-tcg"))
 		printf("# emulated CPU (TCG): absolute times are inflated; compare ratios\n");
 }
@@ -771,7 +780,8 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 	/*
 	 * Spinning under ibtick-run: its busy polling (-b), so that each of
 	 * sockperf's non-blocking reads drains the CQ, as the native spinning
-	 * row's SO_BUSY_POLL reader does with the same 200 us; blocking: none,
+	 * row's SO_BUSY_POLL reader does with the same time (busy_us());
+	 * blocking: none,
 	 * as the native blocking row
 	 */
 	char busy[8] = "0";
@@ -817,7 +827,7 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 		die("mkstemp");
 	close(fd);
 	if (spin)
-		snprintf(busy, sizeof(busy), "%d", 200);
+		snprintf(busy, sizeof(busy), "%d", busy_us());
 	snprintf(port, sizeof(port), "%u", o.port + 100);
 	snprintf(rule_a, sizeof(rule_a), "%s:%s@%s", o.group_udp, port, o.ifname);
 	snprintf(rule_b, sizeof(rule_b), "%s:%s@%s", o.group_udp, port,
@@ -2455,7 +2465,7 @@ static void usage(void)
 		"              SO_PREFER_BUSY_POLL), floor (ib_send_lat -c UD), udp\n"
 		"              (sockperf, blocking), udp-spin (sockperf --nonblocked), run and\n"
 		"              run-spin (the same sockperf under ibtick-run, over feeds)\n"
-		"  --busy-us US  busy and busy-prefer readers: SO_BUSY_POLL (default 200)\n"
+		"  --busy-us US  busy, busy-prefer and run-spin readers: SO_BUSY_POLL (default 200)\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
 		"  -n N        samples (default 100000), after -w WARMUP (default 1000)\n"
 		"  -s SIZE     payload bytes (default 64); -a: 32, 64, ... up to -S MAX (1024)\n"
