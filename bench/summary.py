@@ -566,7 +566,12 @@ def rc_section(d, w, goals, out, topo='single'):
       "which drains the connection's CQ itself; sockperf runs over kernel TCP on the same "
       f"{'veth pair' if topo == 'single' else 'link between the guests'}. On this "
       "rig rxe runs on the kernel's UDP stack, so TCP here does not pay what RoCE pays: it is a reference, "
-      "not a competitor. Ratios with bootstrap 95 % intervals as above.\n")
+      "not a competitor. Ratios with bootstrap 95 % intervals as above. Maxima of a few milliseconds in "
+      "the RC rows (the floor's too) are rxe's own spurious retransmissions: its retransmit timer (67 ms "
+      "at the usual timeout 14) is armed only when it is not pending and not pushed back by ACKs that "
+      "come in time, so in a steady ping-pong it expires every 67 ms and retries whatever is in flight "
+      "then (the ports' `completer_retry_err` and `duplicate_request` counters count them); a host "
+      "channel adapter does not do this.\n")
     w("| path | class | median µs | × floor median | p99.9 µs | × floor p99.9 | × TCP (same class) | "
       "syscalls / RT | softirqs / RT | CQ events / RT |")
     w("|---|---|---|---|---|---|---|---|---|---|")
