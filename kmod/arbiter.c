@@ -173,12 +173,26 @@ void ibt_arb_flush(struct ibt_arb *a)
 	ibt_arb_run_flush(a, &run);
 }
 
+/* Numbers @from .. @to - 1 are open holes, their window started at @t. */
+static void ibt_arb_holes(struct ibt_arb *a, u64 from, u64 to, u64 t)
+{
+	struct ibt_arb_ent *e;
+	u64 n;
+
+	for (n = from; n < to; n++) {
+		e = ibt_arb_ent(a, n);
+		e->t = t;
+		e->t_first = 0;
+		e->mask = 0;
+		e->gap = 0;
+		a->holes++;
+	}
+}
+
 /* Number @s (>= next) arrived first: holes for what it skipped. */
 static void ibt_arb_advance(struct ibt_arb *a, u64 s, u64 now)
 {
 	struct ibt_arb_run run = {};
-	struct ibt_arb_ent *e;
-	u64 n;
 
 	if (s - a->next >= IBT_ARB_SPAN) {
 		/* more than can be tracked: what is open ends, the rest is one gap */
@@ -192,14 +206,7 @@ static void ibt_arb_advance(struct ibt_arb *a, u64 s, u64 now)
 		/* room for [next, s]: what leaves the span is final */
 		while (s - a->scan >= IBT_ARB_SPAN)
 			ibt_arb_final(a, &run);
-		for (n = a->next; n < s; n++) {
-			e = ibt_arb_ent(a, n);
-			e->t = now;
-			e->t_first = 0;
-			e->mask = 0;
-			e->gap = 0;
-			a->holes++;
-		}
+		ibt_arb_holes(a, a->next, s, now);
 	}
 	ibt_arb_run_flush(a, &run);
 	a->next = s;
@@ -215,8 +222,7 @@ static void ibt_arb_advance(struct ibt_arb *a, u64 s, u64 now)
  */
 static bool ibt_arb_extend(struct ibt_arb *a, u64 s, u64 now)
 {
-	u64 t = ibt_arb_ent(a, a->base)->t, n;
-	struct ibt_arb_ent *e;
+	u64 t = ibt_arb_ent(a, a->base)->t;
 
 	if (!a->opening || a->scan != a->base || a->next - s > IBT_ARB_SPAN)
 		return false;
@@ -224,14 +230,7 @@ static bool ibt_arb_extend(struct ibt_arb *a, u64 s, u64 now)
 		return false;
 	if (a->cfg.window_ns && (s64)(now - t) >= (s64)a->cfg.window_ns)
 		return false;
-	for (n = s; n < a->base; n++) {
-		e = ibt_arb_ent(a, n);
-		e->t = t;
-		e->t_first = 0;
-		e->mask = 0;
-		e->gap = 0;
-		a->holes++;
-	}
+	ibt_arb_holes(a, s, a->base, t);
 	a->base = s;
 	a->scan = s;
 	return true;
