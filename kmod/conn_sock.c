@@ -547,10 +547,7 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 		if (timeo) {
 			t0 = local_clock();
 			spun = ibt_conn_busy_wait(cs, timeo, ibt_conn_rx_ready);
-			/* the spin's time counts against the timeout */
-			if (timeo != MAX_SCHEDULE_TIMEOUT)
-				timeo -= min_t(long, timeo, (long)
-					       nsecs_to_jiffies(local_clock() - t0));
+			ibt_timeo_spent(&timeo, t0);
 			/* a message; else the end or an error, told below */
 			if (spun && ibt_ring_backlog(&cs->ring, cs->cursor))
 				continue;

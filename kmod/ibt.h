@@ -484,6 +484,18 @@ struct ibt_sock {
 	struct ibtick_stats	st;	/* socket part; lock */
 };
 
+/*
+ * A busy spin since @t0 (local_clock()) counts against a receive timeout
+ * (feeds' recvmsg, connections' recv), in whole jiffies rounded down: a
+ * spin never makes the call end before its timeout.
+ */
+static inline void ibt_timeo_spent(long *timeo, u64 t0)
+{
+	if (*timeo != MAX_SCHEDULE_TIMEOUT)
+		*timeo -= min_t(long, *timeo,
+				(long)nsecs_to_jiffies(local_clock() - t0));
+}
+
 static inline struct ibt_sock *ibt_sk(struct sock *sk)
 {
 	return container_of(sk, struct ibt_sock, sk);

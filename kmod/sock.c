@@ -417,18 +417,6 @@ static bool ibt_feed_dead(struct ibt_feed *f)
 }
 
 /*
- * A busy spin since @t0 (local_clock()) counts against the receive
- * timeout, in whole jiffies (rounded down: a spin never makes the call end
- * before its timeout).
- */
-static void ibt_timeo_spent(long *timeo, u64 t0)
-{
-	if (*timeo != MAX_SCHEDULE_TIMEOUT)
-		*timeo -= min_t(long, *timeo,
-				(long)nsecs_to_jiffies(local_clock() - t0));
-}
-
-/*
  * Wait until the feed has something past the socket's cursor, dies, or its
  * ACL changes (recvmsg asks again).  Called without the socket lock; the
  * cursor read here may be stale, which only costs a spurious wake-up.  A
