@@ -572,9 +572,23 @@ def rc_section(d, w, goals, out, topo='single'):
       "come in time, so in a steady ping-pong it expires every 67 ms and retries whatever is in flight "
       "then (the ports' `completer_retry_err` and `duplicate_request` counters count them); a host "
       "channel adapter does not do this.\n")
+    # rxe's RC counters of each timed run (ibtick-perf's "rc_ctrs"), over
+    # the kept rounds: retransmissions, duplicates, RNR NAKs; and the rounds
+    # whose maximum went past 2 ms, with how many of them had a retry
+    ctrs = {}
+    for x in rows:
+        rc = x.get('rc_ctrs')
+        if x.get('round') not in kept or not rc or 'kind' not in x:
+            continue
+        e = ctrs.setdefault(x['kind'], {'retry': 0, 'dup': 0, 'rnr': 0, 'slow': 0, 'slow_retry': 0})
+        for k in ('retry', 'dup', 'rnr'):
+            e[k] += (rc.get(k + '_a') or 0) + (rc.get(k + '_b') or 0)
+        if x.get('t_max', 0) > 2000:
+            e['slow'] += 1
+            e['slow_retry'] += 1 if (rc.get('retry_a') or 0) + (rc.get('retry_b') or 0) else 0
     w("| path | class | median µs | × floor median | p99.9 µs | × floor p99.9 | × TCP (same class) | "
-      "syscalls / RT | softirqs / RT | CQ events / RT |")
-    w("|---|---|---|---|---|---|---|---|---|---|")
+      "syscalls / RT | softirqs / RT | CQ events / RT | retries / dups / RNR | rounds max > 2 ms (with a retry) |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
     res = {'rounds': len(kept), 'n': head['n'], 'paths': {}}
     for p in RC_PATHS:
         if p not in st:
@@ -591,15 +605,20 @@ def rc_section(d, w, goals, out, topo='single'):
         w(f"| {RC_PATHS[p][0]} | {cls} | {st[p]['median'] / 1e3:.2f} | "
           f"{ci_str(med_r, c.get('median')) if p != 'floor-rc' else '1'} | {st[p]['p99.9'] / 1e3:.2f} | "
           f"{ci_str(p999_r, c.get('p99.9')) if p != 'floor-rc' else '1'} | {vs} | "
-          f"{f2(pc.get('syscalls'))} | {f2(sirq)} | {f2(pc.get('cq_events'))} |")
+          f"{f2(pc.get('syscalls'))} | {f2(sirq)} | {f2(pc.get('cq_events'))} | "
+          + (f"{ctrs[p]['retry']} / {ctrs[p]['dup']} / {ctrs[p]['rnr']} | "
+             f"{ctrs[p]['slow']} ({ctrs[p]['slow_retry']}) |" if p in ctrs else "— | — |"))
         res['paths'][p] = {'median_us': st[p]['median'] / 1e3, 'p99.9_us': st[p]['p99.9'] / 1e3,
                            'median_ratio': med_r, 'p99.9_ratio': p999_r,
                            'median_ratio_ci95': list(c['median']) if c.get('median') else None,
                            'p99.9_ratio_ci95': list(c['p99.9']) if c.get('p99.9') else None,
-                           'per_rt': pc or None}
+                           'per_rt': pc or None, 'rc_ctrs': ctrs.get(p)}
     w("")
     w("× TCP is median / p99.9. Counts per round trip from a separate counted run (`rc-counts.json`; tracing "
-      "slows every path, so its times are not used).\n")
+      "slows every path, so its times are not used). **retries / dups / RNR**: rxe's `completer_retry_err`, "
+      "`duplicate_request` and `rcvd_rnr_err` of both ports over the timed runs of all rounds (warm-up "
+      "included; ibtick-perf's `rc_ctrs`), — for TCP; **rounds max > 2 ms**: rounds whose slowest sample "
+      "took over 2 ms, and how many of those had a retry.\n")
     if 'conn-spin' in ci and ci['conn-spin'].get('median'):
         r = st['conn-spin']['median'] / fl['median']
         hi = ci['conn-spin']['median'][1]

@@ -169,7 +169,7 @@ static void read_softirqs(uint64_t *out)
 	fclose(f);
 }
 
-static uint64_t read_ctr(const char *dev, const char *name)
+uint64_t kcount_ctr(const char *dev, const char *name)
 {
 	char path[256], buf[64];
 	uint64_t v = 0;
@@ -201,7 +201,7 @@ void kcount_snap(struct kcount *k, const char *dev0, const char *dev1)
 	read_softirqs(k->softirq);
 	for (d = 0; d < 2; d++)
 		for (c = 0; c < 3 && devs[d]; c++)
-			k->dev[d][c] = read_ctr(devs[d], ctr[c]);
+			k->dev[d][c] = kcount_ctr(devs[d], ctr[c]);
 }
 
 /* "name":value per round trip, or null when not counted. */

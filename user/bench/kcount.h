@@ -37,6 +37,12 @@ struct kcount {
 	uint64_t	dev[2][3];	/* rdma_recvs, rcvd_pkts, sent_pkts */
 };
 
+/*
+ * Counter @name of port 1 of RDMA device @dev (its hw_counters), 0 when it
+ * has none.  A sysfs read, no tracing: usable around timed runs.
+ */
+uint64_t kcount_ctr(const char *dev, const char *name);
+
 /* 0 when at least the system-call trigger is in place. */
 int kcount_setup(void);
 

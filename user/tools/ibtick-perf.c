@@ -624,7 +624,10 @@ static void counts_end(char *buf, size_t len, double rts)
 	snprintf(buf, len, ",\"per_rt\":{%s}", body);
 }
 
-/* --raw PREFIX: the row's samples, ns, one a line, into PREFIX<path>.txt. */
+/*
+ * --raw PREFIX: the row's samples, ns, one a line, in the order they were
+ * taken (so a stall can be placed in time), into PREFIX<path>.txt.
+ */
 static void raw_out(const uint64_t *lat, size_t n)
 {
 	char path[4096];
@@ -1260,9 +1263,9 @@ static int lat_kind(unsigned int port, struct latstats *last)
 			snprintf(extra, sizeof(extra),
 				 "\"resent\":%" PRIu64 ",\"reader_lost\":%" PRIu64 "%s%s",
 				 timeouts, d.lost, cnt, feed);
+			raw_out(lat, (size_t)o.n);	/* in order, before report() sorts */
 			report(size, lat, (size_t)o.n, o.json ? extra : NULL);
 		}
-		raw_out(lat, (size_t)o.n);
 		latstats_sorted(last, lat, (size_t)o.n);
 		hist_out(lat, (size_t)o.n, "half round trip");	/* the last size's stays */
 	}
@@ -1274,14 +1277,63 @@ out:
 	return rc;
 }
 
+/*
+ * rxe's RC error counters of both sides, read around an RC row (the whole
+ * run, warm-up included) and added to its JSON as "rc_ctrs": requests sent
+ * again after the requester's timer ran out (completer_retry_err), requests
+ * a responder received twice (duplicate_request), RNR NAKs received
+ * (rcvd_rnr_err).  sysfs reads, no tracing, so every timed row has them;
+ * a side whose device is not on this host (--peer) is null.
+ */
+static const char *const rc_ctr_names[3] = {
+	"completer_retry_err", "duplicate_request", "rcvd_rnr_err"
+};
+
+static void rc_ctrs(uint64_t v[2][3])
+{
+	const char *devs[2] = { dev_a, dev_b };
+
+	for (int d = 0; d < 2; d++)
+		for (int c = 0; c < 3; c++)
+			v[d][c] = devs[d][0] ? kcount_ctr(devs[d], rc_ctr_names[c]) : 0;
+}
+
+static void rc_ctrs_json(char *buf, size_t len, uint64_t v0[2][3])
+{
+	static const char *const key[3] = { "retry", "dup", "rnr" };
+	const char *devs[2] = { dev_a, dev_b };
+	size_t n = strlen(buf);
+	uint64_t v1[2][3];
+
+	rc_ctrs(v1);
+	n += (size_t)snprintf(buf + n, len - n, ",\"rc_ctrs\":{");
+	for (int c = 0; c < 3 && n < len; c++)
+		for (int d = 0; d < 2 && n < len; d++) {
+			if (devs[d][0])
+				n += (size_t)snprintf(buf + n, len - n, "\"%s_%c\":%llu,",
+						      key[c], 'a' + d,
+						      (unsigned long long)(v1[d][c] - v0[d][c]));
+			else
+				n += (size_t)snprintf(buf + n, len - n, "\"%s_%c\":null,",
+						      key[c], 'a' + d);
+		}
+	if (n < len)
+		buf[n - 1] = '}';
+}
+
 /* A row for a path that is not ibtick's (floor, udp, udp-spin). */
 static int lat_other(struct row *r, const char *name, double seconds)
 {
-	char extra[1700];
+	char extra[2048];
 	struct latstats st;
 	uint64_t *lat;
 	size_t n;
 
+	bool rc = o.path == P_FLOOR_RC || o.path == P_CONN || o.path == P_CONN_SPIN;
+	uint64_t rc0[2][3];
+
+	if (rc)
+		rc_ctrs(rc0);
 	if (o.path == P_FLOOR || o.path == P_FLOOR_RC) {
 		floor_run(&lat, &n, extra, sizeof(extra));
 	} else if (o.path == P_CONN || o.path == P_CONN_SPIN) {
@@ -1301,7 +1353,7 @@ static int lat_other(struct row *r, const char *name, double seconds)
 			double per = (ceil(seconds < 2 ? 2 : seconds) - 0.5) / (double)n;
 			uint64_t *l2, *all;
 			size_t n2;
-			char dummy[1700];
+			char dummy[2048];
 			bool counts = o.counts;
 
 			seconds = 1 + 1.5 * per * (double)(o.n - (long)n);
@@ -1322,13 +1374,15 @@ static int lat_other(struct row *r, const char *name, double seconds)
 			free(l2);
 		}
 	}
+	if (rc)
+		rc_ctrs_json(extra, sizeof(extra), rc0);
+	raw_out(lat, n);	/* in the order measured: latstats_compute() sorts */
 	latstats_compute(&st, lat, n);
 	row_from(r, name, &st);
 	if (n && !o.compare) {
 		report(o.size, lat, n, o.json && extra[0] ? extra + 1 : NULL);
 		hist_out(lat, n, "half round trip");
 	}
-	raw_out(lat, n);
 	free(lat);
 	return n ? 0 : 1;
 }
