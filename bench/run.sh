@@ -12,6 +12,9 @@
 # feed's section (ARB_ROUNDS=12 rounds, passed on like the others) added
 # about 85 s of guest time to the committed run, which took 1109 s in all
 # at load 3.7 (another build beside it); the run prints its own total.
+# The committed run (ROUNDS=8 PAIR_ROUNDS=5) took 928 s for the single
+# guest and 1384 s for the pair at load 0.7, then about 11 min in
+# summary.py's bootstrap (BOOT draws, one CPU).
 # CLOCK=tsc (default) boots the guest with clocksource=tsc tsc=reliable, as
 # real hosts run: the stock guest marks its TSC unstable and falls back to
 # the emulated HPET, where every clock read is an emulated device access.
