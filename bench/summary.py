@@ -285,8 +285,8 @@ def counts_section(d, w, goals):
     w(f"Counted in a run of its own after the timed rounds (about {n:.0f} round trips per path; tracing slows "
       "every path, so these runs' times are not used). Counts do not depend on the emulated CPU's speed. "
       "Side a is the pinging side (rxe1, vCPU 1), side b the answering side (rxe0, vCPU 0).\n")
-    w("| path | syscalls a | syscalls b | QP deliveries a | QP deliveries b | CQ events | CQ arms | NET_RX | IRQ_POLL | TASKLET | allocations |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    w("| path | syscalls a | syscalls b | QP deliveries a | QP deliveries b | CQ events | CQ arms | NET_RX | IRQ_POLL | TASKLET | ksoftirqd | allocations |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
 
     def f(v):
         return '—' if v is None else f'{v:.2f}'
@@ -295,7 +295,8 @@ def counts_section(d, w, goals):
         sq = c.get('softirqs', {})
         w(f"| {PATHS.get(r['kind'], (r['kind'],))[0]} | {f(c['syscalls_a'])} | {f(c['syscalls_b'])} | "
           f"{f(c['qp_deliveries_a'])} | {f(c['qp_deliveries_b'])} | {f(c['cq_events'])} | {f(c['cq_arms'])} | "
-          f"{f(sq.get('NET_RX'))} | {f(sq.get('IRQ_POLL'))} | {f(sq.get('TASKLET'))} | {f(c['allocs'])} |")
+          f"{f(sq.get('NET_RX'))} | {f(sq.get('IRQ_POLL'))} | {f(sq.get('TASKLET'))} | "
+          f"{f(c.get('ksoftirqd_runs'))} | {f(c['allocs'])} |")
     w("")
     w("- **syscalls a / b**: system calls entered on that side's vCPU (a tracefs histogram of "
       "`raw_syscalls:sys_enter` keyed by CPU; each side is pinned to its own vCPU). A spinning "
@@ -307,6 +308,10 @@ def counts_section(d, w, goals):
       "calls of rxe's `req_notify_cq` by anyone (a kprobe). The floor polls and arms nothing.")
     w("- **NET_RX, IRQ_POLL, TASKLET**: softirqs run, from `/proc/softirqs`, all CPUs (rxe receives in "
       "NET_RX and completes in tasklets; ib_core's CQ polling runs in IRQ_POLL).")
+    w("- **ksoftirqd**: runs of the ksoftirqd threads (their voluntary context switches), all CPUs: softirq "
+      "work a pass handed to the thread because it ran past its time or restarted too often. On 6.1 the "
+      "softirqs raised on that CPU then wait until the thread is scheduled, behind a spinner's time "
+      "slice; — where the run predates the count.")
     w("- **allocations**: `kmem:kmalloc` + `kmem:kmem_cache_alloc` events, all CPUs.")
     w("- ibtick rows count the timed loop (with its warm-up); the floor and sockperf count their whole "
       "process, setup included, which adds a little per round trip. `counts.json` has every softirq type "
@@ -587,8 +592,9 @@ def rc_section(d, w, goals, out, topo='single'):
             e['slow'] += 1
             e['slow_retry'] += 1 if (rc.get('retry_a') or 0) + (rc.get('retry_b') or 0) else 0
     w("| path | class | median µs | × floor median | p99.9 µs | × floor p99.9 | × TCP (same class) | "
-      "syscalls / RT | softirqs / RT | CQ events / RT | retries / dups / RNR | rounds max > 2 ms (with a retry) |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "syscalls / RT | softirqs / RT | ksoftirqd / RT | CQ events / RT | retries / dups / RNR | "
+      "rounds max > 2 ms (with a retry) |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     res = {'rounds': len(kept), 'n': head['n'], 'paths': {}}
     for p in RC_PATHS:
         if p not in st:
@@ -605,7 +611,7 @@ def rc_section(d, w, goals, out, topo='single'):
         w(f"| {RC_PATHS[p][0]} | {cls} | {st[p]['median'] / 1e3:.2f} | "
           f"{ci_str(med_r, c.get('median')) if p != 'floor-rc' else '1'} | {st[p]['p99.9'] / 1e3:.2f} | "
           f"{ci_str(p999_r, c.get('p99.9')) if p != 'floor-rc' else '1'} | {vs} | "
-          f"{f2(pc.get('syscalls'))} | {f2(sirq)} | {f2(pc.get('cq_events'))} | "
+          f"{f2(pc.get('syscalls'))} | {f2(sirq)} | {f2(pc.get('ksoftirqd_runs'))} | {f2(pc.get('cq_events'))} | "
           + (f"{ctrs[p]['retry']} / {ctrs[p]['dup']} / {ctrs[p]['rnr']} | "
              f"{ctrs[p]['slow']} ({ctrs[p]['slow_retry']}) |" if p in ctrs else "— | — |"))
         res['paths'][p] = {'median_us': st[p]['median'] / 1e3, 'p99.9_us': st[p]['p99.9'] / 1e3,

@@ -2,6 +2,7 @@
 /*
  * kcount: kernel work counted over a window (see kcount.h).
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -169,6 +170,45 @@ static void read_softirqs(uint64_t *out)
 	fclose(f);
 }
 
+/*
+ * Runs of the ksoftirqd threads: the voluntary context switches of every
+ * "ksoftirqd/N" (each run ends with it going back to sleep).  Softirq work
+ * lands there when a softirq pass ran too long or restarted too often;
+ * on 6.1 the softirqs raised on that CPU then wait for the thread to be
+ * scheduled, i.e. behind a spinner's time slice.
+ */
+static uint64_t read_ksoftirqd(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	uint64_t sum = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[300], line[128];
+		bool ours = false;
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		/* "Name:" is the first line */
+		if (fgets(line, sizeof(line), f) && !strncmp(line, "Name:", 5))
+			ours = !strncmp(line + 5 + strspn(line + 5, " \t"),
+					"ksoftirqd/", 10);
+		while (ours && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+				sum += strtoull(line + 24, NULL, 10);
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
 uint64_t kcount_ctr(const char *dev, const char *name)
 {
 	char path[256], buf[64];
@@ -199,6 +239,7 @@ void kcount_snap(struct kcount *k, const char *dev0, const char *dev1)
 	k->cq_arms = read_hist(E_ARM, NULL);
 	k->cq_events = read_hist(E_CQEV, NULL);
 	read_softirqs(k->softirq);
+	k->ksoftirqd = read_ksoftirqd();
 	for (d = 0; d < 2; d++)
 		for (c = 0; c < 3 && devs[d]; c++)
 			k->dev[d][c] = kcount_ctr(devs[d], ctr[c]);
@@ -250,6 +291,7 @@ void kcount_json(char *buf, size_t len, const struct kcount *a,
 	    b->kmalloc + b->cache_alloc, rts);
 	PUT("cq_arms", on[E_ARM], a->cq_arms, b->cq_arms, rts);
 	PUT("cq_events", on[E_CQEV], a->cq_events, b->cq_events, rts);
+	PUT("ksoftirqd_runs", true, a->ksoftirqd, b->ksoftirqd, rts);
 	PUT("qp_deliveries_a", true, a->dev[0][0], b->dev[0][0], rts);
 	PUT("qp_deliveries_b", true, a->dev[1][0], b->dev[1][0], rts);
 	PUT("rx_pkts_a", true, a->dev[0][1], b->dev[0][1], rts);

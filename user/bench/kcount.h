@@ -13,6 +13,9 @@
  *   cq_events     calls of ibtick's receive-CQ handler (a kprobe): CQ
  *                 completion events that reached ibtick
  *   softirqs      /proc/softirqs, every type, summed over CPUs
+ *   ksoftirqd_runs  runs of the ksoftirqd threads (their voluntary
+ *                 context switches in /proc/PID/status): softirq work
+ *                 deferred to a thread, which a spinner on that CPU delays
  *   deliveries    rdma_recvs of each RDMA device's port 1 hw_counters:
  *                 receives completed to a QP (one per QP a message
  *                 reached), rcvd_pkts and sent_pkts beside them
@@ -33,6 +36,7 @@
 struct kcount {
 	uint64_t	sys[KC_CPUS];
 	uint64_t	kmalloc, cache_alloc, cq_arms, cq_events;
+	uint64_t	ksoftirqd;	/* runs of the ksoftirqd threads */
 	uint64_t	softirq[KC_SOFTIRQS];
 	uint64_t	dev[2][3];	/* rdma_recvs, rcvd_pkts, sent_pkts */
 };
