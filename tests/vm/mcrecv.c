@@ -25,10 +25,14 @@
  * a datagram of it that still arrives is counted in "stray".
  *
  * Output, per socket and group: "sock K GROUP:PORT delivered D gaps G dups U
- * tail T from ADDR"; per socket "sock K drops N stamped S"; then "total
- * delivered D drops N gaps G tail T expected E".  Gaps and tail are the
- * sequence numbers it never saw, by its own count; drops are what the
- * socket reported.  "ready" goes to stderr once every socket has joined.
+ * tail T from ADDR late L"; per socket "sock K drops N stamped S"; then
+ * "total delivered D drops N gaps G tail T expected E".  Gaps and tail are
+ * the sequence numbers it never saw, by its own count; drops are what the
+ * socket reported.  Numbers 1..COUNT are told apart one by one: a number
+ * seen twice is a duplicate (U); one that arrives after a higher one is
+ * delivered and counted late (L: reordered on the way, e.g. two sends
+ * processed on different CPUs), not a gap.  "ready" goes to stderr once
+ * every socket has joined.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,8 +58,9 @@
 struct grp {
 	uint32_t	group;
 	uint16_t	port;
-	uint64_t	delivered, gaps, dups, last;
+	uint64_t	delivered, gaps, dups, late, last;
 	uint32_t	from;
+	uint8_t		*seen;	/* sequence numbers 1..count seen, a bit each */
 };
 
 struct sock {
@@ -105,12 +110,33 @@ static void take(struct sock *k, const void *buf, ssize_t n, const struct sockad
 
 		if (g->group != t->group || g->port != t->port)
 			continue;
-		if (t->seq <= g->last) {
-			g->dups++;
+		if (t->seq >= 1 && t->seq <= count) {
+			uint64_t b = t->seq - 1;
+
+			if (!g->seen) {
+				g->seen = calloc(count / 8 + 1, 1);
+				if (!g->seen) {
+					perror("calloc");
+					exit(1);
+				}
+			}
+			if (g->seen[b / 8] & (1U << (b % 8))) {
+				g->dups++;	/* this very number again */
+				return;
+			}
+			g->seen[b / 8] |= (uint8_t)(1U << (b % 8));
+		} else if (t->seq <= g->last) {
+			g->dups++;	/* beyond the bitmap: as before */
 			return;
 		}
-		g->gaps += t->seq - g->last - 1;
-		g->last = t->seq;
+		if (t->seq < g->last) {
+			/* after a higher one: counted as a gap then */
+			g->late++;
+			g->gaps--;
+		} else {
+			g->gaps += t->seq - g->last - 1;
+			g->last = t->seq;
+		}
 		g->delivered++;
 		if (from)
 			g->from = from->sin_addr.s_addr;
@@ -447,10 +473,10 @@ int main(int argc, char **argv)
 
 			inet_ntop(AF_INET, &g->group, ip, sizeof(ip));
 			inet_ntop(AF_INET, &g->from, from, sizeof(from));
-			printf("sock %d %s:%u delivered %llu gaps %llu dups %llu tail %llu from %s\n", i,
-			       ip, g->port, (unsigned long long)g->delivered,
+			printf("sock %d %s:%u delivered %llu gaps %llu dups %llu tail %llu from %s late %llu\n",
+			       i, ip, g->port, (unsigned long long)g->delivered,
 			       (unsigned long long)g->gaps, (unsigned long long)g->dups,
-			       (unsigned long long)tail, from);
+			       (unsigned long long)tail, from, (unsigned long long)g->late);
 			td += g->delivered;
 			tg += g->gaps;
 			tt += tail;
