@@ -1289,19 +1289,22 @@ static const char *const rc_ctr_names[3] = {
 	"completer_retry_err", "duplicate_request", "rcvd_rnr_err"
 };
 
+/* Side @d's device: dev_a or dev_b ("" when not on this host). */
+static const char *side_dev(int d)
+{
+	return d ? dev_b : dev_a;
+}
+
 static void rc_ctrs(uint64_t v[2][3])
 {
-	const char *devs[2] = { dev_a, dev_b };
-
 	for (int d = 0; d < 2; d++)
 		for (int c = 0; c < 3; c++)
-			v[d][c] = devs[d][0] ? kcount_ctr(devs[d], rc_ctr_names[c]) : 0;
+			v[d][c] = side_dev(d)[0] ? kcount_ctr(side_dev(d), rc_ctr_names[c]) : 0;
 }
 
 static void rc_ctrs_json(char *buf, size_t len, uint64_t v0[2][3])
 {
 	static const char *const key[3] = { "retry", "dup", "rnr" };
-	const char *devs[2] = { dev_a, dev_b };
 	size_t n = strlen(buf);
 	uint64_t v1[2][3];
 
@@ -1309,7 +1312,7 @@ static void rc_ctrs_json(char *buf, size_t len, uint64_t v0[2][3])
 	n += (size_t)snprintf(buf + n, len - n, ",\"rc_ctrs\":{");
 	for (int c = 0; c < 3 && n < len; c++)
 		for (int d = 0; d < 2 && n < len; d++) {
-			if (devs[d][0])
+			if (side_dev(d)[0])
 				n += (size_t)snprintf(buf + n, len - n, "\"%s_%c\":%llu,",
 						      key[c], 'a' + d,
 						      (unsigned long long)(v1[d][c] - v0[d][c]));
@@ -1324,13 +1327,12 @@ static void rc_ctrs_json(char *buf, size_t len, uint64_t v0[2][3])
 /* A row for a path that is not ibtick's (floor, udp, udp-spin). */
 static int lat_other(struct row *r, const char *name, double seconds)
 {
+	bool rc = o.path == P_FLOOR_RC || o.path == P_CONN || o.path == P_CONN_SPIN;
 	char extra[2048];
+	uint64_t rc0[2][3];
 	struct latstats st;
 	uint64_t *lat;
 	size_t n;
-
-	bool rc = o.path == P_FLOOR_RC || o.path == P_CONN || o.path == P_CONN_SPIN;
-	uint64_t rc0[2][3];
 
 	if (rc)
 		rc_ctrs(rc0);
