@@ -9,6 +9,8 @@
 #   counts.json   the same paths with the kernel's work per round trip
 #   oneway.json   one-way latency with the kernel's stages (+ oneway.svg)
 #   rate.json     loss against offered rate; bw.txt ib_send_bw -c UD's rate
+#   rate-rounds.json  the flat-out publish rate against ib_send_bw -c UD:
+#                 RATE_ROUNDS rounds, each both once in a random order
 #   fanout-KIND.json  kernel cost per tick and latency for 1..16 readers
 #   arb.json      the arbitrated feed of two rails (B delayed) against rail A
 #                 alone: ping-pong rounds and the kernel's work per completion
@@ -21,12 +23,16 @@
 # 12) rounds of ARB_N (default N) samples, rail B delayed by ARB_DELAY
 # (default 1ms), the cost paths at ARB_RATE (default 5000) ticks/s.
 # Connections: RC_ROUNDS (default 8) rounds of RC_N (default N) samples.
+# Publish rate: RATE_ROUNDS (default 10) rounds of RATE_N (default 20000)
+# messages each way.
 set -euo pipefail
 [[ ${IBTICK_GUEST:-} == 1 ]] || { echo "bench/guest.sh runs inside the bench (bench/run.sh)" >&2; exit 2; }
 N=${N:-5000}
 ROUNDS=${ROUNDS:-5}
 SEED=${SEED:-$(date +%s)}
 NCOUNT=${NCOUNT:-2000}
+RATE_ROUNDS=${RATE_ROUNDS:-10}
+RATE_N=${RATE_N:-20000}
 PATHS=${PATHS:-floor mapped busy busy-prefer kpoll udp-spin run-spin recvmsg epoll udp run}
 R=$RESULTS
 P=user/tools/ibtick-perf
@@ -104,6 +110,44 @@ sleep 2
 timeout 300 ib_send_bw -d rxe1 -c UD -s 64 -n 100000 -F 10.99.0.1 >"$R/bw.txt" 2>&1 || true
 wait || true
 grep -A1 '#bytes' "$R/bw.txt" || true
+
+# The flat-out rate against ib_send_bw, like for like: the same message
+# count and size, the same devices, a reader spinning on the other end
+# (the mapped ring; ib_send_bw's server polls its CQ), both unpinned, in
+# rounds of both in a random order (the host's speed drifts: one run of
+# each would compare two moments).  ib_send_bw's rate is the sender's
+# (perftest's MsgRate), as is ibtick's "achieved".
+say "flat-out publish rate against ib_send_bw: $RATE_ROUNDS rounds x $RATE_N"
+RANDOM=$SEED
+: >"$R/rate-rounds.json"
+for ((i = 0; i < RATE_ROUNDS; i++)); do
+	order="ibtick ib_send_bw"
+	((RANDOM % 2)) && order="ib_send_bw ibtick"
+	for x in $order; do
+		if [[ $x == ibtick ]]; then
+			$P rate -j -r 0 -n "$RATE_N" -L veth0 -I veth1 239.9.0.5 7935 |
+				grep '"offered":0' | sed "s/^{/{\"round\":$i,\"path\":\"ibtick\",/" \
+				>>"$R/rate-rounds.json"
+			continue
+		fi
+		timeout 120 ib_send_bw -d rxe0 -c UD -s 64 -n "$RATE_N" -F >"$R/bw-r$i-server.txt" 2>&1 &
+		sleep 2
+		timeout 120 ib_send_bw -d rxe1 -c UD -s 64 -n "$RATE_N" -F 10.99.0.1 >"$R/bw-r$i.txt" 2>&1 || true
+		wait || true
+		python3 - "$R/bw-r$i.txt" "$i" >>"$R/rate-rounds.json" <<-'PY'
+			import json, sys
+			t = open(sys.argv[1]).read().splitlines()
+			rate = None
+			for k, ln in enumerate(t):
+			    if ln.strip().startswith('#bytes') and k + 1 < len(t):
+			        f = t[k + 1].split()
+			        if len(f) >= 5:
+			            rate = float(f[4]) * 1e6
+			print(json.dumps({"round": int(sys.argv[2]), "path": "ib_send_bw", "achieved": rate}))
+		PY
+	done
+done
+cat "$R/rate-rounds.json"
 
 # fan-out with sleeping readers: more spinning readers than vCPUs would
 # measure the scheduler

@@ -13,8 +13,9 @@
 # about 85 s of guest time to the committed run, which took 1109 s in all
 # at load 3.7 (another build beside it); the run prints its own total.
 # The committed run (ROUNDS=8 PAIR_ROUNDS=5) took 928 s for the single
-# guest and 1384 s for the pair at load 0.7, then about 11 min in
-# summary.py's bootstrap (BOOT draws, one CPU).
+# guest and 1384 s for the pair at load 0.7; summary.py's bootstrap
+# (BOOT draws, one CPU) then takes under a minute (11 min before it drew
+# order statistics instead of sorting every resample).
 # CLOCK=tsc (default) boots the guest with clocksource=tsc tsc=reliable, as
 # real hosts run: the stock guest marks its TSC unstable and falls back to
 # the emulated HPET, where every clock read is an emulated device access.
@@ -63,7 +64,8 @@ done
 rc=0
 if [[ " $topologies " == *" single "* ]]; then
 	scripts/vm-run.sh -t 5400 -o "$out" -- env N="${N:-5000}" ROUNDS="${ROUNDS:-5}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
-		ARB_ROUNDS="${ARB_ROUNDS:-12}" bench/guest.sh || rc=1
+		ARB_ROUNDS="${ARB_ROUNDS:-12}" ${RC_ROUNDS:+RC_ROUNDS="$RC_ROUNDS"} \
+		${RATE_ROUNDS:+RATE_ROUNDS="$RATE_ROUNDS"} bench/guest.sh || rc=1
 fi
 if [[ " $topologies " == *" pair "* ]]; then
 	scripts/vm-run.sh -T pair -t 3600 -o "$out/pair" -- env N="${N:-5000}" \

@@ -102,6 +102,74 @@ def resample(rng, rounds, idx):
     return out
 
 
+def _order_median(rng, r):
+    """
+    The median of one resample (n draws with replacement) of sorted @r,
+    drawn without drawing the resample: the k-th smallest of n uniform
+    indices is n * Beta(k, n + 1 - k), and the next one lies above it as the
+    smallest of the n - k uniforms left.
+    """
+    n = len(r)
+    k = (n + 1) // 2
+    u = rng.betavariate(k, n + 1 - k)
+    a = r[min(int(n * u), n - 1)]
+    if n % 2:
+        return a
+    u2 = u + (1 - u) * (1 - rng.random() ** (1 / (n - k)))
+    return (a + r[min(int(n * u2), n - 1)]) / 2
+
+
+def _order_top(rng, rounds, idx, ranks):
+    """
+    The values at descending @ranks (1 = largest) of the pooled resample of
+    the rounds @idx: a round chosen m times contributes m * n draws from it,
+    and the largest of M uniforms come one after another, each the one
+    before times V ** (1 / remaining) (in logs).  The rounds' descending
+    streams are merged with a heap, as far as the deepest rank.
+    """
+    import heapq
+    import math
+    mult = {}
+    for i in idx:
+        mult[i] = mult.get(i, 0) + 1
+    heap, out, want = [], {}, sorted(set(ranks))
+    state = {}
+    for i, m in mult.items():
+        r = rounds[i]
+        big = m * len(r)
+        lg = -rng.expovariate(1.0) / big
+        state[i] = [lg, big - 1]
+        heapq.heappush(heap, (-r[min(int(len(r) * math.exp(lg)), len(r) - 1)], i))
+    rank = 0
+    while heap and want:
+        v, i = heapq.heappop(heap)
+        rank += 1
+        if rank == want[0]:
+            out[rank] = -v
+            want.pop(0)
+        st = state[i]
+        if st[1] <= 0:
+            continue
+        st[0] -= rng.expovariate(1.0) / st[1]
+        st[1] -= 1
+        r = rounds[i]
+        heapq.heappush(heap, (-r[min(int(len(r) * math.exp(st[0])), len(r) - 1)], i))
+    return out
+
+
+def boot_stats(rng, rounds, idx):
+    """
+    stats_of(resample(rng, rounds, idx)) without 'max', drawn from the same
+    distribution from order statistics alone: per draw a few thousand steps
+    instead of sorting every resampled sample.
+    """
+    meds = sorted(_order_median(rng, rounds[i]) for i in idx)
+    total = sum(len(rounds[i]) for i in idx)
+    rank = {p: total - int(-(-p * total // 100)) + 1 for p in (99, 99.9)}
+    top = _order_top(rng, rounds, idx, list(rank.values()))
+    return {'median': median(meds), 'p99': top[rank[99]], 'p99.9': top[rank[99.9]]}
+
+
 def bootstrap(rng, paths, base):
     """
     95 % intervals of each path's ratios to @base: per draw, the same rounds
@@ -111,11 +179,11 @@ def bootstrap(rng, paths, base):
     draws = {p: {'median': [], 'p99.9': [], 'p99': []} for p in paths}
     for _ in range(BOOT):
         idx = [rng.randrange(rounds) for _ in range(rounds)]
-        b = stats_of(resample(rng, paths[base], idx))
+        b = boot_stats(rng, paths[base], idx)
         for p, rs in paths.items():
             if p == base:
                 continue
-            st = stats_of(resample(rng, rs, idx))
+            st = boot_stats(rng, rs, idx)
             for k in draws[p]:
                 draws[p][k].append(st[k] / b[k])
     ci = {}
@@ -411,6 +479,58 @@ def round_boot(rng, rows_a, rows_b, num, den):
     return r, ci
 
 
+def rate_rounds(d, w, goals, out):
+    """
+    The flat-out publish rate against ib_send_bw -c UD, in rounds of both
+    (bench/guest.sh, rate-rounds.json): the median of the rounds' ratios,
+    its interval by resampling the rounds.
+    """
+    rows = lines(d / 'rate-rounds.json')
+    name = "publish rate, flat out ≥ 0.9 × ib_send_bw -c UD (lower bound of the 95 % interval)"
+    if not rows:
+        w("No rounds of the flat-out rate against `ib_send_bw` in this run (`rate-rounds.json`).\n")
+        goals.append((name, None, None, False))
+        return
+    rounds = sorted({r['round'] for r in rows})
+    by = {(r['round'], r['path']): r for r in rows}
+    pairs = [(by[(i, 'ibtick')], by[(i, 'ib_send_bw')]) for i in rounds
+             if (i, 'ibtick') in by and (i, 'ib_send_bw') in by
+             and by[(i, 'ibtick')].get('achieved') and by[(i, 'ib_send_bw')].get('achieved')]
+    w(f"### Flat out against `ib_send_bw`, {len(rounds)} rounds\n")
+    w("Each round runs `ibtick-perf rate -r 0` (one publisher flat out, a spinning mapped reader on the other "
+      "device) and `ib_send_bw -c UD -s 64` (its server polling its CQ) once each, in a random order, the same "
+      "message count, the same devices, both unpinned; the rates are the sender's. **ratio**: ibtick's rate "
+      "over ib_send_bw's in the same round; below, the median of those ratios, its interval by resampling "
+      "the rounds.\n")
+    w("| round | ibtick /s | ib_send_bw /s | ratio | ibtick sent = delivered + lost in ring + lost on wire |")
+    w("|---|---|---|---|---|")
+    for a, b in pairs:
+        w(f"| {a['round']} | {a['achieved']:.0f} | {b['achieved']:.0f} | {a['achieved'] / b['achieved']:.2f} | "
+          f"{a['sent']} = {a['delivered']} + {a['lost_ring']} + {a['lost_wire']} |")
+    w("")
+    if not pairs:
+        goals.append((name, None, None, False))
+        return
+
+    # a round's two runs are minutes apart at most: its own ratio cancels
+    # the host's drift, which the rounds' medians would not
+    per = [a['achieved'] / b['achieved'] for a, b in pairs]
+
+    def med_ratio(idx):
+        return median(sorted(per[i] for i in idx))
+
+    rng = random.Random(4)
+    n = len(pairs)
+    x = med_ratio(range(n))
+    draws = sorted(med_ratio([rng.randrange(n) for _ in range(n)]) for _ in range(BOOT))
+    lo, hi = draws[int(0.025 * BOOT)], draws[min(int(0.975 * BOOT), BOOT - 1)]
+    lost = sum(a['lost_ring'] + a['lost_wire'] for a, _ in pairs)
+    w(f"ibtick flat out: **{x:.2f} [{lo:.2f}, {hi:.2f}] × ib_send_bw**; lost over all rounds: {lost}.\n")
+    out['rate'] = {'rounds': n, 'ratio': x, 'ci': [lo, hi], 'lost': lost,
+                   'ibtick': [a['achieved'] for a, _ in pairs], 'ib_send_bw': [b['achieved'] for _, b in pairs]}
+    goals.append((name, x, lo, lo >= 0.9))
+
+
 def arb_section(d, w, goals, out):
     rows = lines(d / 'arb.json')
     if not rows or 'rounds' not in rows[0]:
@@ -674,6 +794,7 @@ def main():
           f"Published {o['published']}; the feed took {o['feed_rx']} (lost on the wire {o['lost_wire']}) = "
           f"delivered {o['delivered']} + lost in the ring {o['lost_ring']}.\n")
 
+    arb = {}    # summary.json's keys beyond the ping-pong rounds
     rate = [x for x in lines(d / 'rate.json')[1:] if not x.get('total')]
     rate_total = [x for x in lines(d / 'rate.json') if x.get('total')]
     bw = None
@@ -700,20 +821,18 @@ def main():
         top = max(r['achieved'] for r in rate)
         flat = [r['achieved'] for r in rate if not r['offered']]
         if bw:
-            w(f"`ib_send_bw -c UD -s 64` on the same pair: {bw:.0f} messages/s; ibtick flat out "
+            w(f"`ib_send_bw -c UD -s 64` on the same pair, one run: {bw:.0f} messages/s; ibtick flat out "
               f"{flat[0] if flat else 0:.0f}/s = {(flat[0] if flat else 0) / bw:.2f} × that; its best step "
-              f"{top:.0f}/s = {top / bw:.2f} × that.\n")
-            if flat:
-                goals.append(("publish rate, flat out ≥ 0.9 × ib_send_bw -c UD", flat[0] / bw, None,
-                              flat[0] >= 0.9 * bw))
-        else:
-            w("`ib_send_bw -c UD -s 64` gave no usable message rate in this run (see `bw.txt`): no ratio.\n")
-            goals.append(("publish rate, flat out ≥ 0.9 × ib_send_bw -c UD", None, None, False))
+              f"{top:.0f}/s = {top / bw:.2f} × that. One run of each compares two moments of a host whose "
+              "speed drifts; the rounds below compare them.\n")
             half = [r for r in rate if r['offered'] and r['offered'] <= bw / 2]
             if half:
                 worst = max(half, key=lambda r: r['offered'])
-                goals.append((f"zero loss at ≤ half that rate (offered {worst['offered']}/s)",
+                goals.append((f"zero loss at ≤ half ib_send_bw's rate (offered {worst['offered']}/s)",
                               worst['loss_pct'], None, worst['loss_pct'] == 0))
+        else:
+            w("`ib_send_bw -c UD -s 64` gave no usable message rate in this run (see `bw.txt`).\n")
+    rate_rounds(d, w, goals, arb)
 
     for kind in ('epoll', 'recvmsg', 'mapped'):
         fo = lines(d / f'fanout-{kind}.json')[1:]
@@ -739,7 +858,6 @@ def main():
         goals.append((f"fan-out kernel cost, {last['readers']} {kind} readers ≤ 1.2 × 1", last['ratio'], None,
                       met(last['ratio'], 1.2)))
 
-    arb = {}
     arb_section(d, w, goals, arb)
     rc_section(d, w, goals, arb)
     if arb:
@@ -774,8 +892,8 @@ def main():
         w("## Targets\n")
         w("Each target is checked against what this run measured; under TCG that says how the paths compare here, "
           "not what they would do on hardware. A latency ratio counts as met only when the upper bound of its "
-          "95 % interval is below the target.\n")
-        w("| target | measured | upper bound | met |")
+          "95 % interval is below the target, a rate ratio only when the lower bound is above it.\n")
+        w("| target | measured | bound of the 95 % interval | met |")
         w("|---|---|---|---|")
         for g, v, hi, ok in goals:
             w(f"| {g} | {ratio(v)} | {ratio(hi)} | {'yes' if ok else '**no**'} |")

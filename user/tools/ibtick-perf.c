@@ -1821,7 +1821,8 @@ static int rate_run(void)
 	int steps = 0, s;
 	pid_t pid;
 
-	for (r = o.rate ? o.rate : 10000; steps < 6; r *= 2) {
+	/* -r 0: the flat-out step alone (bench/guest.sh's rounds) */
+	for (r = o.rate; r && steps < 6; r *= 2) {
 		rates[steps] = r;
 		count[steps++] = o.n;
 	}
