@@ -10,7 +10,8 @@
 #   oneway.json   one-way latency with the kernel's stages (+ oneway.svg)
 #   rate.json     loss against offered rate; bw.txt ib_send_bw -c UD's rate
 #   rate-rounds.json  the flat-out publish rate against ib_send_bw -c UD:
-#                 RATE_ROUNDS rounds, each both once in a random order
+#                 RATE_ROUNDS rounds, each both once in a random order;
+#                 bw/rROUND.txt each ib_send_bw run's output
 #   fanout-KIND.json  kernel cost per tick and latency for 1..16 readers
 #   arb.json      the arbitrated feed of two rails (B delayed) against rail A
 #                 alone: ping-pong rounds and the kernel's work per completion
@@ -120,6 +121,7 @@ grep -A1 '#bytes' "$R/bw.txt" || true
 say "flat-out publish rate against ib_send_bw: $RATE_ROUNDS rounds x $RATE_N"
 RANDOM=$SEED
 : >"$R/rate-rounds.json"
+mkdir -p "$R/bw"
 for ((i = 0; i < RATE_ROUNDS; i++)); do
 	order="ibtick ib_send_bw"
 	((RANDOM % 2)) && order="ib_send_bw ibtick"
@@ -130,11 +132,11 @@ for ((i = 0; i < RATE_ROUNDS; i++)); do
 				>>"$R/rate-rounds.json"
 			continue
 		fi
-		timeout 120 ib_send_bw -d rxe0 -c UD -s 64 -n "$RATE_N" -F >"$R/bw-r$i-server.txt" 2>&1 &
+		timeout 120 ib_send_bw -d rxe0 -c UD -s 64 -n "$RATE_N" -F >"$R/bw/r$i-server.txt" 2>&1 &
 		sleep 2
-		timeout 120 ib_send_bw -d rxe1 -c UD -s 64 -n "$RATE_N" -F 10.99.0.1 >"$R/bw-r$i.txt" 2>&1 || true
+		timeout 120 ib_send_bw -d rxe1 -c UD -s 64 -n "$RATE_N" -F 10.99.0.1 >"$R/bw/r$i.txt" 2>&1 || true
 		wait || true
-		python3 - "$R/bw-r$i.txt" "$i" >>"$R/rate-rounds.json" <<-'PY'
+		python3 - "$R/bw/r$i.txt" "$i" >>"$R/rate-rounds.json" <<-'PY'
 			import json, sys
 			t = open(sys.argv[1]).read().splitlines()
 			rate = None

@@ -12,10 +12,10 @@
 # feed's section (ARB_ROUNDS=12 rounds, passed on like the others) added
 # about 85 s of guest time to the committed run, which took 1109 s in all
 # at load 3.7 (another build beside it); the run prints its own total.
-# The committed run (ROUNDS=8 PAIR_ROUNDS=5) took 928 s for the single
-# guest and 1384 s for the pair at load 0.7; summary.py's bootstrap
-# (BOOT draws, one CPU) then takes under a minute (11 min before it drew
-# order statistics instead of sorting every resample).
+# The committed run (ROUNDS=10 PAIR_ROUNDS=5) took 1147 s for the single
+# guest and 1413 s for the pair at load 0.3, 2592 s in all; summary.py's
+# bootstrap (BOOT draws, one CPU) takes under a minute of that (11 min
+# before it drew order statistics instead of sorting every resample).
 # CLOCK=tsc (default) boots the guest with clocksource=tsc tsc=reliable, as
 # real hosts run: the stock guest marks its TSC unstable and falls back to
 # the emulated HPET, where every clock read is an emulated device access.

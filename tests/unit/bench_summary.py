@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""
+bench/summary.py's statistics, on made-up data with fixed seeds:
+
+- boot_stats() (order statistics) draws the median of round medians and
+  the pooled p99 and p99.9 from the same distribution as sorting every
+  resample (stats_of(resample())): over 600 draws each, the two means agree
+  within four standard errors, for odd and even round sizes, rounds chosen
+  once and twice;
+- rate_rounds(): the ratio is the median of the per-round ratios, the
+  interval holds it, the 0.9 target is judged on the lower bound, rounds
+  missing a side are left out, and no file is a target not met.
+
+  bench_summary.py [PATH_TO_SUMMARY_PY]
+"""
+import importlib.util
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+top = Path(__file__).resolve().parents[2]
+path = sys.argv[1] if len(sys.argv) > 1 else top / 'bench' / 'summary.py'
+spec = importlib.util.spec_from_file_location('summary', path)
+S = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(S)
+
+n = passed = failed = 0
+
+
+def check(name, ok, why=''):
+    global n, passed, failed
+    n += 1
+    if ok:
+        passed += 1
+        print(f"ok {n} - bench summary: {name}")
+    else:
+        failed += 1
+        print(f"not ok {n} - bench summary: {name}")
+        if why:
+            print(f"# {why}")
+
+
+def agree(name, draw_a, draw_b, draws=600):
+    """Means of @draw_a() and @draw_b() (dicts) agree within 4 standard errors."""
+    a = [draw_a() for _ in range(draws)]
+    b = [draw_b() for _ in range(draws)]
+    for k in ('median', 'p99', 'p99.9'):
+        xa, xb = [d[k] for d in a], [d[k] for d in b]
+        se = math.sqrt(statistics.pvariance(xa) / draws + statistics.pvariance(xb) / draws)
+        diff = abs(statistics.mean(xa) - statistics.mean(xb))
+        check(f"{name}: {k} drawn as by sorting resamples", diff <= 4 * se + 1e-9,
+              f"means {statistics.mean(xa):.1f} and {statistics.mean(xb):.1f}, "
+              f"{diff / se if se else float('inf'):.1f} standard errors apart")
+
+
+gen = random.Random(11)
+for size in (601, 600):
+    rounds = [sorted(int(gen.lognormvariate(3 + 0.2 * j, 0.7) * 100) for _ in range(size))
+              for j in range(3)]
+    for idx in ([0, 1, 2], [0, 0, 2]):
+        ra, rb = random.Random(1), random.Random(2)
+        agree(f"{size} samples a round, rounds {idx}",
+              lambda: S.stats_of(S.resample(ra, rounds, idx)),
+              lambda: S.boot_stats(rb, rounds, idx))
+
+# a single value: every draw is that value
+one = [[5] * 101, [5] * 100]
+st = S.boot_stats(random.Random(3), one, [0, 1, 1])
+check("constant rounds give the constant", st == {'median': 5, 'p99': 5, 'p99.9': 5}, str(st))
+
+
+def rate_dir(rows):
+    d = Path(tempfile.mkdtemp())
+    with open(d / 'rate-rounds.json', 'w') as f:
+        for r in rows:
+            f.write(json.dumps(r) + '\n')
+    return d
+
+
+def ib(i, a, lost=0):
+    return {"round": i, "path": "ibtick", "offered": 0, "sent": 1000, "achieved": a,
+            "delivered": 1000 - lost, "lost_ring": lost, "lost_wire": 0}
+
+
+def bw(i, a):
+    return {"round": i, "path": "ib_send_bw", "achieved": a}
+
+
+def run_rate(rows):
+    d = rate_dir(rows)
+    text, goals, out = [], [], {}
+    S.rate_rounds(d, text.append, goals, out)
+    for f in d.iterdir():
+        f.unlink()
+    d.rmdir()
+    return text, goals, out
+
+
+# per-round ratios 1.0, 1.2, 0.8, 1.1, 0.95 (the host twice as fast in
+# round 1: a ratio of the rounds' medians would not give 1.0)
+pairs = [(1000, 1000), (2400, 2000), (800, 1000), (1100, 1000), (950, 1000)]
+rows = [x for i, (a, b) in enumerate(pairs) for x in (ib(i, a, lost=i), bw(i, b))]
+rows.append(ib(9, 500))  # a round without its ib_send_bw run: left out
+text, goals, out = run_rate(rows)
+r = out.get('rate', {})
+check("rate: the median of the per-round ratios",
+      r.get('rounds') == 5 and abs(r.get('ratio', 0) - 1.0) < 1e-12, str(r))
+check("rate: the interval holds the ratio",
+      r and r['ci'][0] <= r['ratio'] <= r['ci'][1] and r['ci'][0] >= 0.8 and r['ci'][1] <= 1.2, str(r))
+check("rate: lost ticks summed", r.get('lost') == 0 + 1 + 2 + 3 + 4, str(r))
+g = goals[-1] if goals else None
+check("rate: the target judged on the lower bound",
+      g is not None and g[2] == r['ci'][0] and g[3] == (r['ci'][0] >= 0.9), str(g))
+
+rows = [x for i in range(6) for x in (ib(i, 950 + i), bw(i, 1000))]
+_, goals, out = run_rate(rows)
+check("rate: 0.95 to 0.955 in every round is met",
+      goals and goals[-1][3] is True and 0.9 < out['rate']['ci'][0], str(goals))
+
+rows = [x for i in range(6) for x in (ib(i, 880), bw(i, 1000))]
+_, goals, _ = run_rate(rows)
+check("rate: 0.88 in every round is not", goals and goals[-1][3] is False, str(goals))
+
+_, goals, out = run_rate([])
+check("rate: no rounds, a target not met and no ratio",
+      goals == [(goals[0][0], None, None, False)] and 'rate' not in out, str(goals))
+
+print(f"bench_summary: {passed} passed, {failed} failed, 0 skipped")
+sys.exit(1 if failed else 0)
