@@ -65,7 +65,7 @@ rc=0
 if [[ " $topologies " == *" single "* ]]; then
 	scripts/vm-run.sh -t 5400 -o "$out" -- env N="${N:-5000}" ROUNDS="${ROUNDS:-5}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
 		ARB_ROUNDS="${ARB_ROUNDS:-12}" ${RC_ROUNDS:+RC_ROUNDS="$RC_ROUNDS"} \
-		${RATE_ROUNDS:+RATE_ROUNDS="$RATE_ROUNDS"} bench/guest.sh || rc=1
+		${RATE_ROUNDS:+RATE_ROUNDS="$RATE_ROUNDS"} ${RATE_N:+RATE_N="$RATE_N"} bench/guest.sh || rc=1
 fi
 if [[ " $topologies " == *" pair "* ]]; then
 	scripts/vm-run.sh -T pair -t 3600 -o "$out/pair" -- env N="${N:-5000}" \

@@ -9,8 +9,9 @@ bench/summary.py's statistics, on made-up data with fixed seeds:
   within four standard errors, for odd and even round sizes, rounds chosen
   once and twice;
 - rate_rounds(): the ratio is the median of the per-round ratios, the
-  interval holds it, the 0.9 target is judged on the lower bound, rounds
-  missing a side are left out, and no file is a target not met.
+  interval holds it, the 0.9 target is judged on the lower bound and on
+  at least five rounds, rounds missing a side are named and left out,
+  BOOT=0 gives no interval, and no file is a target not met.
 
   bench_summary.py [PATH_TO_SUMMARY_PY]
 """
@@ -126,6 +127,23 @@ check("rate: 0.95 to 0.955 in every round is met",
 rows = [x for i in range(6) for x in (ib(i, 880), bw(i, 1000))]
 _, goals, _ = run_rate(rows)
 check("rate: 0.88 in every round is not", goals and goals[-1][3] is False, str(goals))
+
+rows = [x for i in range(4) for x in (ib(i, 990), bw(i, 1000))]
+_, goals, out = run_rate(rows)
+check("rate: 0.99 in four rounds is too few rounds to be met",
+      goals and goals[-1][3] is False and out['rate']['rounds'] == 4, str(goals))
+
+rows = [ib(0, 1000), bw(0, 1000), ib(1, 1000), bw(1, None), bw(2, 1000)]
+text, goals, out = run_rate(rows)
+check("rate: rounds missing a side or a rate are named and left out",
+      out['rate']['rounds'] == 1 and any('1, 2' in t for t in text), '\n'.join(text[:3]))
+
+saved = S.BOOT
+S.BOOT = 0
+_, goals, out = run_rate([x for i in range(6) for x in (ib(i, 950), bw(i, 1000))])
+S.BOOT = saved
+check("rate: BOOT=0 gives no interval and no target met",
+      goals and goals[-1][3] is False and out['rate']['ci'] == [0.95, 0.95], str(goals))
 
 _, goals, out = run_rate([])
 check("rate: no rounds, a target not met and no ratio",

@@ -1808,9 +1808,10 @@ static int oneway_run(void)
 }
 
 /*
- * rate: the offered rate doubles from -r (default 10000/s) for -n probes a
- * step, then one step flat out; per step what was sent, at what rate, and
- * what the reader got, lost in the ring, and never saw (the wire).
+ * rate: six steps of -n probes at an offered rate doubling from -r (default
+ * 10000/s), then one step flat out (-r 0: that step alone); per step what
+ * was sent, at what rate, and what the reader got, lost in the ring, and
+ * never saw (the wire).
  */
 static int rate_run(void)
 {
@@ -2526,7 +2527,8 @@ static void usage(void)
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
 		"  -n N        samples (default 100000), after -w WARMUP (default 1000)\n"
 		"  -s SIZE     payload bytes (default 64); -a: 32, 64, ... up to -S MAX (1024)\n"
-		"  -r RATE     oneway/fanout: ticks/s (default 10000, 0: flat out)\n"
+		"  -r RATE     oneway/fanout: ticks/s (default 10000, 0: flat out);\n"
+		"              rate: the first step (0: the flat-out step alone)\n"
 		"  -N LIST     fanout: reader counts, e.g. 1,2,4,8,16\n"
 		"  -c CPU, -C CPU  pin this side, the other side\n"
 		"  -j          JSON lines (perftest's keys)\n"
