@@ -145,15 +145,17 @@ static int fake_send(struct nl_sock *sk, struct nl_msg *msg)
 	    nlh->nlmsg_type != FAMILY || !(nlh->nlmsg_flags & NLM_F_REQUEST))
 		stub_fail("the CLI sent a malformed request header");
 	g = nlmsg_data(nlh);
+	/* any request the CLI has a command for; EVENT is kernel-to-user only */
 	if (g->version != IBTICK_GENL_VERSION ||
-	    g->cmd < IBTICK_CMD_DEV_GET ||
-	    (g->cmd > IBTICK_CMD_SOCK_GET && g->cmd != IBTICK_CMD_CONN_GET))
+	    g->cmd < IBTICK_CMD_DEV_GET || g->cmd > IBTICK_CMD_MAX ||
+	    g->cmd == IBTICK_CMD_EVENT)
 		stub_fail("the CLI sent an unexpected command");
 	if (g->cmd != IBTICK_CMD_DEV_GET) {
 		/*
-		 * feed, sock and conn requests: well-formed attributes is all the
-		 * stub checks; the scripted replies (device-shaped bytes) then
-		 * exercise the feed and socket reply parsers with odd input
+		 * feed, sock, conn and rule requests: well-formed attributes is
+		 * all the stub checks; the scripted replies (device-shaped bytes)
+		 * then exercise the feed, socket and rule reply parsers with odd
+		 * input
 		 */
 		struct nlattr *any[64];
 
