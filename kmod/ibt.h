@@ -289,6 +289,8 @@ struct ibt_feed {
 	 */
 	struct hrtimer		rearm_timer;
 	u64			rearm_at;
+	/* IBTICK_A_FEED_PREFER_DEFER; set under ibt_feeds_lock, read lockless */
+	u32			prefer_defer_us;
 	u32			rq_size;
 	u32			rx_buf_size;	/* a payload buffer: port MTU */
 	/*

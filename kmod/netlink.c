@@ -82,7 +82,7 @@ static const struct nla_policy ibt_arb_policy[IBTICK_A_ARB_MAX + 1] = {
  * handlers check, naming the attribute.  Reply-only attributes are
  * refused as unknown.
  */
-static const struct nla_policy ibt_feed_cfg_policy[IBTICK_A_FEED_RAIL_OF + 1] = {
+static const struct nla_policy ibt_feed_cfg_policy[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_ID]		= { .type = NLA_U32 },
 	[IBTICK_A_FEED_NAME]		= { .type = NLA_NUL_STRING,
 					    .len = IBTICK_FEED_NAME_MAX - 1 },
@@ -111,6 +111,8 @@ static const struct nla_policy ibt_feed_cfg_policy[IBTICK_A_FEED_RAIL_OF + 1] = 
 						IBTICK_FEED_MEMBER_FULL),
 	[IBTICK_A_FEED_ARB]		= NLA_POLICY_NESTED(ibt_arb_policy),
 	[IBTICK_A_FEED_RAIL_OF]		= { .type = NLA_REJECT },
+	/* 0..IBTICK_PREFER_DEFER_MAX or DEFAULT: nl_feed.c */
+	[IBTICK_A_FEED_PREFER_DEFER]	= { .type = NLA_U32 },
 };
 
 /* SOCK_GET dump filters */

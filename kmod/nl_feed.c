@@ -87,6 +87,8 @@ static int ibt_fill_feed(struct sk_buff *skb, struct ibt_feed *f)
 	    nla_put_string(skb, IBTICK_A_FEED_DEV_NAME, f->dev_name) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_DEV_PORT, f->port_num) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_WIRE_MAX, f->wire_max) ||
+	    nla_put_u32(skb, IBTICK_A_FEED_PREFER_DEFER,
+			READ_ONCE(f->prefer_defer_us)) ||
 	    (f->rail_of &&
 	     nla_put_u32(skb, IBTICK_A_FEED_RAIL_OF, f->rail_of->id)))
 		return -EMSGSIZE;
@@ -233,6 +235,27 @@ static int ibt_nl_parse_poll(struct genl_info *info, u32 *mode, s32 *cpu)
 	return 0;
 }
 
+/*
+ * PREFER_DEFER of a request, when given, into @us: up to
+ * IBTICK_PREFER_DEFER_MAX, or DEFAULT.  -EINVAL with the attribute named.
+ */
+static int ibt_nl_parse_defer(struct genl_info *info, u32 *us)
+{
+	struct nlattr *a = info->attrs[IBTICK_A_FEED_PREFER_DEFER];
+	u32 v;
+
+	if (!a)
+		return 0;
+	v = nla_get_u32(a);
+	if (v > IBTICK_PREFER_DEFER_MAX && v != IBTICK_PREFER_DEFER_DEFAULT) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "prefer-defer is at most 100000 us (or the default)");
+		return -EINVAL;
+	}
+	*us = v;
+	return 0;
+}
+
 /* A rail's address; -EINVAL with the attribute named. */
 static int ibt_nl_parse_rail(struct genl_info *info, const struct nlattr *nest,
 			     struct ibt_addr *a)
@@ -272,6 +295,7 @@ static int ibt_nl_arb_new(struct genl_info *info, struct ibt_feed_params *p)
 		IBTICK_A_FEED_GROUP, IBTICK_A_FEED_PORT, IBTICK_A_FEED_IFINDEX,
 		IBTICK_A_FEED_POLL_MODE, IBTICK_A_FEED_POLL_CPU,
 		IBTICK_A_FEED_LOOPBACK, IBTICK_A_FEED_MEMBERSHIP,
+		IBTICK_A_FEED_PREFER_DEFER,
 	};
 	struct nlattr **tb = info->attrs, *at[IBTICK_A_ARB_MAX + 1], *rail;
 	struct ibt_arb_req req = {
@@ -283,7 +307,7 @@ static int ibt_nl_arb_new(struct genl_info *info, struct ibt_feed_params *p)
 	for (i = 0; i < ARRAY_SIZE(not_here); i++) {
 		if (tb[not_here[i]]) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[not_here[i]],
-					    "an arbitrated feed has no address, poll mode or membership of its own: its rails do");
+					    "an arbitrated feed has no address, poll mode, prefer-defer or membership of its own: its rails do");
 			return -EINVAL;
 		}
 	}
@@ -378,6 +402,7 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 			.mode = IBTICK_FEED_MODE_DEFAULT,
 		},
 	};
+	u32 defer = IBTICK_PREFER_DEFER_DEFAULT;
 	struct ibt_addr a = {};
 	u32 mode = IBTICK_POLL_IRQ;
 	struct ibt_feed *f;
@@ -431,12 +456,16 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = ibt_nl_parse_acl(info, &p.acl);
 	if (!err)
 		err = ibt_nl_parse_poll(info, &mode, &cpu);
+	if (!err)
+		err = ibt_nl_parse_defer(info, &defer);
 	if (err)
 		return err;
 
 	f = ibt_feed_add_admin(&a, &p, info->extack);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
+	if (tb[IBTICK_A_FEED_PREFER_DEFER])
+		WRITE_ONCE(f->prefer_defer_us, defer);
 	err = 0;
 	if (mode == IBTICK_POLL_BUSY) {
 		/* the reference keeps f; a FEED_DEL meanwhile makes it ENODEV */
@@ -516,7 +545,7 @@ int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 			 tb[IBTICK_A_FEED_OWNER_GROUP] || tb[IBTICK_A_FEED_MODE];
 	struct ibt_feed *f;
 	struct ibt_acl acl;
-	u32 mode;
+	u32 mode, defer;
 	s32 cpu;
 	int err;
 
@@ -546,6 +575,16 @@ int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -EBUSY;
 		goto out_unlock;
 	}
+	if (f->arb && tb[IBTICK_A_FEED_PREFER_DEFER]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IBTICK_A_FEED_PREFER_DEFER],
+				    "an arbitrated feed has no CQ of its own to defer: its rails' events fill it");
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	defer = READ_ONCE(f->prefer_defer_us);
+	err = ibt_nl_parse_defer(info, &defer);
+	if (err)
+		goto out_unlock;
 	err = ibt_nl_feed_fixed(info, f);
 	if (err)
 		goto out_unlock;
@@ -580,6 +619,8 @@ int ibt_nl_feed_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (tb[IBTICK_A_FEED_LOOPBACK])
 		WRITE_ONCE(f->loopback_policy,
 			   nla_get_u8(tb[IBTICK_A_FEED_LOOPBACK]));
+	/* a deferral running keeps its end; the next caller gets the new time */
+	WRITE_ONCE(f->prefer_defer_us, defer);
 	if (acl_given) {
 		spin_lock(&f->acl_lock);
 		f->acl = acl;

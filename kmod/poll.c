@@ -20,7 +20,8 @@
  *  - a caller spinning with SO_BUSY_POLL in recvmsg (IRQ mode): owns it,
  *    with preemption off, for the length of its spin.  With
  *    busy_poll_defer_us set, or SO_PREFER_BUSY_POLL on its socket (then
- *    IBT_BUSY_PREFER_US unless the parameter says otherwise), it leaves
+ *    the feed's prefer_defer_us, else IBT_BUSY_PREFER_US unless the
+ *    parameter says otherwise), it leaves
  *    the CQ disarmed when it goes, as SO_PREFER_BUSY_POLL leaves a NAPI
  *    instance: the next busy call finds the ticks that came meanwhile
  *    without a CQ event, a softirq or a re-arm on the way.  Until that
@@ -65,7 +66,7 @@
  */
 static unsigned int busy_poll_defer_us;
 module_param(busy_poll_defer_us, uint, 0644);
-MODULE_PARM_DESC(busy_poll_defer_us, "leave the receive CQ disarmed this long (us) after an SO_BUSY_POLL caller drained it (default 0: re-arm at once, or 200 us for a socket with SO_PREFER_BUSY_POLL)");
+MODULE_PARM_DESC(busy_poll_defer_us, "leave the receive CQ disarmed this long (us) after an SO_BUSY_POLL caller drained it (default 0: re-arm at once; a socket with SO_PREFER_BUSY_POLL: the feed's prefer-defer, else this, else 200 us)");
 
 /* The defer time of a caller whose socket has SO_PREFER_BUSY_POLL. */
 #define IBT_BUSY_PREFER_US	200
@@ -220,8 +221,11 @@ static enum hrtimer_restart ibt_poll_rearm_timer(struct hrtimer *t)
 static void ibt_poll_unlock_caller(struct ibt_feed *f, bool prefer)
 {
 	unsigned int defer = READ_ONCE(busy_poll_defer_us);
+	u32 own = READ_ONCE(f->prefer_defer_us);
 
-	if (!defer && prefer)
+	if (prefer && own != IBTICK_PREFER_DEFER_DEFAULT)
+		defer = own;	/* the feed's own, 0 included */
+	else if (!defer && prefer)
 		defer = IBT_BUSY_PREFER_US;
 
 	if (!defer || !ibt_feed_live(f)) {
@@ -467,6 +471,7 @@ void ibt_poll_init(struct ibt_feed *f)
 	init_waitqueue_head(&f->poll_wq);
 	f->poll_mode = IBTICK_POLL_IRQ;
 	f->poll_cpu = -1;
+	f->prefer_defer_us = IBTICK_PREFER_DEFER_DEFAULT;
 	hrtimer_init(&f->rearm_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	f->rearm_timer.function = ibt_poll_rearm_timer;
 }

@@ -274,8 +274,9 @@ arb_bad_input() {
 	bad_add "ends past the largest payload" $RAILS seq-field off 65530 width 8 || rc=1
 	bad_add "a time or a tick count" $RAILS window-us 0 window-ticks 0 || rc=1
 	bad_add "out of range" $RAILS window-ticks 5000 || rc=1
-	bad_add "no address, poll mode or membership" $RAILS group 239.1.1.1 || rc=1
-	bad_add "no address, poll mode or membership" $RAILS poll busy || rc=1
+	bad_add "no address, poll mode, prefer-defer or membership" $RAILS group 239.1.1.1 || rc=1
+	bad_add "no address, poll mode, prefer-defer or membership" $RAILS poll busy || rc=1
+	bad_add "(attribute prefer-defer)" $RAILS prefer-defer 100 || rc=1
 	bad_add "not an IPv4 multicast group" rail 10.1.1.1 $P veth0 $r2 || rc=1
 	bad_add "no IB/RoCE port" rail $GA $P lo $r2 || rc=1
 	bad_add "rail needs GROUP PORT NETDEV" rail $GA $P || rc=1
@@ -293,6 +294,8 @@ arb_bad_input() {
 	[[ $out == *"belongs to its arbitrated feed"* ]] || { echo "  set rail: $out"; rc=1; }
 	out=$($IBTICK feed set arb.t poll busy 2>&1) && rc=1
 	[[ $out == *"poll mode are fixed"* ]] || { echo "  set poll: $out"; rc=1; }
+	out=$($IBTICK feed set arb.t prefer-defer 100 2>&1) && rc=1
+	[[ $out == *"no CQ of its own to defer"* ]] || { echo "  set prefer-defer: $out"; rc=1; }
 	id=$($IBTICK -j feed show arb.t | jin "j[0]['id']")
 	rid=$($IBTICK -j feed show arb.t | jin "j[0]['arbitrate']['rails'][0]['feed_id']")
 	$ARBTEST table "$id" "$rid" || rc=1

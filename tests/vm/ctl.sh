@@ -100,7 +100,18 @@ feed_set_live_and_fixed() {
 	# the same values are no change, not an error
 	$IBTICK feed set t1 slots 1024 slot-size 128 mode 0640
 	check_err $? "same geometry"
-	log_test "feed set: poll mode, loopback, mode change live; geometry EBUSY with the attribute named"
+	# prefer-defer: the feed's own, shown (-d) and saved; default has no key
+	check_eq "$(jq_feed t1 "'prefer_defer_us' in f")" "False" "prefer-defer at first"
+	$IBTICK feed set t1 prefer-defer 2000
+	check_err $? "set prefer-defer"
+	check_eq "$(jq_feed t1 "f['prefer_defer_us']")" "2000" "prefer-defer"
+	$IBTICK feed save | grep -q "^feed add t1 .* prefer-defer 2000"
+	check_err $? "feed save keeps prefer-defer"
+	$IBTICK feed set t1 prefer-defer 0
+	check_eq "$(jq_feed t1 "f['prefer_defer_us']")" "0" "prefer-defer 0"
+	$IBTICK feed set t1 prefer-defer default
+	check_eq "$(jq_feed t1 "'prefer_defer_us' in f")" "False" "prefer-defer default"
+	log_test "feed set: poll mode, loopback, mode, prefer-defer change live; geometry EBUSY with the attribute named"
 }
 
 feed_bad_input() {
@@ -128,6 +139,10 @@ feed_bad_input() {
 	expect 2 "no network interface" $IBTICK feed add b0 group 239.3.0.9 port 1 netdev nope0 || rc=1
 	expect 2 "member is" $IBTICK feed add b0 group 239.3.0.9 port 1 member half || rc=1
 	expect 1 "readers make a feed full (attribute member)" $IBTICK feed set t1 member full || rc=1
+	expect 1 "prefer-defer is at most 100000 us (or the default) (attribute prefer-defer)" \
+		$IBTICK feed add b0 group 239.3.0.9 port 1 prefer-defer 100001 || rc=1
+	expect 1 "(attribute prefer-defer)" $IBTICK feed set t1 prefer-defer 4294967294 || rc=1
+	expect 2 "is not a number" $IBTICK feed set t1 prefer-defer soon || rc=1
 	# nothing of it was created
 	check_eq "$($IBTICK -j feed show | jin "sorted(f['name'] for f in j)")" "['t1']" "feeds"
 	check_err $rc

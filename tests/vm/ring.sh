@@ -187,7 +187,21 @@ so_busy_poll_deferred_rearm() {
 	BUSY_RATE=8000 busy_read "$r/fast-0.json" "$n" 239.3.0.8 7308 -R -P 100000 || rc=1
 	BUSY_RATE=8000 busy_read "$r/prefer.json" "$n" 239.3.0.8 7308 -R -P 100000 -F || rc=1
 	fewer_cq_events "$r/fast-0.json" "$r/prefer.json" "re-armed at once" "SO_PREFER_BUSY_POLL" || rc=1
-	log_test "SO_BUSY_POLL with busy_poll_defer_us, or SO_PREFER_BUSY_POLL: the caller drains, CQ events per tick fall" $rc
+	# the feed's own prefer-defer rules SO_PREFER_BUSY_POLL callers over
+	# the 200 us: 0 (feed add) re-arms at once, about as many events as
+	# without the option; 20 ms (feed set, live) leaves the event off.  A
+	# feed each: the counters are the feed's, from its creation.
+	user/ibtick/ibtick feed add tdefer group 239.3.0.8 port 7308 netdev veth0 prefer-defer 0 || rc=1
+	BUSY_RATE=8000 busy_read "$r/feed-0.json" "$n" 239.3.0.8 7308 -R -P 100000 -F || rc=1
+	jtrue "$r/feed-0.json" "j['cq_events'] - j['cq_events0'] >= 0.1 * j['feed_rx']" ||
+		{ echo "  prefer-defer 0 still deferred"; rc=1; }
+	user/ibtick/ibtick feed del tdefer || rc=1
+	user/ibtick/ibtick feed add tdefer group 239.3.0.8 port 7308 netdev veth0 || rc=1
+	user/ibtick/ibtick feed set tdefer prefer-defer 20000 || rc=1
+	BUSY_RATE=8000 busy_read "$r/feed-20000.json" "$n" 239.3.0.8 7308 -R -P 100000 -F || rc=1
+	fewer_cq_events "$r/feed-0.json" "$r/feed-20000.json" "prefer-defer 0" "prefer-defer 20000" 0.25 || rc=1
+	user/ibtick/ibtick feed del tdefer || rc=1
+	log_test "SO_BUSY_POLL with busy_poll_defer_us, SO_PREFER_BUSY_POLL, or the feed's prefer-defer: the caller drains, CQ events per tick fall" $rc
 }
 
 # A reader that spins on recvmsg(MSG_DONTWAIT): without SO_BUSY_POLL

@@ -5,6 +5,7 @@
  *   ibtick feed add NAME group A.B.C.D port N [ netdev IF ] [ slots N ]
  *                   [ slot-size N ] [ poll irq | poll busy [ cpu N ] ]
  *                   [ comp-vector N ] [ loopback socket|deny ]
+ *                   [ prefer-defer US|default ]
  *                   [ owner USER[:GROUP] ] [ mode OCTAL ]
  *                   [ member send-only|full ]
  *   ibtick feed add NAME arbitrate rail GROUP PORT NETDEV rail ... (2 to 4)
@@ -46,6 +47,7 @@ static void feed_usage(void)
 		"Usage: ibtick feed add NAME group A.B.C.D port N [ netdev IFNAME ] [ slots N ]\n"
 		"                       [ slot-size N ] [ poll { irq | busy [ cpu N ] } ]\n"
 		"                       [ comp-vector N ] [ loopback { socket | deny } ]\n"
+		"                       [ prefer-defer { US | default } ]\n"
 		"                       [ owner USER[:GROUP] ] [ mode OCTAL ]\n"
 		"                       [ member { send-only | full } ]\n"
 		"       ibtick feed add NAME arbitrate rail GROUP PORT NETDEV rail GROUP PORT NETDEV...\n"
@@ -53,7 +55,7 @@ static void feed_usage(void)
 		"                       [ window-us N ] [ window-ticks N ] [ reset-at N ]\n"
 		"                       [ slots N ] [ slot-size N ] [ owner USER[:GROUP] ] [ mode OCTAL ]\n"
 		"       ibtick feed set NAME [ poll { irq | busy [ cpu N ] } ] [ loopback { socket | deny } ]\n"
-		"                       [ owner USER[:GROUP] ] [ mode OCTAL ]\n"
+		"                       [ prefer-defer { US | default } ] [ owner USER[:GROUP] ] [ mode OCTAL ]\n"
 		"       ibtick feed del NAME\n"
 		"       ibtick feed show [ NAME ]\n"
 		"       ibtick feed save\n"
@@ -174,6 +176,14 @@ static int parse_settings(struct cli *c, struct nl_msg *msg, bool add)
 				fprintf(stderr, "ibtick: poll is \"irq\" or \"busy\", not \"%s\"\n", val);
 				return EXIT_USAGE;
 			}
+		} else if (!strcmp(kw, "prefer-defer")) {
+			/* the range is the kernel's to say (extack) */
+			if (!strcmp(val, "default"))
+				v = IBTICK_PREFER_DEFER_DEFAULT;
+			else if (cli_u32("prefer-defer", val, 0,
+					 IBTICK_PREFER_DEFER_DEFAULT - 1, &v))
+				return EXIT_USAGE;
+			nla_put_u32(msg, IBTICK_A_FEED_PREFER_DEFER, v);
 		} else if (cli_matches(kw, "loopback")) {
 			if (!strcmp(val, "socket"))
 				v = IBTICK_FEED_LOOPBACK_SOCKET;

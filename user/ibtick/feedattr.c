@@ -51,6 +51,7 @@ struct nla_policy feed_reply_policy[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_MEMBERSHIP]	= { .type = NLA_U8 },
 	[IBTICK_A_FEED_ARB]		= { .type = NLA_NESTED },
 	[IBTICK_A_FEED_RAIL_OF]		= { .type = NLA_U32 },
+	[IBTICK_A_FEED_PREFER_DEFER]	= { .type = NLA_U32 },
 };
 
 struct nla_policy fstat_policy[IBTICK_A_FSTAT_MAX + 1];	/* all u64 */
@@ -80,6 +81,7 @@ const char *const feed_attr_names[IBTICK_A_FEED_MAX + 1] = {
 	[IBTICK_A_FEED_MODE]		= "mode",
 	[IBTICK_A_FEED_MEMBERSHIP]	= "member",
 	[IBTICK_A_FEED_ARB]		= "arbitrate",
+	[IBTICK_A_FEED_PREFER_DEFER]	= "prefer-defer",
 };
 
 /* the counters' keys, from the one list the kernel uses too */
@@ -163,6 +165,14 @@ static void print_details(struct nlattr **tb)
 	    (int32_t)nla_get_u32(tb[IBTICK_A_FEED_POLL_CPU]) >= 0)
 		out_u64("poll_cpu", " cpu %" PRIu64,
 			nla_get_u32(tb[IBTICK_A_FEED_POLL_CPU]));
+	/* JSON: prefer_defer_us only when the feed has its own */
+	if (tb[IBTICK_A_FEED_PREFER_DEFER] &&
+	    nla_get_u32(tb[IBTICK_A_FEED_PREFER_DEFER]) !=
+	    IBTICK_PREFER_DEFER_DEFAULT)
+		out_u64("prefer_defer_us", " prefer-defer %" PRIu64,
+			nla_get_u32(tb[IBTICK_A_FEED_PREFER_DEFER]));
+	else if (tb[IBTICK_A_FEED_PREFER_DEFER])
+		out_text(" prefer-defer default");
 	out_u64("comp_vector", " comp-vector %" PRIu64,
 		get_u32(tb, IBTICK_A_FEED_COMP_VECTOR));
 	out_str("loopback", " loopback %s",
@@ -299,6 +309,11 @@ void feed_print_batch(struct nlattr **tb, FILE *f)
 	}
 	if (get_u32(tb, IBTICK_A_FEED_COMP_VECTOR))
 		fprintf(f, " comp-vector %u", get_u32(tb, IBTICK_A_FEED_COMP_VECTOR));
+	if (tb[IBTICK_A_FEED_PREFER_DEFER] &&
+	    nla_get_u32(tb[IBTICK_A_FEED_PREFER_DEFER]) !=
+	    IBTICK_PREFER_DEFER_DEFAULT)
+		fprintf(f, " prefer-defer %u",
+			nla_get_u32(tb[IBTICK_A_FEED_PREFER_DEFER]));
 	if (get_u8(tb, IBTICK_A_FEED_LOOPBACK) == IBTICK_FEED_LOOPBACK_DENY)
 		fprintf(f, " loopback deny");
 	if (tb[IBTICK_A_FEED_MODE])

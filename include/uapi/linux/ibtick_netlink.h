@@ -169,11 +169,28 @@ enum {
 	IBTICK_A_FEED_MEMBERSHIP,	/* u8: enum ibtick_feed_membership */
 	IBTICK_A_FEED_ARB,		/* nest: IBTICK_A_ARB_*: an arbitrated feed */
 	IBTICK_A_FEED_RAIL_OF,		/* u32: a rail of this arbitrated feed */
+	IBTICK_A_FEED_PREFER_DEFER,	/* u32: us an SO_PREFER_BUSY_POLL caller
+					 * leaves the receive CQ disarmed, 0..
+					 * IBTICK_PREFER_DEFER_MAX, or
+					 * IBTICK_PREFER_DEFER_DEFAULT
+					 */
 
 	/* add new constants above here */
 	__IBTICK_A_FEED_CNT,
 	IBTICK_A_FEED_MAX = __IBTICK_A_FEED_CNT - 1
 };
+
+/*
+ * IBTICK_A_FEED_PREFER_DEFER: after an SO_PREFER_BUSY_POLL caller drained
+ * the feed's receive CQ, the CQ event stays off this long (us) so that the
+ * caller's next call finds the ticks without an event - in the spirit of
+ * a NAPI instance's gro_flush_timeout.  Sleeping readers of the feed on
+ * other sockets wait up to this long more.  DEFAULT (the feed's initial
+ * value): the module parameter busy_poll_defer_us, or 200 us when that is
+ * 0.  Plain SO_BUSY_POLL callers keep the module parameter's rule.
+ */
+#define IBTICK_PREFER_DEFER_DEFAULT	0xffffffffU
+#define IBTICK_PREFER_DEFER_MAX		100000U
 
 /*
  * Feed access control, checked with the caller's credentials at bind()
