@@ -30,7 +30,8 @@
  *    only when not queued, brings the softirq poll back at the end -
  *    drain, re-arm - if no caller came within that time, so sleeping
  *    readers of the feed wait at most that long more.  A caller about to
- *    sleep ends the defer time and re-arms at once.
+ *    sleep ends the defer time and re-arms at once (another context
+ *    owning the CQ then: the softirq poll re-arms it).
  *
  * A CQ event that finds the CQ owned must not be lost: the softirq poll
  * completes (so that it can be scheduled again), sets IBT_POLL_MISSED and
@@ -392,6 +393,20 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer)
 			ibt_poll_unlock(f, true);
 		}
 		preempt_enable();
+	} else if (!got && end_ns && READ_ONCE(f->rearm_at)) {
+		/*
+		 * About to sleep, the CQ owned by another context all along
+		 * (the softirq poll, the CQ event's drain): the deferral an
+		 * earlier call left must end now, as when we let the CQ go,
+		 * or the owner may let it go disarmed and this sleeper wait
+		 * for the timer.  The softirq poll re-arms it (the event is
+		 * wanted from here), or, the CQ still owned, sets MISSED for
+		 * the owner to bring it back.
+		 */
+		WRITE_ONCE(f->rearm_at, 0);
+		local_bh_disable();
+		irq_poll_sched(&f->iop);	/* a no-op once teardown disabled it */
+		local_bh_enable();
 	}
 	return got;
 }
