@@ -18,7 +18,9 @@
 # it listens; node 1 measures and says done; node 0 stops the echo.
 # N (default 5000) samples per path and round after 1000 warm-up ones,
 # ROUNDS (default 5) rounds, NCOUNT (default 2000) round trips counted;
-# PAIR_PATHS and PAIR_RC_PATHS name the paths.
+# PAIR_PATHS and PAIR_RC_PATHS name the paths.  PREFER_DEFER_US (default
+# 2000; "" for none): the busy-prefer path's feeds' prefer-defer, on each
+# node (ibtick-perf --prefer-defer).
 # No busy-poll thread (kpoll): with one vCPU it would measure the
 # scheduler.
 set -euo pipefail
@@ -30,8 +32,10 @@ NCOUNT=${NCOUNT:-2000}
 SEED=${SEED:-1}
 PATHS=${PAIR_PATHS:-floor mapped busy busy-prefer udp-spin run-spin recvmsg epoll udp run}
 RC_PATHS=${PAIR_RC_PATHS:-floor-rc conn-spin conn tcp-spin tcp}
+PREFER_DEFER_US=${PREFER_DEFER_US-2000}
+defer=(${PREFER_DEFER_US:+--prefer-defer "$PREFER_DEFER_US"})
 P=user/tools/ibtick-perf
-export PATH="$PWD/user/preload:$PATH"
+export PATH="$PWD/user/preload:$PWD/user/ibtick:$PATH"
 node=$IBTICK_NODE
 out=$IBTICK_SHARED
 sync_dir=$IBTICK_SHARED/sync
@@ -67,7 +71,7 @@ step() {
 	[[ $kind != count ]] || { n=$NCOUNT; w=100; }
 	if ((node == 0)); then
 		[[ $kind != count ]] || host_counts >"$RESULTS/b0-$p"
-		"$P" lat -e -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 "$g" "$port" \
+		"$P" lat -e -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 "${defer[@]}" "$g" "$port" \
 			2>"$RESULTS/echo-$tag.err" &
 		e=$!
 		for ((i = 0; i < 1200; i++)); do
@@ -81,6 +85,9 @@ step() {
 		pair_wait "done-$tag" 900 || true
 		kill "$e" 2>/dev/null || true
 		wait "$e" 2>/dev/null || true
+		# the feed a killed echo made for busy-prefer (--prefer-defer)
+		[[ $p != busy-prefer || -z $PREFER_DEFER_US ]] ||
+			user/ibtick/ibtick feed del "ibtick-perf-$port" 2>/dev/null || true
 		if [[ $kind == count ]]; then
 			# totals over the run; summary.py divides them by the round
 			# trips node 1 counted (sockperf runs for a time, not a count)
@@ -95,13 +102,13 @@ print(json.dumps({"kind": sys.argv[2], "host_b_total": {
 	elif [[ $kind == count ]]; then
 		# no echo within the time: this path is left out, the run goes on
 		pair_wait "ready-$tag" 900 || { pair_flag "done-$tag"; return 0; }
-		"$P" lat -j --counts -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 --peer "$peer" "$g" "$port" \
+		"$P" lat -j --counts -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 --peer "$peer" "${defer[@]}" "$g" "$port" \
 			>>"$file" || echo "counted: $p failed"
 		pair_flag "done-$tag"
 		pair_wait "counted-$tag" 120 || true
 	else
 		pair_wait "ready-$tag" 900 || { pair_flag "done-$tag"; return 0; }
-		"$P" lat -j -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 --peer "$peer" \
+		"$P" lat -j -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 --peer "$peer" "${defer[@]}" \
 			--raw "$out/raw/${kind#feed}r$r-" "$g" "$port" |
 			sed "s/^{/{\"round\":$r,/" >>"$file" ||
 			echo "round $r: $p failed; the summary leaves out what has no samples"
@@ -132,8 +139,8 @@ json.dump({
                       if w.startswith(("clocksource=", "tsc="))],
 }, open(sys.argv[1], "w"), indent=1)
 PY
-	printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s"}\n' \
-		"$ROUNDS" "$N" "$SEED" "$PATHS" >"$out/rounds.json"
+	printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s","prefer_defer_us":%d}\n' \
+		"$ROUNDS" "$N" "$SEED" "$PATHS" "${PREFER_DEFER_US:--1}" >"$out/rounds.json"
 	printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s"}\n' \
 		"$ROUNDS" "$N" "$SEED" "$RC_PATHS" >"$out/rc.json"
 	pair_flag start

@@ -25,7 +25,8 @@
 # (default 1ms), the cost paths at ARB_RATE (default 5000) ticks/s.
 # Connections: RC_ROUNDS (default 8) rounds of RC_N (default N) samples.
 # Publish rate: RATE_ROUNDS (default 10) rounds of RATE_N (default 20000)
-# messages each way.
+# messages each way.  PREFER_DEFER_US (default 2000; "" for none): the
+# busy-prefer path's feeds' prefer-defer (ibtick-perf --prefer-defer).
 set -euo pipefail
 [[ ${IBTICK_GUEST:-} == 1 ]] || { echo "bench/guest.sh runs inside the bench (bench/run.sh)" >&2; exit 2; }
 N=${N:-5000}
@@ -34,11 +35,14 @@ SEED=${SEED:-$(date +%s)}
 NCOUNT=${NCOUNT:-2000}
 RATE_ROUNDS=${RATE_ROUNDS:-10}
 RATE_N=${RATE_N:-20000}
+PREFER_DEFER_US=${PREFER_DEFER_US-2000}
+defer=(${PREFER_DEFER_US:+--prefer-defer "$PREFER_DEFER_US"})
 PATHS=${PATHS:-floor mapped busy busy-prefer kpoll udp-spin run-spin recvmsg epoll udp run}
 R=$RESULTS
 P=user/tools/ibtick-perf
-# run, run-spin: ibtick-perf starts sockperf under this tree's ibtick-run
-export PATH="$PWD/user/preload:$PATH"
+# run, run-spin: ibtick-perf starts sockperf under this tree's ibtick-run;
+# --prefer-defer: this tree's ibtick makes the feeds
+export PATH="$PWD/user/preload:$PWD/user/ibtick:$PATH"
 say() { printf '\n== %s\n' "$*"; }
 
 insmod kmod/ibtick.ko
@@ -71,8 +75,8 @@ PY
 say "ping-pong, 64 B: $ROUNDS rounds x $N samples of: $PATHS (seed $SEED)"
 mkdir -p "$R/raw"
 : >"$R/rounds.json"
-printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s"}\n' \
-	"$ROUNDS" "$N" "$SEED" "$PATHS" >>"$R/rounds.json"
+printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s","prefer_defer_us":%d}\n' \
+	"$ROUNDS" "$N" "$SEED" "$PATHS" "${PREFER_DEFER_US:--1}" >>"$R/rounds.json"
 for ((r = 1; r <= ROUNDS; r++)); do
 	order=$(python3 -c 'import random, sys
 rng = random.Random(int(sys.argv[1]) * 1000 + int(sys.argv[2]))
@@ -83,7 +87,7 @@ print(",".join(p))' "$SEED" "$r" "$PATHS")
 	printf '{"round":%d,"order":"%s"}\n' "$r" "$order" >>"$R/rounds.json"
 	hist=()
 	((r == ROUNDS)) && hist=(-H "$R/lat.svg")
-	$P lat -j -k "$order" -n "$N" -w 1000 -c 1 -C 0 -L veth1 -I veth0 \
+	$P lat -j -k "$order" -n "$N" -w 1000 -c 1 -C 0 -L veth1 -I veth0 "${defer[@]}" \
 		--raw "$R/raw/r$r-" "${hist[@]}" 239.9.0.1 7900 |
 		sed "s/^{/{\"round\":$r,/" >>"$R/rounds.json" ||
 		echo "round $r: ibtick-perf failed; the summary leaves out what has no samples"
@@ -94,7 +98,7 @@ grep -c '"kind"' "$R/rounds.json" | sed 's/$/ rows/'
 # The same paths once more with the kernel's work counted per round trip
 # (tracing slows every path: these times are not used)
 say "ping-pong, counted: system calls, softirqs, CQ events and arms, QP deliveries, allocations"
-$P lat -j --counts -k "${PATHS// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 -L veth1 -I veth0 \
+$P lat -j --counts -k "${PATHS// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 -L veth1 -I veth0 "${defer[@]}" \
 	239.9.0.1 7900 >"$R/counts.json"
 grep -o '"kind":"[^"]*"\|"qp_deliveries_[ab]":[0-9.]*\|"cq_events":[0-9.]*' "$R/counts.json" | paste -sd' ' | fold -w 160
 

@@ -279,6 +279,13 @@ def pingpong(d, w, goals, topo='single'):
       "reader spins on the ring; SO_BUSY_POLL spins in the kernel; the busy-poll thread spins for the feed while "
       "the reader sleeps; sockperf --nonblocked spins on recvfrom). *sleep* rows block until woken. Compare "
       "spin with spin and sleep with sleep: **× sockperf** is the median ratio to sockperf of the same class.\n")
+    pd = head.get('prefer_defer_us', -1)
+    if 'busy-prefer' in names:
+        w(f"**SO_PREFER_BUSY_POLL** readers leave the CQ event off for a while after each call; the busy-prefer "
+          + (f"path read feeds with `prefer-defer {pd}` µs (`ibtick-perf --prefer-defer`, ibtick-feed(8)), as "
+             "NAPI's gro_flush_timeout is set for such readers: the deferral has to outlast the time between "
+             "a reader's calls, hundreds of µs under TCG, a few on a host."
+             if pd >= 0 else "path read feeds with the default deferral (200 µs).") + "\n")
     w("| path | class | samples | median µs | × floor median | p99 × floor | p99.9 µs | × floor p99.9 | max µs | × sockperf |")
     w("|---|---|---|---|---|---|---|---|---|---|")
     for cls in ('spin', 'sleep'):

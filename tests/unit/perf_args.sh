@@ -68,6 +68,8 @@ cases=(
 	"2|lat --help|--peer IPV4 lat:"
 	"2|lat -L veth0 -I veth1 -k busy --busy-us 0 $G|'0': want a number in [1, 1000000]"
 	"2|lat --help|--busy-us US  busy, busy-prefer and run-spin readers: SO_BUSY_POLL"
+	"2|lat -L veth0 -I veth1 -k busy-prefer --prefer-defer 100001 $G|'100001': want a number in [0, 100000]"
+	"2|lat --help|--prefer-defer US  busy-prefer reads feeds made for it"
 )
 if [[ -d /sys/module/ibtick ]]; then
 	echo "# the ibtick module is loaded: good command lines not run (they would measure)"

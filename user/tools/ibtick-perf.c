@@ -120,6 +120,7 @@ static struct {
 	bool		kpoll;		/* lat: feeds in busy-poll mode, thread on the side's CPU */
 	bool		prefer;		/* busy readers: SO_PREFER_BUSY_POLL too */
 	int		busy_us;	/* busy readers: SO_BUSY_POLL (0: 200) */
+	int		prefer_defer;	/* --prefer-defer US; -1: not given */
 	const char	*ifname, *ifname2, *group, *hist, *raw;
 	const char	*peer;		/* lat --peer: the echo side's host */
 	char		group2[64];	/* lat: the way back */
@@ -141,7 +142,7 @@ static struct {
 	char		raw_name[32];	/* --raw: the file's name, if not the path's */
 } o = {
 	.n = 100000, .warm = 1000, .size = 64, .size_max = 1024,
-	.busy_cpu = -2, .cpu = -1, .cpu2 = -1, .rate = 10000,
+	.busy_cpu = -2, .prefer_defer = -1, .cpu = -1, .cpu2 = -1, .rate = 10000,
 	.fanout = { 1, 2, 4, 8, 16 }, .nfanout = 5, .timeout_ms = 2000,
 };
 
@@ -379,11 +380,11 @@ static void env_print(void)
 		printf("{\"env\":{\"kernel\":\"%s\",\"cpu\":\"%s\",\"governor\":\"%s\","
 		       "\"virt\":\"%s\",\"if\":\"%s\",\"if2\":\"%s\",\"kernel_poll\":\"%s\","
 		       "\"kernel_poll_cpu\":%d,\"cpu_pin\":%d,\"cpu2_pin\":%d,"
-		       "\"busy_poll_us\":%d}}\n",
+		       "\"busy_poll_us\":%d,\"prefer_defer_us\":%d}}\n",
 		       jstr(env.kernel), jstr(env.cpu), jstr(env.governor), env.virt,
 		       jstr(o.ifname), jstr(o.ifname2 ? o.ifname2 : ""),
 		       o.busy_cpu >= -1 ? "busy" : "irq",
-		       o.busy_cpu, o.cpu, o.cpu2, busy_us());
+		       o.busy_cpu, o.cpu, o.cpu2, busy_us(), o.prefer_defer);
 		return;
 	}
 	printf("# %s %s, reader %s, kernel side %s%s, %s%s%s\n", PROG,
@@ -395,6 +396,8 @@ static void env_print(void)
 	       env.kernel, env.cpu, env.governor, env.virt);
 	printf("# busy readers (busy, busy-prefer, run-spin): SO_BUSY_POLL %d us\n",
 	       busy_us());
+	if (o.prefer_defer >= 0)
+		printf("# busy-prefer: feeds with prefer-defer %d us\n", o.prefer_defer);
 	if (!strcmp(env.virt, "qemu-tcg"))
 		printf("# emulated CPU (TCG): absolute times are inflated; compare ratios\n");
 }
@@ -508,6 +511,60 @@ static pid_t spawn(char *const argv[], int cpu, int *out)
 		*out = p[0];
 	}
 	return pid;
+}
+
+static char *slurp(int fd, int timeout_s);
+
+/*
+ * --prefer-defer: the busy-prefer path reads a feed made for it with that
+ * prefer-defer (ibtick feed add, the ibtick found in PATH; the name
+ * ibtick-perf-PORT), deleted when the path is done; every other path, and
+ * busy-prefer without the option, reads the feed its bind makes.  A
+ * leftover of a killed run is deleted first.  @add false: delete.
+ */
+static void prefer_feed(const char *ifname, const char *group,
+			unsigned int port, bool add)
+{
+	char name[32], ports[8], defer[16], *out;
+	char *argv[16] = { "ibtick", "feed", "del", name };
+	int fd, st, k = 4;
+	pid_t pid;
+
+	if (!o.prefer || o.prefer_defer < 0)
+		return;
+	snprintf(name, sizeof(name), "ibtick-perf-%u", port);
+	snprintf(ports, sizeof(ports), "%u", port);
+	snprintf(defer, sizeof(defer), "%d", o.prefer_defer);
+	/* del: what a killed run left (its failure is no error), or ours */
+	pid = spawn(argv, -1, NULL);
+	if (waitpid(pid, &st, 0) < 0)
+		die("waitpid");
+	if (!add)
+		return;
+	argv[2] = "add";
+	argv[k++] = "group";
+	argv[k++] = (char *)group;
+	argv[k++] = "port";
+	argv[k++] = ports;
+	if (ifname) {
+		argv[k++] = "netdev";
+		argv[k++] = (char *)ifname;
+	}
+	argv[k++] = "prefer-defer";
+	argv[k++] = defer;
+	argv[k] = NULL;
+	pid = spawn(argv, -1, &fd);
+	out = slurp(fd, 60);
+	close(fd);
+	if (waitpid(pid, &st, 0) < 0)
+		die("waitpid");
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "%s: ibtick feed add %s: %s", PROG, name,
+			out ? out : "(no output)\n");
+		errno = EIO;
+		die("--prefer-defer needs ibtick in PATH and CAP_NET_ADMIN");
+	}
+	free(out);
 }
 
 /* Everything from @fd until EOF (or @timeout_s), NUL-terminated. */
@@ -1119,6 +1176,7 @@ static void lat_echo(const char *ifname)
 	/* the way out is GROUP/PORT; the way back GROUP + 1/PORT + 1: each
 	 * direction a group of its own, so that no reader's QP on this host
 	 * is a member of the group this host sends to */
+	prefer_feed(ifname, o.group, o.port, true);
 	rdr_open(&d, o.kind, ifname, o.group, o.port);
 	pub = pub_open(ifname, o.group2, o.port + 1);
 	fprintf(stderr, "%s: echo ready on %s\n", PROG, ifname);
@@ -1133,6 +1191,7 @@ static void lat_echo(const char *ifname)
 	}
 	close(pub);
 	tickrd_close(&d);
+	prefer_feed(ifname, o.group, o.port, false);
 }
 
 /*
@@ -1173,6 +1232,7 @@ static int lat_kind(unsigned int port, struct latstats *last)
 	pin(o.cpu);
 	if (o.kpoll)
 		o.busy_cpu = o.cpu;
+	prefer_feed(o.ifname, o.group2, port + 1, true);
 	rdr_open(&d, o.kind, o.ifname, o.group2, port + 1);
 	pub = pub_open(o.ifname, o.group, port);
 	if (echo_child > 0)
@@ -1271,9 +1331,12 @@ static int lat_kind(unsigned int port, struct latstats *last)
 	}
 out:
 	free(lat);
-	kill_echo();
+	kill_echo();	/* SIGTERM: the echo leaves its feed to us */
 	close(pub);
 	tickrd_close(&d);
+	prefer_feed(o.ifname, o.group2, port + 1, false);
+	if (o.ifname2)
+		prefer_feed(o.ifname2, o.group, port, false);
 	return rc;
 }
 
@@ -2524,6 +2587,8 @@ static void usage(void)
 		"              (sockperf, blocking), udp-spin (sockperf --nonblocked), run and\n"
 		"              run-spin (the same sockperf under ibtick-run, over feeds)\n"
 		"  --busy-us US  busy, busy-prefer and run-spin readers: SO_BUSY_POLL (default 200)\n"
+		"  --prefer-defer US  busy-prefer reads feeds made for it (ibtick feed add, from PATH)\n"
+		"              with that prefer-defer (0..100000), deleted after; needs CAP_NET_ADMIN\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
 		"  -n N        samples (default 100000), after -w WARMUP (default 1000)\n"
 		"  -s SIZE     payload bytes (default 64); -a: 32, 64, ... up to -S MAX (1024)\n"
@@ -2622,6 +2687,7 @@ int main(int argc, char **argv)
 		{ "raw", required_argument, NULL, 'R' },
 		{ "counts", no_argument, NULL, 'K' },
 		{ "busy-us", required_argument, NULL, 'U' },
+		{ "prefer-defer", required_argument, NULL, 'D' + 256 },
 		{ "netdev", required_argument, NULL, 'L' },
 		{ "peer-netdev", required_argument, NULL, 'I' },
 		{ "ib-dev", required_argument, NULL, 'd' },
@@ -2671,6 +2737,7 @@ int main(int argc, char **argv)
 		case 'j': o.json = true; break;
 		case 'X': o.compare = true; break;
 		case 'U': o.busy_us = (int)NUM(optarg, 1, 1000000); break;
+		case 'D' + 256: o.prefer_defer = (int)NUM(optarg, 0, 100000); break;
 		case 'R': o.raw = optarg; break;
 		case 'K': o.counts = true; break;
 		case 'H': o.hist = optarg; break;
