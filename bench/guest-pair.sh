@@ -115,6 +115,9 @@ print(json.dumps({"kind": sys.argv[2], "host_b_total": {
 		gzip -9f "$out"/raw/"${kind#feed}"r"$r"-*.txt 2>/dev/null || true
 		pair_flag "done-$tag"
 	fi
+	# the feed a killed ping side made for busy-prefer (--prefer-defer)
+	((node == 0)) || [[ $p != busy-prefer || -z $PREFER_DEFER_US ]] ||
+		user/ibtick/ibtick feed del "ibtick-perf-$((port + 1))" 2>/dev/null || true
 }
 
 insmod kmod/ibtick.ko

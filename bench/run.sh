@@ -26,7 +26,7 @@
 # (bench/guest-pair.sh; N and ROUNDS as above, PAIR_ROUNDS overrides
 # ROUNDS there; PAIR_PATHS, PAIR_RC_PATHS choose the paths), into
 # OUT_DIR/pair; the summary reports both.
-# PREFER_DEFER_US (default 2000): the busy-prefer path reads feeds with that
+# PREFER_DEFER_US (default 2000; "" for none): the busy-prefer path reads feeds with that
 # prefer-defer (ibtick-perf --prefer-defer, ibtick-feed(8)), in both
 # topologies: NAPI's gro_flush_timeout scaled, as the deferral must outlast
 # the time between a reader's calls, hundreds of microseconds under TCG
@@ -71,13 +71,13 @@ rc=0
 if [[ " $topologies " == *" single "* ]]; then
 	scripts/vm-run.sh -t 5400 -o "$out" -- env N="${N:-5000}" ROUNDS="${ROUNDS:-5}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
 		ARB_ROUNDS="${ARB_ROUNDS:-12}" ${RC_ROUNDS:+RC_ROUNDS="$RC_ROUNDS"} \
-		PREFER_DEFER_US="${PREFER_DEFER_US:-2000}" \
+		PREFER_DEFER_US="${PREFER_DEFER_US-2000}" \
 		${RATE_ROUNDS:+RATE_ROUNDS="$RATE_ROUNDS"} ${RATE_N:+RATE_N="$RATE_N"} bench/guest.sh || rc=1
 fi
 if [[ " $topologies " == *" pair "* ]]; then
 	scripts/vm-run.sh -T pair -t 3600 -o "$out/pair" -- env N="${N:-5000}" \
 		ROUNDS="${PAIR_ROUNDS:-${ROUNDS:-5}}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
-		PREFER_DEFER_US="${PREFER_DEFER_US:-2000}" \
+		PREFER_DEFER_US="${PREFER_DEFER_US-2000}" \
 		${PAIR_PATHS:+PAIR_PATHS="$PAIR_PATHS"} ${PAIR_RC_PATHS:+PAIR_RC_PATHS="$PAIR_RC_PATHS"} \
 		bench/guest-pair.sh || rc=1
 	# node 0's scratch: each echo's stderr, its counters before each count

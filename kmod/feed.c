@@ -237,6 +237,8 @@ static struct ibt_feed *ibt_feed_new_locked(const struct ibt_feed_params *p,
 	mutex_init(&f->member_lock);
 	INIT_LIST_HEAD(&f->old_ahs);
 	ibt_poll_init(f);
+	if (p->has_prefer_defer)
+		f->prefer_defer_us = p->prefer_defer_us;
 	f->comp_vector = p->comp_vector;
 	spin_lock_init(&f->acl_lock);
 	f->acl = p->acl;

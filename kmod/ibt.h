@@ -554,6 +554,8 @@ struct ibt_feed_params {
 	const char	*name;
 	struct ibt_acl	acl;
 	u8	loopback_policy;
+	bool	has_prefer_defer;	/* else IBTICK_PREFER_DEFER_DEFAULT */
+	u32	prefer_defer_us;
 	/* the creator reads: a full member at once (else send-only) */
 	bool	receive;
 };

@@ -87,8 +87,9 @@ static int ibt_fill_feed(struct sk_buff *skb, struct ibt_feed *f)
 	    nla_put_string(skb, IBTICK_A_FEED_DEV_NAME, f->dev_name) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_DEV_PORT, f->port_num) ||
 	    nla_put_u32(skb, IBTICK_A_FEED_WIRE_MAX, f->wire_max) ||
-	    nla_put_u32(skb, IBTICK_A_FEED_PREFER_DEFER,
-			READ_ONCE(f->prefer_defer_us)) ||
+	    (!f->rail_of &&	/* a rail's CQ is its arbitrated feed's event's */
+	     nla_put_u32(skb, IBTICK_A_FEED_PREFER_DEFER,
+			 READ_ONCE(f->prefer_defer_us))) ||
 	    (f->rail_of &&
 	     nla_put_u32(skb, IBTICK_A_FEED_RAIL_OF, f->rail_of->id)))
 		return -EMSGSIZE;
@@ -402,7 +403,6 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 			.mode = IBTICK_FEED_MODE_DEFAULT,
 		},
 	};
-	u32 defer = IBTICK_PREFER_DEFER_DEFAULT;
 	struct ibt_addr a = {};
 	u32 mode = IBTICK_POLL_IRQ;
 	struct ibt_feed *f;
@@ -457,15 +457,14 @@ int ibt_nl_feed_new_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!err)
 		err = ibt_nl_parse_poll(info, &mode, &cpu);
 	if (!err)
-		err = ibt_nl_parse_defer(info, &defer);
+		err = ibt_nl_parse_defer(info, &p.prefer_defer_us);
 	if (err)
 		return err;
+	p.has_prefer_defer = !!tb[IBTICK_A_FEED_PREFER_DEFER];
 
 	f = ibt_feed_add_admin(&a, &p, info->extack);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	if (tb[IBTICK_A_FEED_PREFER_DEFER])
-		WRITE_ONCE(f->prefer_defer_us, defer);
 	err = 0;
 	if (mode == IBTICK_POLL_BUSY) {
 		/* the reference keeps f; a FEED_DEL meanwhile makes it ENODEV */

@@ -183,6 +183,13 @@ int ibt_rx_poll(struct irq_poll *iop, int budget)
 		return done;
 	}
 	irq_poll_complete(iop);
+	/*
+	 * SCHED clear before rearm_at is read: a sleeping caller that ended
+	 * the deferral without owning the CQ (ibt_poll_caller) writes
+	 * rearm_at, then schedules us; either it finds SCHED clear and we
+	 * run again, or we read its rearm_at here
+	 */
+	smp_mb__after_atomic();
 	ibt_poll_unlock(f, ibt_poll_event_wanted(f));
 	return done;
 }
@@ -401,7 +408,10 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer)
 		 * or the owner may let it go disarmed and this sleeper wait
 		 * for the timer.  The softirq poll re-arms it (the event is
 		 * wanted from here), or, the CQ still owned, sets MISSED for
-		 * the owner to bring it back.
+		 * the owner to bring it back.  Should that owner be another
+		 * busy caller, it defers again as it goes (its own call), and
+		 * this sleeper is woken by that caller's drains instead: any
+		 * drain that fills the ring wakes the feed's queue.
 		 */
 		WRITE_ONCE(f->rearm_at, 0);
 		local_bh_disable();

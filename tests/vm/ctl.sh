@@ -111,6 +111,11 @@ feed_set_live_and_fixed() {
 	check_eq "$(jq_feed t1 "f['prefer_defer_us']")" "0" "prefer-defer 0"
 	$IBTICK feed set t1 prefer-defer default
 	check_eq "$(jq_feed t1 "'prefer_defer_us' in f")" "False" "prefer-defer default"
+	# and given at add, it is the feed's from the start
+	$IBTICK feed add t2 group 239.3.0.2 port 7302 netdev veth0 prefer-defer 500
+	check_err $? "add with prefer-defer"
+	check_eq "$(jq_feed t2 "f['prefer_defer_us']")" "500" "prefer-defer at add"
+	$IBTICK feed del t2
 	log_test "feed set: poll mode, loopback, mode, prefer-defer change live; geometry EBUSY with the attribute named"
 }
 

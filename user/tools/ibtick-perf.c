@@ -1164,14 +1164,28 @@ static void wait_ready(int fd)
 }
 
 static int echo_ready_fd = -1;
+static volatile sig_atomic_t echo_term;
+
+static void echo_on_term(int sig)
+{
+	(void)sig;
+	echo_term = 1;
+}
 
 static void lat_echo(const char *ifname)
 {
+	/* a feed of its own (--prefer-defer): SIGTERM ends the loop, then
+	 * the feed goes, within a look of 200 ms */
+	bool own = o.prefer && o.prefer_defer >= 0;
+	struct sigaction sa = { .sa_handler = echo_on_term };	/* no SA_RESTART */
 	char buf[MAX_MSG];
 	struct tickrd d;
 	uint64_t ts[2], eagain = 0;
 	int pub;
 	ssize_t got;
+
+	if (own && sigaction(SIGTERM, &sa, NULL))
+		die("sigaction");
 
 	/* the way out is GROUP/PORT; the way back GROUP + 1/PORT + 1: each
 	 * direction a group of its own, so that no reader's QP on this host
@@ -1182,8 +1196,8 @@ static void lat_echo(const char *ifname)
 	fprintf(stderr, "%s: echo ready on %s\n", PROG, ifname);
 	if (echo_ready_fd >= 0 && write(echo_ready_fd, "r", 1) != 1)
 		die("echo ready");
-	for (;;) {
-		got = rdr_get(&d, buf, sizeof(buf), ts, 60000);
+	while (!echo_term) {
+		got = rdr_get(&d, buf, sizeof(buf), ts, own ? 200 : 60000);
 		if (got < 0)
 			break;
 		if (got > 0)
