@@ -192,6 +192,7 @@ enum {
 	IBT_POLL_OWNED,		/* somebody drains the receive CQ */
 	IBT_POLL_MISSED,	/* a CQ event found it owned: re-check at release */
 	IBT_POLL_SEIZED,	/* teardown owns it for good */
+	IBT_POLL_ARMED,		/* CQ event armed or on its way (poll.c) */
 };
 
 /*

@@ -33,6 +33,17 @@
  *    sleep ends the defer time and re-arms at once (another context
  *    owning the CQ then: the softirq poll re-arms it).
  *
+ * Arming an armed CQ is not free (rxe: its lock, with interrupts off), and
+ * a program spinning on MSG_DONTWAIT lets the CQ go, wanting the event,
+ * on every look.  IBT_POLL_ARMED says the event is armed or on its way:
+ * set before the arming (the event it arms can only clear it after),
+ * cleared first thing by the event (ibt_rx_comp), whatever it then does.
+ * While it is set, an owner letting the CQ go skips the arming: every
+ * completion since that arming raises the event, and those before it were
+ * reported (REPORT_MISSED_EVENTS) to the softirq poll then.  Set wrongly
+ * it would leave a sleeper waiting, so it errs the other way: a clear bit
+ * only costs an arming more.
+ *
  * A CQ event that finds the CQ owned must not be lost: the softirq poll
  * completes (so that it can be scheduled again), sets IBT_POLL_MISSED and
  * tries once more (a draining CQ event does the same, without the
@@ -98,10 +109,17 @@ static bool ibt_poll_trylock(struct ibt_feed *f)
 static void ibt_poll_unlock(struct ibt_feed *f, bool rearm)
 {
 	bool again = false;
+	int ret;
 
-	if (rearm && ibt_feed_live(f))
-		again = ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP |
-					 IB_CQ_REPORT_MISSED_EVENTS) > 0;
+	if (rearm && ibt_feed_live(f) &&
+	    !test_and_set_bit(IBT_POLL_ARMED, &f->poll_state)) {
+		/* (a full barrier: ARMED set before the device is told) */
+		ret = ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP |
+				       IB_CQ_REPORT_MISSED_EVENTS);
+		if (ret < 0)
+			clear_bit(IBT_POLL_ARMED, &f->poll_state);
+		again = ret > 0;
+	}
 	clear_bit_unlock(IBT_POLL_OWNED, &f->poll_state);
 	smp_mb__after_atomic();		/* OWNED before MISSED, vs ibt_rx_poll */
 	if (test_and_clear_bit(IBT_POLL_MISSED, &f->poll_state))
@@ -305,6 +323,9 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 	int done;
 
 	atomic64_inc(&f->st.cq_events);
+	/* the arming is used up: whoever lets the CQ go next arms again */
+	clear_bit(IBT_POLL_ARMED, &f->poll_state);
+	smp_mb__after_atomic();	/* ARMED clear before the CQ is looked at */
 	if (!ibt_rx_comp_direct_ok(f)) {
 		irq_poll_sched(&f->iop);
 		return;
