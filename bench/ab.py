@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summary of bench/ab.sh: OUT_DIR/ab.json -> markdown on stdout.
+
+Per path and module: the median over rounds of (path / floor) with both
+taken in the same round with the same module loaded, for the median and
+the p99.9 of each run; then head / base of those, with a 95 % bootstrap
+interval over rounds (rounds drawn with replacement, the same draw for
+both modules: a round's two runs are neighbours in time).  Then the
+counted run's per-round-trip counts of both modules side by side.
+"""
+import json
+import random
+import sys
+from pathlib import Path
+
+DRAWS = 4000
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return (s[n // 2] + s[(n - 1) // 2]) / 2 if n else float('nan')
+
+
+def main():
+    d = Path(sys.argv[1])
+    head = json.loads((d / 'ab-head.json').read_text())
+    rows = [json.loads(line) for line in open(d / 'ab.json') if '"kind"' in line]
+    timed = [r for r in rows if 'round' in r]
+    floor = {(r['round'], r['mod']): r for r in timed if r['kind'] == 'floor'}
+    ratios = {}  # kind -> round -> mod -> (median ratio, p99.9 ratio)
+    for r in timed:
+        f = floor.get((r['round'], r['mod']))
+        if r['kind'] == 'floor' or not f:
+            continue
+        ratios.setdefault(r['kind'], {}).setdefault(r['round'], {})[r['mod']] = (
+            r['t_typical'] / f['t_typical'], r['percentile_99.9'] / f['percentile_99.9'])
+    print(f"# A/B: module at {head['base'][:12]} (base) against {head['head'][:12]} (head)\n")
+    print(f"{head['rounds']} rounds x {head['n']} samples of each path, 64 B ping-pong, one guest boot, "
+          "the modules loaded in turn (base first in odd rounds); each time is a ratio to the verbs floor "
+          "measured in the same round with the same module loaded. Intervals: 95 % bootstrap over rounds.\n")
+    print("| path | base × floor median | head × floor median | head / base [95 %] "
+          "| base × floor p99.9 | head × floor p99.9 | head / base [95 %] |")
+    print("|---|---|---|---|---|---|---|")
+    rng = random.Random(1)
+    for kind in sorted(ratios):
+        rounds = [v for v in ratios[kind].values() if 'base' in v and 'head' in v]
+        if not rounds:
+            continue
+        cells = []
+        for i in (0, 1):
+            b = median([v['base'][i] for v in rounds])
+            h = median([v['head'][i] for v in rounds])
+            draws = []
+            for _ in range(DRAWS):
+                s = [rounds[rng.randrange(len(rounds))] for _ in rounds]
+                draws.append(median([v['head'][i] for v in s]) / median([v['base'][i] for v in s]))
+            draws.sort()
+            lo, hi = draws[int(0.025 * DRAWS)], draws[int(0.975 * DRAWS) - 1]
+            cells += [f"{b:.2f}", f"{h:.2f}", f"{h / b:.2f} [{lo:.2f}, {hi:.2f}]"]
+        print(f"| {kind} ({len(rounds)} rounds) | " + " | ".join(cells) + " |")
+    counted = {(r['mod'], r['kind']): r.get('per_rt', {}) for r in rows if r.get('counted')}
+    keys = ('syscalls_a', 'syscalls_b', 'cq_events', 'cq_arms', 'qp_deliveries_a', 'qp_deliveries_b', 'allocs')
+    print("\nPer round trip, counted run (1000 round trips, tracing on: not timed):\n")
+    print("| path | " + " | ".join(f"{k} base / head" for k in keys) + " |")
+    print("|---|" + "---|" * len(keys))
+    for kind in sorted({k for _, k in counted}):
+        b, h = counted.get(('base', kind), {}), counted.get(('head', kind), {})
+
+        def cell(k):
+            return "/".join(f"{x[k]:.2f}" if isinstance(x.get(k), (int, float)) else "—" for x in (b, h))
+        print(f"| {kind} | " + " | ".join(cell(k) for k in keys) + " |")
+
+
+if __name__ == '__main__':
+    main()
