@@ -12,7 +12,8 @@
 #   run, as the yardstick), 64 B ping-pong on rxe1 <- rxe0 as bench/run.sh
 #   does, then one counted run (ibtick-perf --counts) of each module.
 #   OUT_DIR (default bench/results/ab): ab.json (every row, tagged with
-#   "mod": "base" or "head"), mods/ (both modules), summary.md (ab.py).
+#   "mod": "base" or "head"), summary.md (ab.py); the modules, in mods/
+#   while it runs, are removed after.
 # The user-space tools are the work tree's for both: BASE must speak the
 # same ABI.  CLOCK=tsc as bench/run.sh (default).
 set -euo pipefail
@@ -23,11 +24,11 @@ while getopts "r:n:k:" o; do
 	r) rounds=$OPTARG ;;
 	n) n=$OPTARG ;;
 	k) kinds=$OPTARG ;;
-	*) sed -n '9,17p' "$0" >&2; exit 2 ;;
+	*) sed -n '9,18p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-(($# >= 1)) || { sed -n '9,17p' "$0" >&2; exit 2; }
+(($# >= 1)) || { sed -n '9,18p' "$0" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]?$ && $n =~ ^[1-9][0-9]{0,6}$ ]] ||
 	{ echo "bench/ab.sh: ROUNDS is 1..99, N 1..9999999" >&2; exit 2; }
 [[ $kinds =~ ^[a-z,-]+$ ]] || { echo "bench/ab.sh: KINDS: a comma list of paths" >&2; exit 2; }
@@ -58,3 +59,4 @@ printf '{"base":"%s","head":"%s%s","rounds":%d,"n":%d,"kinds":"%s"}\n' \
 scripts/vm-run.sh -t $((600 + rounds * n / 10)) -o "$out" -- \
 	env AB_ROUNDS="$rounds" AB_N="$n" AB_KINDS="$kinds" bench/guest-ab.sh
 python3 bench/ab.py "$out" | tee "$out/summary.md"
+rm -rf "$out/mods"	# built again from the revisions when wanted
