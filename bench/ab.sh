@@ -60,3 +60,6 @@ scripts/vm-run.sh -t $((600 + rounds * n / 10)) -o "$out" -- \
 	env AB_ROUNDS="$rounds" AB_N="$n" AB_KINDS="$kinds" bench/guest-ab.sh
 python3 bench/ab.py "$out" | tee "$out/summary.md"
 rm -rf "$out/mods"	# built again from the revisions when wanted
+# the VM's own files (dmesg.txt names this machine's paths on the kernel
+# command line); output.log keeps what the guest printed
+rm -f "$out"/{console.log,qemu.log,dmesg.txt,.vm-cmd,rc,tainted,timing,setup-error}

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 P=user/tools/ibtick-perf
 MD=user/tools/ibtick-md
 GEN=user/tools/ibtick-gen
-ALL_TESTS="lat_kinds lat_sweep lat_compare lat_paths lat_counts oneway_counts rate_steps fanout_counts
+ALL_TESTS="lat_kinds lat_sweep lat_compare lat_paths lat_counts lat_counts_arms oneway_counts rate_steps fanout_counts
 	arb_paths market_data_accounted bad_arguments"
 # shellcheck source=tests/vm/rails.sh
 . tests/vm/rails.sh
@@ -125,6 +125,27 @@ for x in map(json.loads, open(sys.argv[1])):
 	# the triggers and kprobes are gone afterwards
 	! grep -q ibtick_bench /sys/kernel/tracing/kprobe_events 2>/dev/null || { echo "  kprobes left behind"; rc=1; }
 	log_test "lat --counts: per round trip one QP delivery per hop on each host, floor and ibtick; the floor no CQ event; no IRQ_POLL softirq" $rc
+}
+
+# A CQ is armed only when it is not armed already (kmod/poll.c,
+# IBT_POLL_ARMED): every arming is used up by a CQ event, or is still armed
+# at the end, so arms per round trip stay within the events.  A reader
+# spinning on MSG_DONTWAIT (run-spin: sockperf under ibtick-run -b) looks
+# tens of times a round trip, and lets the CQ go, wanting the event, at
+# each look: it arms once an event, not once a look.
+lat_counts_arms() {
+	local rc=0 n=$(cnt 300) r=$RESULTS/perf
+	require_cmd sockperf || return
+	[[ -d /sys/kernel/tracing || -d /sys/kernel/debug/tracing ]] || { skip "no tracefs"; return; }
+	PATH="$PWD/user/preload:$PATH" perf arms lat -j --counts -k busy,run-spin -n "$n" -w 20 \
+		-c 1 -C 0 -L veth1 -I veth0 239.8.0.1 7860 || rc=1
+	jlines "$r/arms.json" "[x['kind'] for x in L[1:]] == ['busy', 'run-spin'] and all(x['per_rt']['cq_arms'] is not None and x['per_rt']['cq_events'] is not None and x['per_rt']['cq_arms'] <= x['per_rt']['cq_events'] + 0.1 for x in L[1:]) and [x['per_rt']['syscalls_b'] >= 4 for x in L[1:] if x['kind'] == 'run-spin'] == [True]" || rc=1
+	python3 -c 'import json, sys
+for x in map(json.loads, open(sys.argv[1])):
+    if "per_rt" in x:
+        c = x["per_rt"]
+        print("  %-8s per round trip: CQ arms %s, CQ events %s, syscalls %.2f / %.2f" % (x["kind"], c["cq_arms"], c["cq_events"], c["syscalls_a"] or 0, c["syscalls_b"] or 0))' "$r/arms.json"
+	log_test "lat --counts -k busy,run-spin: CQ arms per round trip within the CQ events, also for a reader that looks tens of times a round trip" $rc
 }
 
 oneway_counts() {
