@@ -23,11 +23,12 @@ def median(xs):
     return (s[n // 2] + s[(n - 1) // 2]) / 2 if n else float('nan')
 
 
-def main():
-    d = Path(sys.argv[1])
-    head = json.loads((d / 'ab-head.json').read_text())
-    rows = [json.loads(line) for line in open(d / 'ab.json') if '"kind"' in line]
-    timed = [r for r in rows if 'round' in r]
+def compare(rows, draws=DRAWS, seed=1):
+    """{kind: {'rounds': n, 'median': (base, head, head/base, lo, hi), 'p99.9': (...)}}
+    from ab.json's rows: each timed row against the floor of its own round
+    and module; a round lacking either module's row (or its floor) is left
+    out for that path."""
+    timed = [r for r in rows if 'round' in r and 'kind' in r]
     floor = {(r['round'], r['mod']): r for r in timed if r['kind'] == 'floor'}
     ratios = {}  # kind -> round -> mod -> (median ratio, p99.9 ratio)
     for r in timed:
@@ -36,6 +37,31 @@ def main():
             continue
         ratios.setdefault(r['kind'], {}).setdefault(r['round'], {})[r['mod']] = (
             r['t_typical'] / f['t_typical'], r['percentile_99.9'] / f['percentile_99.9'])
+    rng = random.Random(seed)
+    out = {}
+    for kind in sorted(ratios):
+        rounds = [v for v in ratios[kind].values() if 'base' in v and 'head' in v]
+        if not rounds:
+            continue
+        out[kind] = {'rounds': len(rounds)}
+        for i, stat in enumerate(('median', 'p99.9')):
+            b = median([v['base'][i] for v in rounds])
+            h = median([v['head'][i] for v in rounds])
+            drawn = []
+            for _ in range(draws):
+                pick = [rounds[rng.randrange(len(rounds))] for _ in rounds]
+                drawn.append(median([v['head'][i] for v in pick]) /
+                             median([v['base'][i] for v in pick]))
+            drawn.sort()
+            lo, hi = drawn[int(0.025 * draws)], drawn[int(0.975 * draws) - 1]
+            out[kind][stat] = (b, h, h / b, lo, hi)
+    return out
+
+
+def main():
+    d = Path(sys.argv[1])
+    head = json.loads((d / 'ab-head.json').read_text())
+    rows = [json.loads(line) for line in open(d / 'ab.json') if '"kind"' in line]
     print(f"# A/B: module at {head['base'][:12]} (base) against {head['head'][:12]} (head)\n")
     print(f"{head['rounds']} rounds x {head['n']} samples of each path, 64 B ping-pong, one guest boot, "
           "the modules loaded in turn (base first in odd rounds); each time is a ratio to the verbs floor "
@@ -43,23 +69,12 @@ def main():
     print("| path | base × floor median | head × floor median | head / base [95 %] "
           "| base × floor p99.9 | head × floor p99.9 | head / base [95 %] |")
     print("|---|---|---|---|---|---|---|")
-    rng = random.Random(1)
-    for kind in sorted(ratios):
-        rounds = [v for v in ratios[kind].values() if 'base' in v and 'head' in v]
-        if not rounds:
-            continue
+    for kind, c in compare(rows).items():
         cells = []
-        for i in (0, 1):
-            b = median([v['base'][i] for v in rounds])
-            h = median([v['head'][i] for v in rounds])
-            draws = []
-            for _ in range(DRAWS):
-                s = [rounds[rng.randrange(len(rounds))] for _ in rounds]
-                draws.append(median([v['head'][i] for v in s]) / median([v['base'][i] for v in s]))
-            draws.sort()
-            lo, hi = draws[int(0.025 * DRAWS)], draws[int(0.975 * DRAWS) - 1]
-            cells += [f"{b:.2f}", f"{h:.2f}", f"{h / b:.2f} [{lo:.2f}, {hi:.2f}]"]
-        print(f"| {kind} ({len(rounds)} rounds) | " + " | ".join(cells) + " |")
+        for stat in ('median', 'p99.9'):
+            b, h, r, lo, hi = c[stat]
+            cells += [f"{b:.2f}", f"{h:.2f}", f"{r:.2f} [{lo:.2f}, {hi:.2f}]"]
+        print(f"| {kind} ({c['rounds']} rounds) | " + " | ".join(cells) + " |")
     counted = {(r['mod'], r['kind']): r.get('per_rt', {}) for r in rows if r.get('counted')}
     keys = ('syscalls_a', 'syscalls_b', 'cq_events', 'cq_arms', 'qp_deliveries_a', 'qp_deliveries_b', 'allocs')
     print("\nPer round trip, counted run (1000 round trips, tracing on: not timed):\n")

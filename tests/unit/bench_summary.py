@@ -11,7 +11,10 @@ bench/summary.py's statistics, on made-up data with fixed seeds:
 - rate_rounds(): the ratio is the median of the per-round ratios, the
   interval holds it, the 0.9 target is judged on the lower bound and on
   at least five rounds, rounds missing a side are named and left out,
-  BOOT=0 gives no interval, and no file is a target not met.
+  BOOT=0 gives no interval, and no file is a target not met;
+- bench/ab.py's compare(): each path against the floor of its own round
+  and module, head / base and its interval, a round lacking a side left
+  out.
 
   bench_summary.py [PATH_TO_SUMMARY_PY]
 """
@@ -148,6 +151,43 @@ check("rate: BOOT=0 gives no interval and no target met",
 _, goals, out = run_rate([])
 check("rate: no rounds, a target not met and no ratio",
       goals == [(goals[0][0], None, None, False)] and 'rate' not in out, str(goals))
+
+# bench/ab.py's compare(): each path against its own round's and module's
+# floor; head / base of the medians of those over rounds, with an interval
+# that holds it; a round lacking a side is left out for that path.
+spec = importlib.util.spec_from_file_location('ab', Path(path).parent / 'ab.py')
+AB = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(AB)
+
+
+def ab_row(rnd, mod, kind, med, p999):
+    return {'round': rnd, 'mod': mod, 'kind': kind, 't_typical': med, 'percentile_99.9': p999}
+
+
+rows = []
+for rnd in range(1, 8):
+    drift = 1 + 0.3 * (rnd % 3)	# the host's speed moves between rounds
+    fb, fh = 50 * drift, 60 * drift	# and between the two modules' turns
+    rows += [ab_row(rnd, 'base', 'floor', fb, 10 * fb), ab_row(rnd, 'head', 'floor', fh, 10 * fh),
+             ab_row(rnd, 'base', 'spin', 2 * fb, 30 * fb), ab_row(rnd, 'head', 'spin', 1.5 * fh, 30 * fh)]
+rows.append(ab_row(8, 'base', 'floor', 50, 500))
+rows.append(ab_row(8, 'base', 'spin', 500, 5000))	# no head in round 8
+c = AB.compare(rows, draws=200)
+sp = c.get('spin', {})
+check("ab: ratios to each round's own floor, head / base 0.75, p99.9 unchanged, the lone round left out",
+      sp.get('rounds') == 7 and abs(sp['median'][0] - 2) < 1e-9 and abs(sp['median'][1] - 1.5) < 1e-9
+      and abs(sp['median'][2] - 0.75) < 1e-9 and abs(sp['p99.9'][2] - 1) < 1e-9, str(sp))
+check("ab: the interval holds the ratio (every round agrees: a point)",
+      sp and sp['median'][3] <= sp['median'][2] <= sp['median'][4]
+      and abs(sp['median'][4] - sp['median'][3]) < 1e-9, str(sp))
+noisy = [dict(r) for r in rows if r['round'] <= 7]
+for r in noisy:
+    if r['kind'] == 'spin' and r['mod'] == 'head':
+        r['t_typical'] *= 1 + 0.2 * ((r['round'] * 7) % 5 - 2) / 2
+cn = AB.compare(noisy, draws=400)['spin']['median']
+check("ab: with noise the interval is wider and holds the ratio",
+      cn[3] < cn[2] < cn[4] and cn[4] - cn[3] > 0.05, str(cn))
+check("ab: no floor, no path", AB.compare([r for r in rows if r['kind'] != 'floor']) == {})
 
 print(f"bench_summary: {passed} passed, {failed} failed, 0 skipped")
 sys.exit(1 if failed else 0)
