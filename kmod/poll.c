@@ -323,9 +323,14 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
 	int done;
 
 	atomic64_inc(&f->st.cq_events);
-	/* the arming is used up: whoever lets the CQ go next arms again */
+	/*
+	 * The arming is used up: whoever lets the CQ go next arms again.  The
+	 * driver's own record of the event (mlx5: arm_sn, written before it
+	 * calls us) must be seen before the bit is: an owner that finds ARMED
+	 * clear arms with what the driver knows then.
+	 */
+	smp_mb__before_atomic();
 	clear_bit(IBT_POLL_ARMED, &f->poll_state);
-	smp_mb__after_atomic();	/* ARMED clear before the CQ is looked at */
 	if (!ibt_rx_comp_direct_ok(f)) {
 		irq_poll_sched(&f->iop);
 		return;
