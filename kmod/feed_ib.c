@@ -359,7 +359,10 @@ int ibt_feed_ib_setup(struct ibt_feed *f, bool receive,
 	err = ibt_qp_to_rts(f);
 	if (err)
 		goto out_qp;
-	ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP);
+	/* armed as any owner arms it (poll.c): the bit first */
+	set_bit(IBT_POLL_ARMED, &f->poll_state);
+	if (ib_req_notify_cq(f->rcq, IB_CQ_NEXT_COMP) < 0)
+		clear_bit(IBT_POLL_ARMED, &f->poll_state);
 
 	/* from here a CQ event may schedule the receive poll */
 	err = ibt_join(f, extack);
