@@ -697,9 +697,12 @@ int ibt_rx_poll(struct irq_poll *iop, int budget);
 void ibt_rx_comp(struct ib_cq *cq, void *ctx);
 /*
  * @prefer: the caller's socket has SO_PREFER_BUSY_POLL; @end_ns 0: one
- * look by a caller that comes back (the CQ event stays deferred)
+ * look by a caller that comes back (the CQ event stays deferred); @back:
+ * a caller that, stopped by the scheduler before @end_ns, yields and
+ * calls again (recvmsg's spin), the CQ event deferred meanwhile as well
  */
-bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer);
+bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer,
+		     bool back);
 int ibt_poll_set_mode(struct ibt_feed *f, u32 mode, s32 cpu);
 void ibt_poll_stop(struct ibt_feed *f);
 void ibt_poll_seize(struct ibt_feed *f);

@@ -375,9 +375,10 @@ void ibt_rx_comp(struct ib_cq *cq, void *ctx)
  * Context: process, no lock held (an RCU read-side section is fine: it
  * never sleeps).
  */
-bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer)
+bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer,
+		     bool back)
 {
-	bool owned = false, got = false;
+	bool owned = false, got = false, yields = false;
 
 	do {
 		/* an arbitrated feed has no CQ: its rails' events fill it */
@@ -403,30 +404,40 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer)
 		if (!ibt_feed_live(f))
 			break;	/* let teardown seize the CQ; DEAD wakes us */
 		/*
-		 * Not cond_resched() and spin on: the spin's time is the
-		 * socket's SO_BUSY_POLL (whatever an admin set, up to INT_MAX
-		 * us, and not bounded by poll()'s timeout), so a spin that
-		 * yields and goes on keeps its CPU and its caller that long
-		 * (the syscall fuzzer found it).
+		 * Not cond_resched() and spin on here: from poll() the spin's
+		 * time is the socket's SO_BUSY_POLL (whatever an admin set, up
+		 * to INT_MAX us, and not bounded by poll()'s timeout), so a
+		 * spin that yields and goes on would keep its CPU and its
+		 * caller that long (the syscall fuzzer found it).  recvmsg,
+		 * bounded by its receive timeout, yields and calls again
+		 * (ibt_busy_wait()).
 		 */
-		if (need_resched() || signal_pending(current))
+		if (signal_pending(current))
 			break;
+		if (need_resched()) {
+			yields = back;
+			break;
+		}
 		cpu_relax();
 	} while (local_clock() < end_ns);
 	if (owned) {
 		/*
 		 * With a tick the caller will be back: the deferred re-arm.
-		 * Without one it is about to sleep: the event is wanted now,
-		 * and the defer time is over.
+		 * So too when it yields to the scheduler and spins on, as
+		 * napi_busy_loop() leaves a preferred NAPI instance deferred
+		 * when it stops for need_resched(): should it stay away, the
+		 * timer brings the softirq poll at the defer time's end.
+		 * Without either it is about to sleep: the event is wanted
+		 * now, and the defer time is over.
 		 */
-		if (got || !end_ns) {
+		if (got || !end_ns || yields) {
 			ibt_poll_unlock_caller(f, prefer);
 		} else {
 			WRITE_ONCE(f->rearm_at, 0);
 			ibt_poll_unlock(f, true);
 		}
 		preempt_enable();
-	} else if (!got && end_ns && READ_ONCE(f->rearm_at)) {
+	} else if (!got && end_ns && !yields && READ_ONCE(f->rearm_at)) {
 		/*
 		 * About to sleep, the CQ owned by another context all along
 		 * (the softirq poll, the CQ event's drain): the deferral an

@@ -395,19 +395,42 @@ static int ibt_put_cmsgs(struct ibt_sock *is, struct ibt_member *m,
 static bool ibt_busy_wait(struct ibt_sock *is, long timeo)
 {
 	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
+	bool prefer = READ_ONCE(is->sk.sk_prefer_busy_poll);
+	struct ibt_feed *f = is->feed;
 	u64 end;
 
 	if (!usec)
 		return false;
+	if (!timeo)	/* 0: the caller is back soon; 1: re-arm if nothing */
+		return ibt_poll_caller(f, READ_ONCE(is->sub.cursor),
+				       wq_has_sleeper(&f->wq), prefer, false);
 	/* never longer than the receive timeout */
-	if (timeo)
-		end = local_clock() +
-		      min_t(u64, (u64)usec * NSEC_PER_USEC,
-			    (u64)jiffies_to_nsecs(timeo));
-	else	/* 0: the caller is back soon; 1: re-arm if nothing */
-		end = wq_has_sleeper(&is->feed->wq);
-	return ibt_poll_caller(is->feed, READ_ONCE(is->sub.cursor), end,
-			       READ_ONCE(is->sk.sk_prefer_busy_poll));
+	end = local_clock() + min_t(u64, (u64)usec * NSEC_PER_USEC,
+				    (u64)jiffies_to_nsecs(timeo));
+	/*
+	 * The whole time, as napi_busy_loop() spins: when the scheduler wants
+	 * the CPU, ibt_poll_caller() lets the CQ go and returns; yield, then
+	 * spin on.  On a CPU shared with ksoftirqd or a kworker, stopping
+	 * there would make the reader sleep for most ticks it meant to take
+	 * from the CQ.  The CQ is let go as after a tick (@back): armed, or
+	 * with SO_PREFER_BUSY_POLL left off for the defer time, its timer
+	 * bringing the softirq poll should the yield last that long.  A
+	 * signal, the feed's end and a change of who may read end it early;
+	 * the wait that follows looks at them.
+	 */
+	for (;;) {
+		if (ibt_poll_caller(f, READ_ONCE(is->sub.cursor), end, prefer,
+				    true))
+			return true;
+		if (local_clock() >= end || signal_pending(current) ||
+		    !ibt_feed_live(f) ||
+		    READ_ONCE(f->acl_gen) != READ_ONCE(is->sub.sub_acl_gen) ||
+		    rcu_access_pointer(is->more))
+			break;
+		cond_resched();
+	}
+	/* about to sleep: a last look, which wants the CQ event back */
+	return ibt_poll_caller(f, READ_ONCE(is->sub.cursor), 1, prefer, false);
 }
 
 /* The ring is flagged DEAD: no tick will follow those in it. */
@@ -733,7 +756,7 @@ static bool ibt_multi_drain(struct ibt_sock *is, bool again)
 		if (READ_ONCE(m->revoked) || ibt_member_over(m))
 			continue;
 		got |= ibt_poll_caller(m->feed, READ_ONCE(m->cursor),
-				       again ? 0 : 1, prefer);
+				       again ? 0 : 1, prefer, false);
 	}
 	rcu_read_unlock();
 	return got;
@@ -764,12 +787,16 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		t0 = local_clock();
 		end = t0 + min_t(u64, (u64)usec * NSEC_PER_USEC,
 				 (u64)jiffies_to_nsecs(*timeo));
+		/* the whole time, yielding when asked (as ibt_busy_wait()) */
 		do {
 			got = ibt_multi_drain(is, true) ||
 			      ibt_multi_ready(is, true, &over);
-			if (got || need_resched() || signal_pending(current))
+			if (got || signal_pending(current))
 				break;
-			cpu_relax();
+			if (need_resched())
+				cond_resched();
+			else
+				cpu_relax();
 		} while (local_clock() < end);
 		/* about to sleep: the events back on (a last look) */
 		if (!got)
@@ -918,7 +945,7 @@ static bool ibt_poll_busy(struct ibt_sock *is, struct ibt_feed *f, u64 cursor,
 		return false;
 	return ibt_poll_caller(f, cursor,
 			       local_clock() + (u64)usec * NSEC_PER_USEC,
-			       READ_ONCE(is->sk.sk_prefer_busy_poll));
+			       READ_ONCE(is->sk.sk_prefer_busy_poll), false);
 }
 
 /*
