@@ -20,7 +20,9 @@
 # ROUNDS (default 5) rounds, NCOUNT (default 2000) round trips counted;
 # PAIR_PATHS and PAIR_RC_PATHS name the paths.  PREFER_DEFER_US (default
 # 2000; "" for none): the busy-prefer path's feeds' prefer-defer, on each
-# node (ibtick-perf --prefer-defer).
+# node (ibtick-perf --prefer-defer).  BUSY_US (default: ibtick-perf's, 200):
+# the SO_BUSY_POLL time of the busy paths' readers and echoes
+# (ibtick-perf --busy-us).
 # No busy-poll thread (kpoll): with one vCPU it would measure the
 # scheduler.
 set -euo pipefail
@@ -33,7 +35,7 @@ SEED=${SEED:-1}
 PATHS=${PAIR_PATHS:-floor mapped busy busy-prefer udp-spin run-spin recvmsg epoll udp run}
 RC_PATHS=${PAIR_RC_PATHS:-floor-rc conn-spin conn tcp-spin tcp}
 PREFER_DEFER_US=${PREFER_DEFER_US-2000}
-defer=(${PREFER_DEFER_US:+--prefer-defer "$PREFER_DEFER_US"})
+defer=(${PREFER_DEFER_US:+--prefer-defer "$PREFER_DEFER_US"} ${BUSY_US:+--busy-us "$BUSY_US"})
 P=user/tools/ibtick-perf
 export PATH="$PWD/user/preload:$PWD/user/ibtick:$PATH"
 node=$IBTICK_NODE

@@ -27,6 +27,8 @@
 # Publish rate: RATE_ROUNDS (default 10) rounds of RATE_N (default 20000)
 # messages each way.  PREFER_DEFER_US (default 2000; "" for none): the
 # busy-prefer path's feeds' prefer-defer (ibtick-perf --prefer-defer).
+# BUSY_US (default: ibtick-perf's, 200): the SO_BUSY_POLL time of the busy
+# paths' readers (ibtick-perf --busy-us).
 set -euo pipefail
 [[ ${IBTICK_GUEST:-} == 1 ]] || { echo "bench/guest.sh runs inside the bench (bench/run.sh)" >&2; exit 2; }
 N=${N:-5000}
@@ -36,7 +38,7 @@ NCOUNT=${NCOUNT:-2000}
 RATE_ROUNDS=${RATE_ROUNDS:-10}
 RATE_N=${RATE_N:-20000}
 PREFER_DEFER_US=${PREFER_DEFER_US-2000}
-defer=(${PREFER_DEFER_US:+--prefer-defer "$PREFER_DEFER_US"})
+defer=(${PREFER_DEFER_US:+--prefer-defer "$PREFER_DEFER_US"} ${BUSY_US:+--busy-us "$BUSY_US"})
 PATHS=${PATHS:-floor mapped busy busy-prefer kpoll udp-spin run-spin recvmsg epoll udp run}
 R=$RESULTS
 P=user/tools/ibtick-perf

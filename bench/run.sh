@@ -32,6 +32,12 @@
 # the time between a reader's calls, hundreds of microseconds under TCG
 # where a host has a few (with the default 200 its timer fires between
 # most calls here).
+# BUSY_US (default 20000): the SO_BUSY_POLL time of the busy, busy-prefer
+# and run-spin readers (ibtick-perf --busy-us), in both topologies.  A
+# busy reader spins only while the answer comes within its time: under TCG
+# a round trip takes 100-700 us with a tail of milliseconds, so
+# ibtick-perf's own 200 us made the pair's busy rows sleeping readers (the
+# spin over before the answer came; on a host 50 us covers a few us).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -71,13 +77,13 @@ rc=0
 if [[ " $topologies " == *" single "* ]]; then
 	scripts/vm-run.sh -t 5400 -o "$out" -- env N="${N:-5000}" ROUNDS="${ROUNDS:-5}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
 		ARB_ROUNDS="${ARB_ROUNDS:-12}" ${RC_ROUNDS:+RC_ROUNDS="$RC_ROUNDS"} \
-		PREFER_DEFER_US="${PREFER_DEFER_US-2000}" \
+		PREFER_DEFER_US="${PREFER_DEFER_US-2000}" BUSY_US="${BUSY_US:-20000}" \
 		${RATE_ROUNDS:+RATE_ROUNDS="$RATE_ROUNDS"} ${RATE_N:+RATE_N="$RATE_N"} bench/guest.sh || rc=1
 fi
 if [[ " $topologies " == *" pair "* ]]; then
 	scripts/vm-run.sh -T pair -t 3600 -o "$out/pair" -- env N="${N:-5000}" \
 		ROUNDS="${PAIR_ROUNDS:-${ROUNDS:-5}}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
-		PREFER_DEFER_US="${PREFER_DEFER_US-2000}" \
+		PREFER_DEFER_US="${PREFER_DEFER_US-2000}" BUSY_US="${BUSY_US:-20000}" \
 		${PAIR_PATHS:+PAIR_PATHS="$PAIR_PATHS"} ${PAIR_RC_PATHS:+PAIR_RC_PATHS="$PAIR_RC_PATHS"} \
 		bench/guest-pair.sh || rc=1
 	# node 0's scratch: each echo's stderr, its counters before each count
