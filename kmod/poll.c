@@ -18,7 +18,8 @@
  *    hands the CQ back (re-armed) while the feed has no subscribed socket
  *    and when it stops;
  *  - a caller spinning with SO_BUSY_POLL in recvmsg (IRQ mode): owns it,
- *    with preemption off, for the length of its spin.  With
+ *    with preemption off, for the length of its spin or until the
+ *    scheduler wants the CPU (recvmsg then yields and takes it again).  With
  *    busy_poll_defer_us set, or SO_PREFER_BUSY_POLL on its socket (then
  *    the feed's prefer_defer_us, else IBT_BUSY_PREFER_US unless the
  *    parameter says otherwise), it leaves
@@ -408,14 +409,18 @@ bool ibt_poll_caller(struct ibt_feed *f, u64 cursor, u64 end_ns, bool prefer,
 		 * time is the socket's SO_BUSY_POLL (whatever an admin set, up
 		 * to INT_MAX us, and not bounded by poll()'s timeout), so a
 		 * spin that yields and goes on would keep its CPU and its
-		 * caller that long (the syscall fuzzer found it).  recvmsg,
-		 * bounded by its receive timeout, yields and calls again
-		 * (ibt_busy_wait()).
+		 * caller that long (the syscall fuzzer found it).  recvmsg
+		 * yields and calls again (ibt_busy_wait()), for its
+		 * SO_BUSY_POLL time or its receive timeout, the shorter, as
+		 * napi_busy_loop() does: a reader with no SO_RCVTIMEO and an
+		 * admin's huge SO_BUSY_POLL stays runnable that long, until a
+		 * signal.
 		 */
 		if (signal_pending(current))
 			break;
 		if (need_resched()) {
-			yields = back;
+			/* others asleep on the feed want the event (ibt_wait) */
+			yields = back && !wq_has_sleeper(&f->wq);
 			break;
 		}
 		cpu_relax();

@@ -414,7 +414,8 @@ static bool ibt_busy_wait(struct ibt_sock *is, long timeo)
 	 * there would make the reader sleep for most ticks it meant to take
 	 * from the CQ.  The CQ is let go as after a tick (@back): armed, or
 	 * with SO_PREFER_BUSY_POLL left off for the defer time, its timer
-	 * bringing the softirq poll should the yield last that long.  A
+	 * bringing the softirq poll should the yield last that long (armed
+	 * all the same while others sleep on the feed's queue).  A
 	 * signal, the feed's end and a change of who may read end it early;
 	 * the wait that follows looks at them.
 	 */
