@@ -520,7 +520,8 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 	struct ibt_csock *cs = ibt_csk(sock->sk);
 	long timeo = sock_rcvtimeo(sock->sk, flags & MSG_DONTWAIT);
 	const struct ibtick_slot *s;
-	u64 lost = 0, idx, t0;
+	unsigned long j0;
+	u64 lost = 0, idx;
 	bool eof, spun;
 	u32 mlen;
 	int err;
@@ -545,9 +546,9 @@ static int ibt_conn_recvmsg(struct socket *sock, struct msghdr *msg,
 		if (!timeo && ibt_conn_poll_direct(cs))
 			continue;
 		if (timeo) {
-			t0 = local_clock();
+			j0 = jiffies;
 			spun = ibt_conn_busy_wait(cs, timeo, ibt_conn_rx_ready);
-			ibt_timeo_spent(&timeo, t0);
+			ibt_timeo_spent(&timeo, j0);
 			/* a message; else the end or an error, told below */
 			if (spun && ibt_ring_backlog(&cs->ring, cs->cursor))
 				continue;

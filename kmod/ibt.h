@@ -488,15 +488,17 @@ struct ibt_sock {
 };
 
 /*
- * A busy spin since @t0 (local_clock()) counts against a receive timeout
- * (feeds' recvmsg, connections' recv), in whole jiffies rounded down: a
- * spin never makes the call end before its timeout.
+ * A busy spin that began at jiffy @j0 counts against a receive timeout
+ * (feeds' recvmsg, connections' recv) by the jiffies that passed during
+ * it.  A run of short spins, each well under a jiffy (each ended by a tick
+ * the caller then skips), still counts down, where rounding each spin's
+ * own length down to whole jiffies would never end the call; the call may
+ * end up to a jiffy early, as wait_event's own timeouts may.
  */
-static inline void ibt_timeo_spent(long *timeo, u64 t0)
+static inline void ibt_timeo_spent(long *timeo, unsigned long j0)
 {
 	if (*timeo != MAX_SCHEDULE_TIMEOUT)
-		*timeo -= min_t(long, *timeo,
-				(long)nsecs_to_jiffies(local_clock() - t0));
+		*timeo -= min_t(long, *timeo, (long)(jiffies - j0));
 }
 
 static inline struct ibt_sock *ibt_sk(struct sock *sk)

@@ -453,7 +453,7 @@ static int ibt_wait(struct ibt_sock *is, long *timeo, bool *looked)
 	struct ibt_feed *f = is->feed;
 	long left;
 	bool got;
-	u64 t0;
+	unsigned long j0;
 
 	if (!*timeo) {
 		if (*looked)
@@ -461,10 +461,10 @@ static int ibt_wait(struct ibt_sock *is, long *timeo, bool *looked)
 		*looked = true;
 		return ibt_busy_wait(is, 0) ? 0 : -EAGAIN;
 	}
-	t0 = local_clock();
+	j0 = jiffies;
 	got = ibt_busy_wait(is, *timeo);
 	/* a tick the caller then skips (its own) must not restart the time */
-	ibt_timeo_spent(timeo, t0);
+	ibt_timeo_spent(timeo, j0);
 	if (got)
 		return 0;
 	left = wait_event_interruptible_timeout(f->wq,
@@ -774,6 +774,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 {
 	unsigned int usec = READ_ONCE(is->sk.sk_ll_usec);
 	bool over, got = false;
+	unsigned long j0;
 	u64 end, t0;
 	long left;
 
@@ -785,6 +786,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		       0 : -EAGAIN;
 	}
 	if (usec) {
+		j0 = jiffies;
 		t0 = local_clock();
 		end = t0 + min_t(u64, (u64)usec * NSEC_PER_USEC,
 				 (u64)jiffies_to_nsecs(*timeo));
@@ -802,7 +804,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		/* about to sleep: the events back on (a last look) */
 		if (!got)
 			got = ibt_multi_drain(is, false);
-		ibt_timeo_spent(timeo, t0);
+		ibt_timeo_spent(timeo, j0);
 		if (got)
 			return 0;
 	}

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -432,6 +433,64 @@ static int flap(const char *sub_if, const char *pub_if)
 	return 0;
 }
 
+/*
+ * A blocking recv with SO_BUSY_POLL on a feed that gets a tick every
+ * millisecond from its own port (into the ring, as another reader asked
+ * for loopback), which this reader skips (IBTICK_LOOPBACK 0): each spin
+ * ends on one of them well inside a jiffy, and the spins together still
+ * count against SO_RCVTIMEO - the call ends in its 200 ms, not when the
+ * ticks stop 2 s later.
+ */
+static void table_timeo_own(const char *sub_if)
+{
+	struct sockaddr_ibtick sa = addr(sub_if, 7109);
+	struct timeval tv = { .tv_usec = 200000 };
+	int sub = sock(), lo = sock(), us = 150000, st = 0, one = 1;
+	uint64_t t0, t1, until;
+	char buf[64] = "own";
+	pid_t pid;
+
+	EXPECT_OK(setsockopt(lo, SOL_IBTICK, IBTICK_LOOPBACK, &one, sizeof(one)),
+		  "IBTICK_LOOPBACK 1 on another reader");
+	EXPECT_OK(bind(lo, (void *)&sa, sizeof(sa)), "bind the loopback reader");
+	EXPECT_OK(bind(sub, (void *)&sa, sizeof(sa)), "bind subscriber (own ticks)");
+	setsockopt(sub, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	EXPECT_OK(setsockopt(sub, SOL_SOCKET, SO_BUSY_POLL, &us, sizeof(us)),
+		  "SO_BUSY_POLL 150 ms");
+	pid = fork();
+	if (pid == 0) {
+		int own = sock();
+
+		if (connect(own, (void *)&sa, sizeof(sa)))
+			_exit(1);
+		until = now_ns() + 2000000000ULL;
+		while (now_ns() < until) {
+			if (send(own, buf, sizeof(buf), 0) < 0)
+				_exit(1);
+			usleep(1000);
+		}
+		_exit(0);
+	}
+	check(pid > 0, "fork the publisher on the reader's own port", errno);
+	if (pid < 0)
+		goto out;
+	usleep(100000);
+	t0 = now_ns();
+	EXPECT_ERR(recv(sub, buf, sizeof(buf), 0), EAGAIN,
+		   "recv blocking, own ticks every ms, SO_RCVTIMEO 200 ms, SO_BUSY_POLL 150 ms -> EAGAIN");
+	t1 = now_ns();
+	printf("# recv took %llu ms\n", (unsigned long long)((t1 - t0) / 1000000));
+	check(t1 - t0 >= 190000000ULL && t1 - t0 < 1000000000ULL,
+	      "spins ended by skipped ticks count against SO_RCVTIMEO", 0);
+	waitpid(pid, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the own-port publisher sent until its end", 0);
+	check(recv(lo, buf, sizeof(buf), MSG_DONTWAIT) == sizeof(buf),
+	      "the loopback reader got the own port's ticks", errno);
+out:
+	close(sub);
+	close(lo);
+}
+
 int main(int argc, char **argv)
 {
 	vm_fam = ibtick_family();
@@ -457,6 +516,7 @@ int main(int argc, char **argv)
 		table_bind(argv[2]);
 		table_sockopt(argv[2]);
 		table_io(argv[2], argv[3]);
+		table_timeo_own(argv[2]);
 	} else {
 		fprintf(stderr, "sockapi: bad arguments\n");
 		return 2;
