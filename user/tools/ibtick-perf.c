@@ -515,9 +515,17 @@ static pid_t spawn(char *const argv[], int cpu, int *out)
 
 static char *slurp(int fd, int timeout_s);
 
+/* The ibtick(8) that --prefer-defer and arb run: IBTICK_CLI, else PATH's. */
+static const char *ibtick_cli(void)
+{
+	const char *c = getenv("IBTICK_CLI");
+
+	return c && *c ? c : "ibtick";
+}
+
 /*
  * --prefer-defer: the busy-prefer path reads a feed made for it with that
- * prefer-defer (ibtick feed add, the ibtick found in PATH; the name
+ * prefer-defer (ibtick feed add, ibtick_cli(); the name
  * ibtick-perf-PORT), deleted when the path is done; every other path, and
  * busy-prefer without the option, reads the feed its bind makes.  A
  * leftover of a killed run is deleted first.  @add false: delete.
@@ -526,7 +534,7 @@ static void prefer_feed(const char *ifname, const char *group,
 			unsigned int port, bool add)
 {
 	char name[32], ports[8], defer[16], *out;
-	char *argv[16] = { "ibtick", "feed", "del", name };
+	char *argv[16] = { (char *)ibtick_cli(), "feed", "del", name };
 	int fd, st, k = 4;
 	pid_t pid;
 
@@ -562,7 +570,7 @@ static void prefer_feed(const char *ifname, const char *group,
 		fprintf(stderr, "%s: ibtick feed add %s: %s", PROG, name,
 			out ? out : "(no output)\n");
 		errno = EIO;
-		die("--prefer-defer needs ibtick in PATH and CAP_NET_ADMIN");
+		die("--prefer-defer needs ibtick in PATH (or IBTICK_CLI) and CAP_NET_ADMIN");
 	}
 	free(out);
 }
@@ -2113,13 +2121,6 @@ struct arbres {
 	uint64_t published, got, lost, resent;
 };
 
-static const char *arb_cli(void)
-{
-	const char *c = getenv("IBTICK_CLI");
-
-	return c && *c ? c : "ibtick";
-}
-
 /* Run `ibtick ARGS...`; its output (malloc'd) when it exited 0, else NULL. */
 static char *arb_cli_run(char **args)
 {
@@ -2128,7 +2129,7 @@ static char *arb_cli_run(char **args)
 	pid_t pid;
 	char *out;
 
-	argv[0] = (char *)arb_cli();
+	argv[0] = (char *)ibtick_cli();
 	for (i = 0; args[i] && i < 30; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
@@ -2601,7 +2602,7 @@ static void usage(void)
 		"              (sockperf, blocking), udp-spin (sockperf --nonblocked), run and\n"
 		"              run-spin (the same sockperf under ibtick-run, over feeds)\n"
 		"  --busy-us US  busy, busy-prefer and run-spin readers: SO_BUSY_POLL (default 200)\n"
-		"  --prefer-defer US  busy-prefer reads feeds made for it (ibtick feed add, from PATH)\n"
+		"  --prefer-defer US  busy-prefer reads feeds made for it (ibtick feed add; PATH or IBTICK_CLI)\n"
 		"              with that prefer-defer (0..100000), deleted after; needs CAP_NET_ADMIN\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
 		"  -n N        samples (default 100000), after -w WARMUP (default 1000)\n"
