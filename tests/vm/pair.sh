@@ -12,11 +12,18 @@
 #   lost on a clean cable; node 1's device delivered each tick to exactly
 #   one QP (rdma_recvs), node 0's to none (a publisher-only feed attaches
 #   no QP, and nothing loops back).
+# busy_prefer_across_kernels: a blocking recvmsg reader with SO_BUSY_POLL
+#   (a spin longer than the round trip) and SO_PREFER_BUSY_POLL on a feed
+#   with a prefer-defer, answered by node 0's echo: the reader reaps its
+#   own completions, so its feed takes almost no CQ event (at most one per
+#   20 round trips; one per round trip before the spin kept going across
+#   need_resched, about one per two with a spin that gave up at the first
+#   reschedule), and every answer arrives once.
 # conn_across_kernels: round trips over an ibtick connection, node 0's
 #   ibtick-perf lat -e -k conn answering node 1's lat --peer: every answer
 #   is the right one, and both ends report no error.
 cd "$(dirname "$0")/../.." || exit 1
-ALL_TESTS="feed_across_kernels conn_across_kernels"
+ALL_TESTS="feed_across_kernels busy_prefer_across_kernels conn_across_kernels"
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
 # shellcheck source=tests/vm/pair-sync.sh
@@ -29,6 +36,9 @@ require_guest
 PUB=user/tools/ibtick-pub
 SUB=user/tools/ibtick-sub
 PERF=user/tools/ibtick-perf
+IBTICK=user/ibtick/ibtick
+# ibtick-perf --prefer-defer makes its feeds with this ibtick(8)
+export IBTICK_CLI=$PWD/$IBTICK
 N=${N:-$(cnt 2000)}
 node=$IBTICK_NODE
 R=$IBTICK_SHARED/pair-tests
@@ -67,6 +77,45 @@ feed_across_kernels() {
 	[[ $(cat "$R/node0-recvs" 2>/dev/null) == 0 ]] ||
 		check_err 1 "the publisher's device delivered to a QP of its own"
 	log_test "a feed between two kernels: $N ticks published on one host, each delivered once on the other, none on the publisher's"
+}
+
+busy_prefer_across_kernels() {
+	local g=239.7.0.3 p=7720 e
+	# the spin must outlast a round trip under the emulator (hundreds of
+	# microseconds, a tail of milliseconds); the deferral the time between
+	# two calls of the reader (bench/run.sh: BUSY_US, PREFER_DEFER_US)
+	local opts=(-k busy-prefer -n "$N" -w 100 -L "$nic" -c 0 --busy-us 20000 --prefer-defer 2000)
+	if ((node == 0)); then
+		$PERF lat -e "${opts[@]}" "$g" "$p" 2>"$R/bp-echo.err" &
+		e=$!
+		wait_for "$R/bp-echo.err" "echo ready" || echo "  node 0: the echo did not start"
+		pair_flag bp-ready
+		pair_wait bp-done 300
+		kill "$e" 2>/dev/null
+		wait "$e" 2>/dev/null
+		$IBTICK feed del "ibtick-perf-$p" 2>/dev/null
+		pair_flag bp-echo-done
+		return 0
+	fi
+	pair_wait bp-ready 120 || check_err 1 "node 0's echo did not start"
+	$PERF lat -j --counts "${opts[@]}" --peer 10.99.0.1 "$g" "$p" >"$R/bp.json" 2>"$R/bp.err"
+	check_err $? "ibtick-perf lat -k busy-prefer failed: $(tail -n 2 "$R/bp.err")"
+	pair_flag bp-done
+	pair_wait bp-echo-done 60 || check_err 1 "node 0's echo did not end"
+	$IBTICK feed del "ibtick-perf-$((p + 1))" 2>/dev/null
+	grep -m 1 "\"mode\"" "$R/bp.json" >"$R/bp1.json"
+	echo "  node 1: feed per round trip: $(jget "$R/bp1.json" "j.get('feed_a')")"
+	jtrue "$R/bp1.json" "j['n_iterations'] == $N and j['reader_lost'] == 0 and j['resent'] == 0" ||
+		check_err 1 "not $N round trips, or answers lost or resent"
+	jtrue "$R/bp1.json" "abs(j['feed_a']['rx_ticks'] - 1) < 0.01" ||
+		check_err 1 "the reader's feed did not receive one tick per round trip"
+	jtrue "$R/bp1.json" "abs(sum(j['feed_a'][k] for k in ('cqe_irq', 'cqe_thread', 'cqe_caller')) - j['feed_a']['rx_ticks']) < 0.01" ||
+		check_err 1 "the completions reaped by the interrupt, the thread and the callers do not add up to the ticks received"
+	jtrue "$R/bp1.json" "j['feed_a']['cq_events'] <= 0.05" ||
+		check_err 1 "the spinning reader's feed took $(jget "$R/bp1.json" "j['feed_a']['cq_events']") CQ events per round trip (at most 0.05)"
+	jtrue "$R/bp1.json" "j['feed_a']['cqe_caller'] >= 0.9" ||
+		check_err 1 "the reader reaped $(jget "$R/bp1.json" "j['feed_a']['cqe_caller']") of each round trip's completions itself (at least 0.9)"
+	log_test "a busy-polling reader between two kernels: $N round trips, the reader's own spin reaps its completions, (almost) no CQ event"
 }
 
 conn_across_kernels() {
