@@ -15,7 +15,7 @@
 #   "mod": "base" or "head"), summary.md (ab.py); the modules, in mods/
 #   while it runs, are removed after.
 # The user-space tools are the work tree's for both: BASE must speak the
-# same ABI.  CLOCK=tsc as bench/run.sh (default).
+# same ABI.  CLOCK=tsc and IDLE=poll as bench/run.sh (the defaults).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=6 n=3000 kinds=floor,mapped,busy,run-spin,recvmsg
@@ -36,11 +36,9 @@ shift $((OPTIND - 1))
 base=$(git rev-parse --verify "$1^{commit}") ||
 	{ echo "bench/ab.sh: $1: not a revision" >&2; exit 2; }
 out=$(realpath -m "${2:-bench/results/ab}")
-case ${CLOCK:-tsc} in
-tsc) export IBTICK_VM_APPEND="${IBTICK_VM_APPEND:+$IBTICK_VM_APPEND }clocksource=tsc tsc=reliable" ;;
-default) ;;
-*) echo "bench/ab.sh: CLOCK is tsc or default" >&2; exit 2 ;;
-esac
+# shellcheck source=scripts/lib-tuning.sh
+. "$PWD/scripts/lib-tuning.sh"
+ibt_guest_tuning bench/ab.sh || exit 2
 
 scripts/deps.sh
 make -s all

@@ -140,8 +140,8 @@ json.dump({
     "rdma": sh("rdma link show").splitlines(),
     "ibtick": sh("cat /sys/module/ibtick/version"),
     "clocksource": sh("cat /sys/devices/system/clocksource/clocksource0/current_clocksource"),
-    "cmdline_clock": [w for w in open("/proc/cmdline").read().split()
-                      if w.startswith(("clocksource=", "tsc="))],
+    "cmdline_tuning": [w for w in open("/proc/cmdline").read().split()
+                      if w.startswith(("clocksource=", "tsc=", "idle="))],
 }, open(sys.argv[1], "w"), indent=1)
 PY
 	printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s","prefer_defer_us":%d}\n' \

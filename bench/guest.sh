@@ -64,8 +64,8 @@ env = {
     "sockperf": sh("sockperf --version 2>&1 | head -1"),
     "ibtick": sh("cat /sys/module/ibtick/version"),
     "clocksource": sh("cat /sys/devices/system/clocksource/clocksource0/current_clocksource"),
-    "cmdline_clock": [w for w in open("/proc/cmdline").read().split()
-                      if w.startswith(("clocksource=", "tsc="))],
+    "cmdline_tuning": [w for w in open("/proc/cmdline").read().split()
+                      if w.startswith(("clocksource=", "tsc=", "idle="))],
 }
 json.dump(env, open(sys.argv[1], "w"), indent=1)
 PY

@@ -16,10 +16,10 @@
 # guest and 1413 s for the pair at load 0.3, 2592 s in all; summary.py's
 # bootstrap (BOOT draws, one CPU) takes under a minute of that (11 min
 # before it drew order statistics instead of sorting every resample).
-# CLOCK=tsc (default) boots the guest with clocksource=tsc tsc=reliable, as
-# real hosts run: the stock guest marks its TSC unstable and falls back to
-# the emulated HPET, where every clock read is an emulated device access.
-# CLOCK=default keeps the guest's own choice (to see what clock reads cost).
+# CLOCK=tsc (default) boots the guest with clocksource=tsc tsc=reliable and
+# IDLE=poll (default) with idle=poll, as latency-tuned hosts run;
+# CLOCK=default and IDLE=default keep the guest's own choices, to see what
+# they cost (scripts/lib-tuning.sh says why).
 # TOPOLOGIES="single pair" (default): the single guest (all of the above),
 # then two guests of one vCPU each (scripts/vm-run.sh -T pair) for the
 # ping-pong paths across two kernels, as between two hosts
@@ -45,14 +45,11 @@ make -s all
 out=$(realpath -m "${1:-bench/results/latest}")
 rm -rf "$out"
 mkdir -p "$out"
-clock=${CLOCK:-tsc}
-case $clock in
-tsc) export IBTICK_VM_APPEND="${IBTICK_VM_APPEND:+$IBTICK_VM_APPEND }clocksource=tsc tsc=reliable" ;;
-default) ;;
-*) echo "bench/run.sh: CLOCK is tsc or default" >&2; exit 2 ;;
-esac
+# shellcheck source=scripts/lib-tuning.sh
+. "$PWD/scripts/lib-tuning.sh"
+ibt_guest_tuning bench/run.sh || exit 2
 # the host side of the setup: the guest cannot see it
-python3 - "$out/host.json" "$clock" <<'PY'
+python3 - "$out/host.json" "${CLOCK:-tsc}" "${IDLE:-poll}" <<'PY'
 import json, os, subprocess, sys
 def sh(c):
     return subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()
@@ -62,6 +59,7 @@ json.dump({
     "host_cpus": os.cpu_count(),
     "host_loadavg_before": open("/proc/loadavg").read().split()[:3],
     "boot_clock": sys.argv[2],
+    "boot_idle": sys.argv[3],
 }, open(sys.argv[1], "w"), indent=1)
 PY
 seed=${SEED:-$(date +%s)}

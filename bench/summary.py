@@ -786,7 +786,7 @@ def main():
     host = {}
     if (d / 'host.json').exists():
         host = json.loads((d / 'host.json').read_text())
-    boot = ' '.join(env.get('cmdline_clock') or []) or "the kernel's own choice"
+    boot = ' '.join(env.get('cmdline_tuning', env.get('cmdline_clock')) or []) or "the kernel's own choices"
     load = ' '.join(host.get('host_loadavg_before') or ['?'])
     w(f"Guest clocksource: **{env.get('clocksource', 'not recorded')}** (boot: {boot}); "
       f"host: {host.get('host_cpu', '?')}, {host.get('host_cpus', '?')} CPUs, load {load} before the run; "

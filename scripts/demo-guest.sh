@@ -80,8 +80,8 @@ user/ibtick/ibtick feed del cme.futures
 step "tail latency: ibtick next to ib_send_lat -c UD (the verbs floor) and sockperf UDP multicast"
 echo "  $samples ping-pong samples each, 64 bytes, half round trip, both ends pinned alike;"
 echo "  spinning readers against the spinning floor and sockperf --nonblocked, sleeping"
-echo "  readers against blocking sockperf; this takes a few minutes; guest clocksource:"
-echo "  $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) (demo.sh CLOCK=)"
+echo "  readers against blocking sockperf; this takes a few minutes; guest clocksource"
+echo "  $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) (demo.sh CLOCK=), idle vCPUs $(grep -qw idle=poll /proc/cmdline && echo poll || echo halt) (demo.sh IDLE=)"
 $T/ibtick-perf lat -j -k floor,mapped,busy,udp-spin,recvmsg,epoll,udp -n "$samples" -w 1000 \
 	-c 1 -C 0 -L veth1 -I veth0 -H "$R/latency.svg" 239.7.0.2 9200 >"$R/compare.json"
 scripts/demo-table.py --pairs "$R/compare.json"

@@ -9,14 +9,13 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 echo "demo: building the module and the CLI"
 make -s all
-# the guest's clock: the TSC, as real hosts run, the same as bench/run.sh;
-# CLOCK=default keeps the emulated HPET the stock guest falls back to, where
-# every clock read is an emulated device access
-case ${CLOCK:-tsc} in
-tsc) export IBTICK_VM_APPEND="${IBTICK_VM_APPEND:+$IBTICK_VM_APPEND }clocksource=tsc tsc=reliable" ;;
-default) ;;
-*) echo "demo.sh: CLOCK is tsc or default" >&2; exit 2 ;;
-esac
+# the guest boots as bench/run.sh's does, as a latency-tuned host runs: on
+# the TSC clocksource (CLOCK=default keeps the emulated HPET the stock guest
+# falls back to) and with idle=poll (IDLE=default lets idle vCPUs halt);
+# scripts/lib-tuning.sh says what each costs
+# shellcheck source=scripts/lib-tuning.sh
+. "$PWD/scripts/lib-tuning.sh"
+ibt_guest_tuning demo.sh || exit 2
 echo "demo: booting the bench (first run downloads the guest kernel image)"
 # a terminal gets the live table redrawn in place; a log gets snapshots
 tty=
