@@ -14,11 +14,12 @@
 #                         as a host tuned for latency runs with C-states off
 #                         (tuned's latency profiles, cpu_dma_latency 0).
 #                         Under TCG a halted vCPU is a QEMU thread asleep on
-#                         the host: waking it for a tick took 20-30 us, and
-#                         whether a run's answering vCPU halted between round
-#                         trips split every path's round medians into two
-#                         levels (22 and 50 us for the verbs floor in one
-#                         boot); polling idle removes that.
+#                         the host, and waking it costs what a deep C-state's
+#                         exit costs on hardware: a blocking recvmsg reader
+#                         came out at 6.0x the verbs floor with halting vCPUs
+#                         and 2.2x with idle=poll (three pairs of boots
+#                         interleaved on one host); spinning readers hardly
+#                         change.
 #   IDLE=default          the guest halts idle vCPUs.
 
 # ibt_guest_tuning PROG: check CLOCK and IDLE (PROG names the caller in the
