@@ -55,6 +55,7 @@
 	X(poll_busy_ns,	POLL_BUSY_NS,	"poll_busy_ns",		u, Y)	\
 	X(poll_yields,	POLL_YIELDS,	"poll_yields",		u, Y)	\
 	X(rx_drain_ns,	RX_DRAIN_NS,	"rx_drain_ns",		u, Y)	\
+	X(rx_wake_ns,	RX_WAKE_NS,	"rx_wake_ns",		u, Y)	\
 	/* what the feed's sockets lost to lapping: their recvmsg */	\
 	X(readers_lost,	READERS_LOST,	"readers_lost",		a, N)	\
 	X(laps,		LAPS,		"laps",			a, N)	\

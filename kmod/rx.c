@@ -287,11 +287,23 @@ int ibt_rx_drain(struct ibt_feed *f, int budget, enum ibt_rx_ctx ctx)
 		WRITE_ONCE(f->st.cqe_caller, f->st.cqe_caller + done);
 		break;
 	}
-	if (ibt_ring_producer(&to->ring) != before && wq_has_sleeper(&to->wq))
+	/*
+	 * The kernel's cost of the ticks: ring writes, reposts, wake-ups;
+	 * the wake-ups apart too (a third clock read, only with sleepers),
+	 * as they grow with the readers asleep and the rest does not.
+	 */
+	if (ibt_ring_producer(&to->ring) != before && wq_has_sleeper(&to->wq)) {
+		u64 w0 = local_clock(), w1;
+
 		wake_up_interruptible_poll(&to->wq, EPOLLIN | EPOLLRDNORM);
-	/* the kernel's cost of the ticks: ring writes, reposts, wake-ups */
-	if (t0)
+		w1 = local_clock();
+		WRITE_ONCE(f->st.rx_wake_ns, f->st.rx_wake_ns + w1 - w0);
+		if (t0)
+			WRITE_ONCE(f->st.rx_drain_ns,
+				   f->st.rx_drain_ns + w1 - t0);
+	} else if (t0) {
 		WRITE_ONCE(f->st.rx_drain_ns,
 			   f->st.rx_drain_ns + local_clock() - t0);
+	}
 	return done;
 }

@@ -406,7 +406,7 @@ static int do_read(int argc, char **argv)
 	       ",\"cq_events0\":%llu,\"cq_events\":%llu,\"cqe_irq\":%llu,\"cqe_thread\":%llu"
 	       ",\"cqe_caller\":%llu,\"poll_loops\":%llu,\"poll_busy_ns\":%llu"
 	       ",\"poll_yields\":%llu,\"mappings\":%llu,\"rx_drain_ns\":%llu"
-	       ",\"lib_agrees\":%s}\n",
+	       ",\"rx_wake_ns\":%llu,\"lib_agrees\":%s}\n",
 	       mode, a.delivered, a.lost, a.torn, a.nonmono, a.first, a.last,
 	       a.dups, a.idx_disorder, a.hash, (unsigned long long)st.feed_rx_ticks,
 	       (unsigned long long)st0.feed_cq_events,
@@ -419,6 +419,7 @@ static int do_read(int argc, char **argv)
 	       (unsigned long long)st.feed_poll_yields,
 	       (unsigned long long)st.mappings,
 	       (unsigned long long)st.feed_rx_drain_ns,
+	       (unsigned long long)st.feed_rx_wake_ns,
 	       !strcmp(mode, "recvmsg") ||
 	       (r.lost == a.lost && r.delivered == a.delivered) ? "true" : "false");
 	return 0;

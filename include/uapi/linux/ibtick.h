@@ -494,6 +494,11 @@ struct ibtick_stats {
 	 * feed_rx_ticks, the kernel's cost per tick
 	 */
 	__u64	feed_rx_drain_ns;
+	/*
+	 * appended after 0.4.0: the part of feed_rx_drain_ns spent waking the
+	 * feed's sleeping readers (and epoll), which grows with them
+	 */
+	__u64	feed_rx_wake_ns;
 };
 
 /* Control messages on recvmsg, level SOL_IBTICK. */

@@ -317,6 +317,7 @@ enum {
 	IBTICK_A_FSTAT_READERS_LOST,	/* lapped ticks counted by its sockets */
 	IBTICK_A_FSTAT_LAPS,		/* times a socket found itself lapped */
 	IBTICK_A_FSTAT_ASYNC_ERRORS,	/* fatal QP/CQ events from the device */
+	IBTICK_A_FSTAT_RX_WAKE_NS,	/* the part of RX_DRAIN_NS waking readers */
 
 	/* add new constants above here */
 	__IBTICK_A_FSTAT_CNT,
