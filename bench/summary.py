@@ -547,6 +547,52 @@ def rate_rounds(d, w, goals, out):
                   n >= RATE_MIN_ROUNDS and bool(draws) and lo >= 0.9))
 
 
+def fanout_section(d, w, goals):
+    """The fan-out runs (fanout-KIND.json), a table each, and their targets."""
+    for kind in ('epoll', 'recvmsg', 'mapped'):
+        fo = lines(d / f'fanout-{kind}.json')[1:]
+        if not fo:
+            continue
+        w(f"## Fan-out, {kind} readers (sleeping), {fo[0]['published']} probes at 2000/s\n")
+        w("One publisher on rxe1; 1 to 16 reader processes on one feed on rxe0, each sleeping until a tick "
+          "comes (more spinning readers than the 2 vCPUs would measure the scheduler).\n")
+        split = 'fill_ns_per_tick' in fo[0]
+        w("- **kernel ns/tick**: the feed's receive work (from the first completion of a CQ drain to its end: ring "
+          "writes, receive reposts, wake-ups) divided by the ticks written, from `IBTICK_STATISTICS`; "
+          "**× 1 reader**: that against one reader's.")
+        if split:
+            w("- **fill ns/tick**: the same without the wake-ups (`feed_rx_wake_ns` taken out): the ring writes and "
+              "reposts, paid once per tick however many read, which the shared ring promises not to grow with "
+              "the readers; **× 1 reader** likewise. **wake-ups ns/tick**: waking the sleeping readers (each "
+              "process, or its epoll instance), which grows with them as in any socket stack; "
+              "**per reader**: that over the readers.")
+        w("- **median, 99.9 %**: one-way latency, publisher's send to a reader's read, over every reader's "
+          "samples; with sleeping readers it includes waking each of them.")
+        w("- **delivered, lost**: ticks the readers read in all, and ticks they lost (lapped in the ring).\n")
+        if split:
+            w("| readers | kernel ns/tick | × 1 reader | fill ns/tick | × 1 reader | wake-ups ns/tick | per reader "
+              "| median µs | 99.9% µs | delivered | lost |")
+            w("|---|---|---|---|---|---|---|---|---|---|---|")
+        else:
+            w("| readers | kernel ns/tick | × 1 reader | median µs | 99.9% µs | delivered | lost |")
+            w("|---|---|---|---|---|---|---|")
+        for r in fo:
+            mid = ''
+            if split:
+                mid = (f" {r['fill_ns_per_tick']:.0f} | {ratio(r['fill_ratio'])} | {r['wake_ns_per_tick']:.0f} | "
+                       f"{r['wake_ns_per_tick'] / r['readers']:.0f} |")
+            w(f"| {r['readers']} | {r['kernel_ns_per_tick']:.0f} | {ratio(r['ratio'])} |{mid} {f2(r['t_typical'])} | "
+              f"{f2(r['percentile_99.9'])} | {r['delivered']} | {r['lost']} |")
+        w("")
+        last = fo[-1]
+        if split:
+            goals.append((f"fan-out fill cost (the kernel's work without the wake-ups), {last['readers']} {kind} "
+                          "readers ≤ 1.2 × 1", last['fill_ratio'], None, met(last['fill_ratio'], 1.2)))
+        else:
+            goals.append((f"fan-out kernel cost, {last['readers']} {kind} readers ≤ 1.2 × 1", last['ratio'], None,
+                          met(last['ratio'], 1.2)))
+
+
 def arb_section(d, w, goals, out):
     rows = lines(d / 'arb.json')
     if not rows or 'rounds' not in rows[0]:
@@ -850,29 +896,7 @@ def main():
             w("`ib_send_bw -c UD -s 64` gave no usable message rate in this run (see `bw.txt`).\n")
     rate_rounds(d, w, goals, arb)
 
-    for kind in ('epoll', 'recvmsg', 'mapped'):
-        fo = lines(d / f'fanout-{kind}.json')[1:]
-        if not fo:
-            continue
-        w(f"## Fan-out, {kind} readers (sleeping), {fo[0]['published']} probes at 2000/s\n")
-        w("One publisher on rxe1; 1 to 16 reader processes on one feed on rxe0, each sleeping until a tick "
-          "comes (more spinning readers than the 2 vCPUs would measure the scheduler).\n")
-        w("- **kernel ns/tick**: the feed's receive work (from the first completion of a CQ drain to its end: ring "
-          "writes, receive reposts, wake-ups) divided by the ticks written, from `IBTICK_STATISTICS`. It is paid "
-          "once per tick whatever the number of readers, except the wake-ups.")
-        w("- **× 1 reader**: that cost against one reader's: what each further reader adds in the kernel.")
-        w("- **median, 99.9 %**: one-way latency, publisher's send to a reader's read, over every reader's "
-          "samples; with sleeping readers it includes waking each of them.")
-        w("- **delivered, lost**: ticks the readers read in all, and ticks they lost (lapped in the ring).\n")
-        w("| readers | kernel ns/tick | × 1 reader | median µs | 99.9% µs | delivered | lost |")
-        w("|---|---|---|---|---|---|---|")
-        for r in fo:
-            w(f"| {r['readers']} | {r['kernel_ns_per_tick']:.0f} | {ratio(r['ratio'])} | {f2(r['t_typical'])} | "
-              f"{f2(r['percentile_99.9'])} | {r['delivered']} | {r['lost']} |")
-        w("")
-        last = fo[-1]
-        goals.append((f"fan-out kernel cost, {last['readers']} {kind} readers ≤ 1.2 × 1", last['ratio'], None,
-                      met(last['ratio'], 1.2)))
+    fanout_section(d, w, goals)
 
     arb_section(d, w, goals, arb)
     rc_section(d, w, goals, arb)

@@ -12,6 +12,8 @@ bench/summary.py's statistics, on made-up data with fixed seeds:
   interval holds it, the 0.9 target is judged on the lower bound and on
   at least five rounds, rounds missing a side are named and left out,
   BOOT=0 gives no interval, and no file is a target not met;
+- fanout_section(): the target is the fill's ratio (the wake-ups apart)
+  when the run has it, the whole cost's otherwise;
 - bench/ab.py's compare(): each path against the floor of its own round
   and module, head / base and its interval, a round lacking a side left
   out.
@@ -151,6 +153,50 @@ check("rate: BOOT=0 gives no interval and no target met",
 _, goals, out = run_rate([])
 check("rate: no rounds, a target not met and no ratio",
       goals == [(goals[0][0], None, None, False)] and 'rate' not in out, str(goals))
+
+# fanout_section(): with the wake-ups apart (ibtick-perf after 0.4.0), the
+# target is the fill's ratio and the wake-ups are shown per reader; an
+# older run keeps the whole cost's target.
+def fanout_dir(rows, kind='epoll'):
+    d = Path(tempfile.mkdtemp())
+    with open(d / f'fanout-{kind}.json', 'w') as f:
+        f.write(json.dumps({"env": {}}) + '\n')
+        for r in rows:
+            f.write(json.dumps(r) + '\n')
+    return d
+
+
+def fo_row(readers, fill, wake, base_fill, base_all):
+    row = {"mode": "fanout", "kind": "epoll", "readers": readers, "published": 5000,
+           "kernel_ns_per_tick": fill + wake, "ratio": (fill + wake) / base_all,
+           "t_typical": 50.0, "percentile_99.9": 900.0, "delivered": 5000 * readers, "lost": 0}
+    if base_fill:
+        row.update(fill_ns_per_tick=fill, fill_ratio=fill / base_fill, wake_ns_per_tick=wake)
+    return row
+
+
+def run_fanout(rows):
+    d = fanout_dir(rows)
+    text, goals = [], []
+    S.fanout_section(d, text.append, goals)
+    for f in d.iterdir():
+        f.unlink()
+    d.rmdir()
+    return text, goals
+
+
+text, goals = run_fanout([fo_row(1, 4000, 2000, 4000, 6000), fo_row(16, 4400, 32000, 4000, 6000)])
+check("fanout: the fill's ratio is the target, met at 1.1",
+      len(goals) == 1 and 'fill' in goals[0][0] and abs(goals[0][1] - 1.1) < 1e-9 and goals[0][3] is True,
+      str(goals))
+check("fanout: the wake-ups per reader shown (32000 / 16 = 2000)",
+      any(t.startswith('| 16 |') and '| 2000 |' in t and '| 32000 |' in t for t in text), '\n'.join(text))
+_, goals = run_fanout([fo_row(1, 4000, 2000, 4000, 6000), fo_row(16, 5200, 32000, 4000, 6000)])
+check("fanout: a fill 1.3 x one reader's is not met", goals and goals[0][3] is False, str(goals))
+_, goals = run_fanout([fo_row(1, 4000, 2000, 0, 6000), fo_row(16, 4400, 32000, 0, 6000)])
+check("fanout: a run without the split keeps the whole cost's target",
+      goals and 'kernel cost' in goals[0][0] and abs(goals[0][1] - 36400 / 6000) < 1e-9 and goals[0][3] is False,
+      str(goals))
 
 # bench/ab.py's compare(): each path against its own round's and module's
 # floor; head / base of the medians of those over rounds, with an interval

@@ -1692,7 +1692,7 @@ struct rdres {
 	uint64_t	got[MAX_STEPS], lost[MAX_STEPS];
 	uint64_t	lost_total;	/* = sum of lost[]: each loss once */
 	uint64_t	other;		/* ticks that were not our probes */
-	uint64_t	feed_rx, drain_ns, n, nstage;
+	uint64_t	feed_rx, drain_ns, wake_ns, n, nstage;
 };
 
 /*
@@ -1782,6 +1782,7 @@ static void reader(unsigned int port, struct rdres *res, struct pubres *pr,
 		die("IBTICK_STATISTICS");
 	res->feed_rx = st.feed_rx_ticks;
 	res->drain_ns = st.feed_rx_drain_ns;
+	res->wake_ns = st.feed_rx_wake_ns;
 	res->n = (uint64_t)k;
 	tickrd_close(&d);
 }
@@ -2011,14 +2012,14 @@ static int fanout_run(void)
 {
 	long count = o.n + o.warm, rate = o.rate;
 	int f, i, ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	double base_ns = 0;
+	double base_ns = 0, base_fill = 0;
 
 	pin(o.cpu);
 	env_print();
 	if (!o.json)
-		printf(" %-8s %-12s %-8s %-14s %-14s %-10s %-10s\n", "readers",
-		       "kernel[ns]", "ratio", "median[usec]", "p99.9[usec]",
-		       "delivered", "lost");
+		printf(" %-8s %-12s %-8s %-10s %-8s %-10s %-14s %-14s %-10s %-10s\n", "readers",
+		       "kernel[ns]", "ratio", "fill[ns]", "ratio", "wake[ns]",
+		       "median[usec]", "p99.9[usec]", "delivered", "lost");
 	for (f = 0; f < o.nfanout; f++) {
 		int nr = (int)o.fanout[f];
 		unsigned int port = o.port + (unsigned int)f;
@@ -2026,11 +2027,12 @@ static int fanout_run(void)
 		struct rdres *rr = shared(sizeof(*rr) * (size_t)nr);
 		uint64_t *lat = shared(sizeof(*lat) * (size_t)o.n * (size_t)nr);
 		uint64_t *all, got = 0, lost = 0, pub_sent, feed_rx = 0, drain = 0;
+		uint64_t wake = 0;
 		size_t nall = 0;
 		struct latstats s;
 		pid_t pid, *kids = calloc((size_t)nr, sizeof(pid_t));
-		char rbuf[32];
-		double ns;
+		char rbuf[32], fbuf[32];
+		double ns, fill_ns, wake_ns;
 
 		if (!kids)
 			die("calloc");
@@ -2064,24 +2066,35 @@ static int fanout_run(void)
 			if (rr[i].feed_rx > feed_rx) {
 				feed_rx = rr[i].feed_rx;
 				drain = rr[i].drain_ns;
+				wake = rr[i].wake_ns;
 			}
 		}
 		latstats_compute(&s, all, nall);
 		ns = feed_rx ? (double)drain / (double)feed_rx : 0;
-		if (!f)
+		/* the wake-ups grow with the readers asleep, the rest must not */
+		wake_ns = feed_rx ? (double)wake / (double)feed_rx : 0;
+		fill_ns = ns - wake_ns;
+		if (!f) {
 			base_ns = ns;
+			base_fill = fill_ns;
+		}
 		if (o.json)
 			printf("{\"mode\":\"fanout\",\"kind\":\"%s\",\"MsgSize\":%ld,\"readers\":%d,"
 			       "\"published\":%" PRIu64 ",\"feed_rx\":%" PRIu64
 			       ",\"kernel_ns_per_tick\":%.0f,\"ratio\":%s,"
+			       "\"fill_ns_per_tick\":%.0f,\"fill_ratio\":%s,"
+			       "\"wake_ns_per_tick\":%.0f,"
 			       "\"t_typical\":%.2f,\"percentile_99.9\":%.2f,\"t_max\":%.2f,"
 			       "\"delivered\":%" PRIu64 ",\"lost\":%" PRIu64 "}\n",
 			       kind_names[o.kind], o.size, nr, pub_sent, feed_rx, ns,
-			       ratio_str(rbuf, ns, base_ns), s.typical / 1e3, s.p99_9 / 1e3,
-			       s.max / 1e3, got, lost);
+			       ratio_str(rbuf, ns, base_ns), fill_ns,
+			       ratio_str(fbuf, fill_ns, base_fill), wake_ns,
+			       s.typical / 1e3, s.p99_9 / 1e3, s.max / 1e3, got, lost);
 		else
-			printf(" %-8d %-12.0f %-8.2f %-14.2f %-14.2f %-10" PRIu64 " %-10" PRIu64 "\n",
-			       nr, ns, base_ns ? ns / base_ns : 0, s.typical / 1e3,
+			printf(" %-8d %-12.0f %-8.2f %-10.0f %-8.2f %-10.0f %-14.2f %-14.2f %-10" PRIu64
+			       " %-10" PRIu64 "\n",
+			       nr, ns, base_ns ? ns / base_ns : 0, fill_ns,
+			       base_fill ? fill_ns / base_fill : 0, wake_ns, s.typical / 1e3,
 			       s.p99_9 / 1e3, got, lost);
 		fflush(stdout);
 		if (f == o.nfanout - 1)
