@@ -62,10 +62,17 @@ def main():
     d = Path(sys.argv[1])
     head = json.loads((d / 'ab-head.json').read_text())
     rows = [json.loads(line) for line in open(d / 'ab.json') if '"kind"' in line]
-    print(f"# A/B: module at {head['base'][:12]} (base) against {head['head'][:12]} (head)\n")
-    print(f"{head['rounds']} rounds x {head['n']} samples of each path, 64 B ping-pong, one guest boot, "
-          "the modules loaded in turn (base first in odd rounds); each time is a ratio to the verbs floor "
-          "measured in the same round with the same module loaded. Intervals: 95 % bootstrap over rounds.\n")
+    if 'boots' in head:  # bench/boot-ab.sh: one module, two ways to boot
+        print(f"# A/B: guests booted with {head['base']} (base) against {head['head']} (head)\n")
+        print(f"{head['boots']} pairs of boots, base first, each {head['rounds']} rounds x {head['n']} samples of "
+              "each path, 64 B ping-pong; each time is a ratio to the verbs floor measured in the same boot and "
+              "round; a base boot's round is paired with the head boot's round of the same number. "
+              "Intervals: 95 % bootstrap over rounds.\n")
+    else:
+        print(f"# A/B: module at {head['base'][:12]} (base) against {head['head'][:12]} (head)\n")
+        print(f"{head['rounds']} rounds x {head['n']} samples of each path, 64 B ping-pong, one guest boot, "
+              "the modules loaded in turn (base first in odd rounds); each time is a ratio to the verbs floor "
+              "measured in the same round with the same module loaded. Intervals: 95 % bootstrap over rounds.\n")
     print("| path | base × floor median | head × floor median | head / base [95 %] "
           "| base × floor p99.9 | head × floor p99.9 | head / base [95 %] |")
     print("|---|---|---|---|---|---|---|")
@@ -76,6 +83,8 @@ def main():
             cells += [f"{b:.2f}", f"{h:.2f}", f"{r:.2f} [{lo:.2f}, {hi:.2f}]"]
         print(f"| {kind} ({c['rounds']} rounds) | " + " | ".join(cells) + " |")
     counted = {(r['mod'], r['kind']): r.get('per_rt', {}) for r in rows if r.get('counted')}
+    if not counted:  # bench/boot-ab.sh counts nothing
+        return
     keys = ('syscalls_a', 'syscalls_b', 'cq_events', 'cq_arms', 'qp_deliveries_a', 'qp_deliveries_b', 'allocs')
     print("\nPer round trip, counted run (1000 round trips, tracing on: not timed):\n")
     print("| path | " + " | ".join(f"{k} base / head" for k in keys) + " |")

@@ -16,10 +16,9 @@
 #                         Under TCG a halted vCPU is a QEMU thread asleep on
 #                         the host, and waking it costs what a deep C-state's
 #                         exit costs on hardware: a blocking recvmsg reader
-#                         came out at 6.0x the verbs floor with halting vCPUs
-#                         and 2.2x with idle=poll (three pairs of boots
-#                         interleaved on one host); spinning readers hardly
-#                         change.
+#                         came out at 4.15x the verbs floor with halting
+#                         vCPUs and 2.03x with idle=poll, epoll alike
+#                         (bench/boot-ab.sh, bench/results/boot-idle).
 #   IDLE=default          the guest halts idle vCPUs.
 
 # ibt_guest_tuning PROG: check CLOCK and IDLE (PROG names the caller in the
