@@ -142,6 +142,11 @@ struct ibt_conn_ib {
 	bool			disarmed;	/* poll_lock: left so for a spinner */
 	u64			spin_ns;	/* a preferring spinner drained */
 	struct hrtimer		rearm;		/* hands a disarmed CQ back */
+	/* counters (struct ibtick_conn_info): poll_lock, read with READ_ONCE */
+	u64			cqe_irq;	/* drained in softirq context */
+	u64			cqe_caller;	/* drained by callers */
+	u64			irq_polls;	/* softirq poll runs */
+	atomic64_t		cq_events;	/* any context */
 	/* one per send queue entry, in posting order (index % IBT_CONN_SQ) */
 	struct ib_cqe		sq_cqe[IBT_CONN_SQ];
 	bool			sq_data[IBT_CONN_SQ];	/* a data send */

@@ -15,8 +15,11 @@
  * the last IBT_CONN_DEFER_US, it does not re-arm the CQ ("disarmed") but
  * starts @rearm, so that arriving messages cost no CQ event (on rxe: no
  * completion tasklet) while the caller keeps finding them itself.  The
- * timer hands the CQ back to the softirq poll, which re-arms it once no
- * such caller has drained for that long; every path that may sleep
+ * timer follows the caller: while it keeps draining, the timer only moves
+ * itself to IBT_CONN_DEFER_US after the last drain (a hard interrupt, no
+ * softirq, no look at the CQ), as a feed's does (poll.c).  Once no such
+ * caller has drained for that long, it hands the CQ back to the softirq
+ * poll, which re-arms it; every path that may sleep
  * (ibt_conn_poll_sleep(): a waiting send or recv, poll() without both
  * EPOLLIN and EPOLLOUT) re-arms it at once (or, racing with a disarm,
  * the timer does).  So a reader that stops spinning without sleeping here
@@ -47,8 +50,11 @@
 /* how long a preferring spinner keeps the CQ event off after it drained */
 #define IBT_CONN_DEFER_US	200
 
-/* Drain up to @budget completions; poll_lock held, BH off. */
-static int ibt_conn_drain(struct ibt_csock *cs, int budget)
+/*
+ * Drain up to @budget completions; poll_lock held, BH off.  @count: the
+ * drainer's counter (cqe_irq or cqe_caller), or NULL at teardown.
+ */
+static int ibt_conn_drain(struct ibt_csock *cs, int budget, u64 *count)
 {
 	struct ib_wc wc[IBT_CONN_POLL_BATCH];
 	int done = 0, n, i;
@@ -64,7 +70,27 @@ static int ibt_conn_drain(struct ibt_csock *cs, int budget)
 		if (n < IBT_CONN_POLL_BATCH)
 			break;
 	}
+	if (count && done)
+		WRITE_ONCE(*count, *count + done);
 	return done;
+}
+
+/*
+ * How long a preferring spinner's last drain still keeps the CQ event off,
+ * in ns; 0 when it no longer does (none, too long ago, or the socket gave
+ * up SO_PREFER_BUSY_POLL).  local_clock() may differ a little between
+ * CPUs: at worst the CQ is armed a little early (an event more) or late
+ * (the timer follows the skew), never a completion stranded.  Context: any.
+ */
+static u64 ibt_conn_defer_left(struct ibt_csock *cs)
+{
+	u64 spun = READ_ONCE(cs->ib.spin_ns);
+	s64 left;
+
+	if (!spun || !READ_ONCE(cs->sk.sk_prefer_busy_poll))
+		return 0;
+	left = (s64)(spun + IBT_CONN_DEFER_US * NSEC_PER_USEC - local_clock());
+	return left > 0 ? left : 0;
 }
 
 /*
@@ -74,19 +100,17 @@ static int ibt_conn_drain(struct ibt_csock *cs, int budget)
  */
 static bool ibt_conn_arm(struct ibt_csock *cs)
 {
-	u64 spun = READ_ONCE(cs->ib.spin_ns);
+	u64 left;
 
 	if (cs->ib.poll_off)
 		return false;
-	if (spun && local_clock() - spun < IBT_CONN_DEFER_US * NSEC_PER_USEC &&
-	    READ_ONCE(cs->sk.sk_prefer_busy_poll)) {
+	left = ibt_conn_defer_left(cs);
+	if (left) {
 		WRITE_ONCE(cs->ib.disarmed, true);
 		/* not hrtimer_active(): true while its callback runs */
 		if (!hrtimer_is_queued(&cs->ib.rearm))
-			hrtimer_start(&cs->ib.rearm,
-				      ns_to_ktime(IBT_CONN_DEFER_US *
-						  NSEC_PER_USEC),
-				      HRTIMER_MODE_REL_SOFT);
+			hrtimer_start(&cs->ib.rearm, ns_to_ktime(left),
+				      HRTIMER_MODE_REL);
 		return false;
 	}
 	WRITE_ONCE(cs->ib.disarmed, false);
@@ -100,7 +124,9 @@ static int ibt_conn_irq_poll(struct irq_poll *iop, int budget)
 	int done;
 
 	spin_lock(&cs->ib.poll_lock);
-	done = cs->ib.poll_off ? 0 : ibt_conn_drain(cs, budget);
+	WRITE_ONCE(cs->ib.irq_polls, cs->ib.irq_polls + 1);
+	done = cs->ib.poll_off ? 0 :
+	       ibt_conn_drain(cs, budget, &cs->ib.cqe_irq);
 	if (done < budget) {
 		irq_poll_complete(iop);
 		if (ibt_conn_arm(cs))
@@ -110,11 +136,24 @@ static int ibt_conn_irq_poll(struct irq_poll *iop, int budget)
 	return done;
 }
 
-/* @rearm (softirq): the softirq poll decides whether to arm the CQ now. */
+/*
+ * @rearm.  While the spinner keeps draining, follow it: start again for
+ * the end of its time, here, with no softirq (hrtimer_start(), not RESTART
+ * with a new expiry: ibt_conn_arm() may start the timer on another CPU
+ * meanwhile, and only hrtimer_start() takes the base's lock).  Else the
+ * softirq poll decides whether to arm the CQ now.  ibt_conn_cq_stop()'s
+ * hrtimer_cancel() waits for this and takes off what it started.
+ * Context: hard interrupt (a softirq on PREEMPT_RT).
+ */
 static enum hrtimer_restart ibt_conn_rearm(struct hrtimer *t)
 {
 	struct ibt_csock *cs = container_of(t, struct ibt_csock, ib.rearm);
+	u64 left = ibt_conn_defer_left(cs);
 
+	if (left && !READ_ONCE(cs->ib.poll_off)) {
+		hrtimer_start(t, ns_to_ktime(left), HRTIMER_MODE_REL);
+		return HRTIMER_NORESTART;
+	}
 	irq_poll_sched(&cs->ib.iop);	/* a no-op once teardown disabled it */
 	return HRTIMER_NORESTART;
 }
@@ -123,7 +162,8 @@ void ibt_conn_poll_init(struct ibt_csock *cs)
 {
 	spin_lock_init(&cs->ib.poll_lock);
 	cs->ib.poll_off = true;		/* until the CQ exists */
-	hrtimer_init(&cs->ib.rearm, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	atomic64_set(&cs->ib.cq_events, 0);
+	hrtimer_init(&cs->ib.rearm, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	cs->ib.rearm.function = ibt_conn_rearm;
 }
 
@@ -153,11 +193,13 @@ static void ibt_conn_cq_comp(struct ib_cq *cq, void *ctx)
 	struct ibt_csock *cs = ctx;
 	bool again = true;
 
+	atomic64_inc(&cs->ib.cq_events);
 	if (ibt_comp_direct_ok(cs->ib.dev) &&
 	    spin_trylock(&cs->ib.poll_lock)) {
 		again = false;
 		if (!cs->ib.poll_off &&
-		    (ibt_conn_drain(cs, IBT_CONN_POLL_BATCH) >=
+		    (ibt_conn_drain(cs, IBT_CONN_POLL_BATCH,
+				    &cs->ib.cqe_irq) >=
 		     IBT_CONN_POLL_BATCH || ibt_conn_arm(cs)))
 			again = true;	/* more, or came before the arm */
 		spin_unlock(&cs->ib.poll_lock);
@@ -186,7 +228,7 @@ int ibt_conn_cq_create(struct ibt_csock *cs, u32 entries)
 	cs->ib.cq = cq;
 	irq_poll_init(&cs->ib.iop, IBT_CONN_POLL_BATCH, ibt_conn_irq_poll);
 	spin_lock_bh(&cs->ib.poll_lock);
-	cs->ib.poll_off = false;	/* callers may drain it from now */
+	WRITE_ONCE(cs->ib.poll_off, false);	/* callers may drain it now */
 	spin_unlock_bh(&cs->ib.poll_lock);
 	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
 	return 0;
@@ -202,8 +244,8 @@ void ibt_conn_cq_stop(struct ibt_csock *cs)
 	spin_lock_bh(&cs->ib.poll_lock);
 	/* bounded: a peer may keep sending what needs no credit */
 	if (!cs->ib.poll_off)
-		ibt_conn_drain(cs, cs->ib.rq_size + IBT_CONN_SQ);
-	cs->ib.poll_off = true;		/* callers: the lock orders it */
+		ibt_conn_drain(cs, cs->ib.rq_size + IBT_CONN_SQ, NULL);
+	WRITE_ONCE(cs->ib.poll_off, true);	/* callers: the lock orders it */
 	spin_unlock_bh(&cs->ib.poll_lock);
 	/* started under poll_lock only while !poll_off: none from here on */
 	hrtimer_cancel(&cs->ib.rearm);
@@ -223,7 +265,8 @@ void ibt_conn_drain_now(struct ibt_csock *cs)
 {
 	spin_lock_bh(&cs->ib.poll_lock);
 	if (!cs->ib.poll_off)
-		ibt_conn_drain(cs, cs->ib.rq_size + IBT_CONN_SQ);
+		ibt_conn_drain(cs, cs->ib.rq_size + IBT_CONN_SQ,
+			       &cs->ib.cqe_caller);
 	spin_unlock_bh(&cs->ib.poll_lock);
 }
 
@@ -239,7 +282,8 @@ bool ibt_conn_poll_direct(struct ibt_csock *cs)
 	if (!spin_trylock_bh(&cs->ib.poll_lock))
 		return false;	/* someone drains it now */
 	if (!cs->ib.poll_off) {
-		done = ibt_conn_drain(cs, IBT_CONN_POLL_BATCH);
+		done = ibt_conn_drain(cs, IBT_CONN_POLL_BATCH,
+				      &cs->ib.cqe_caller);
 		if (READ_ONCE(cs->sk.sk_prefer_busy_poll))
 			WRITE_ONCE(cs->ib.spin_ns, local_clock());
 	}

@@ -690,6 +690,11 @@ void ibt_conn_info(struct ibt_csock *cs, struct ibtick_conn_info *ci)
 	ci->qp_num = cs->qp_num;
 	ci->peer_qp_num = cs->peer_qp_num;
 	spin_unlock_bh(&cs->dlock);
+	/* the drainers' (poll_lock): each read whole, not all at one instant */
+	ci->cq_events = atomic64_read(&cs->ib.cq_events);
+	ci->cqe_irq = READ_ONCE(cs->ib.cqe_irq);
+	ci->cqe_caller = READ_ONCE(cs->ib.cqe_caller);
+	ci->irq_polls = READ_ONCE(cs->ib.irq_polls);
 }
 
 static int ibt_conn_ioctl(struct socket *sock, unsigned int cmd,

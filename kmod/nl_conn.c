@@ -102,7 +102,11 @@ static int ibt_fill_conn(struct sk_buff *skb, struct ibt_csock *cs,
 	    ibt_conn_put_u64(skb, IBTICK_A_CONN_CTL_TX, ci.ctl_tx) ||
 	    ibt_conn_put_u64(skb, IBTICK_A_CONN_CTL_RX, ci.ctl_rx) ||
 	    ibt_conn_put_u64(skb, IBTICK_A_CONN_TX_UNACKED, ci.tx_unacked) ||
-	    ibt_conn_put_u64(skb, IBTICK_A_CONN_CQ_ERRORS, ci.cq_errors))
+	    ibt_conn_put_u64(skb, IBTICK_A_CONN_CQ_ERRORS, ci.cq_errors) ||
+	    ibt_conn_put_u64(skb, IBTICK_A_CONN_CQ_EVENTS, ci.cq_events) ||
+	    ibt_conn_put_u64(skb, IBTICK_A_CONN_CQE_IRQ, ci.cqe_irq) ||
+	    ibt_conn_put_u64(skb, IBTICK_A_CONN_CQE_CALLER, ci.cqe_caller) ||
+	    ibt_conn_put_u64(skb, IBTICK_A_CONN_IRQ_POLLS, ci.irq_polls))
 		return -EMSGSIZE;
 	if (ci.state == IBTICK_CONN_LISTEN &&
 	    (nla_put_u32(skb, IBTICK_A_CONN_BACKLOG, backlog) ||

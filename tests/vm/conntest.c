@@ -2086,6 +2086,7 @@ static int mode_prefer(uint64_t n)
 {
 	int lfd = listener(srv_ip, base_port, 8, 0, 0), cfd, sfd, one = 1;
 	unsigned char buf[MAXMSG + 64];
+	struct ibtick_conn_info c0, c1;
 	struct spinner sp;
 	struct ibtick_reader r;
 	struct ibtick_tick t;
@@ -2116,6 +2117,15 @@ static int mode_prefer(uint64_t n)
 		return 1;
 
 	/* 1: the server spins on recv(MSG_DONTWAIT) and echoes */
+	{
+		socklen_t len = sizeof(c0);
+
+		memset(&c0, 0, sizeof(c0));
+		check(!getsockopt(sfd, SOL_IBTICK, IBTICK_CONN_INFO, &c0, &len) &&
+		      len == sizeof(c0),
+		      "prefer: IBTICK_CONN_INFO has the drain counters (cq_events .. irq_polls)",
+		      errno);
+	}
 	memset(&sp, 0, sizeof(sp));
 	sp.fd = sfd;
 	sp.n = n;
@@ -2130,6 +2140,30 @@ static int mode_prefer(uint64_t n)
 	      "prefer: N round trips to a spinning echo, each intact and in order", 0);
 	if (fails || sp.bad)
 		printf("# %s\n", why);
+	/*
+	 * While it spins, the spinner drains: no CQ event, and the softirq
+	 * poll does not run either (the timer follows the spinner in the hard
+	 * interrupt).  A little of both is allowed for the start and for the
+	 * spinner's time off its CPU (over 200 us, the CQ goes back to events
+	 * until it next drains); a timer that handed the CQ to the softirq
+	 * poll every 200 us all along would make about one per two round trips.
+	 */
+	conn_info(sfd, &c1);
+	{
+		unsigned long long ev = c1.cq_events - c0.cq_events;
+		unsigned long long polls = c1.irq_polls - c0.irq_polls;
+		unsigned long long irq = c1.cqe_irq - c0.cqe_irq;
+		unsigned long long caller = c1.cqe_caller - c0.cqe_caller;
+		unsigned long long rx = c1.rx_msgs - c0.rx_msgs;
+
+		printf("# spinning echo, %llu messages: cq_events %llu irq_polls %llu cqe_irq %llu cqe_caller %llu\n",
+		       (unsigned long long)n, ev, polls, irq, caller);
+		check(rx == n && irq + caller >= rx && caller * 10 >= rx * 9,
+		      "prefer: the spinner drained >= 90 % of the completions itself (cqe_irq + cqe_caller >= rx_msgs)",
+		      0);
+		check(ev * 20 <= n && polls * 20 <= n,
+		      "prefer: while it spins, cq_events and irq_polls each <= 1 per 20 messages", 0);
+	}
 
 	/* 2: the spinner stops and blocks: its sleep arms the CQ event */
 	for (i = n; i < n + 20; i++) {

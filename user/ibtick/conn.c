@@ -34,6 +34,10 @@ static const char *const conn_ctr_keys[IBTICK_A_CONN_MAX + 1] = {
 	[IBTICK_A_CONN_CTL_RX]		= "ctl_rx",
 	[IBTICK_A_CONN_TX_UNACKED]	= "tx_unacked",
 	[IBTICK_A_CONN_CQ_ERRORS]	= "cq_errors",
+	[IBTICK_A_CONN_CQ_EVENTS]	= "cq_events",
+	[IBTICK_A_CONN_CQE_IRQ]		= "cqe_irq",
+	[IBTICK_A_CONN_CQE_CALLER]	= "cqe_caller",
+	[IBTICK_A_CONN_IRQ_POLLS]	= "irq_polls",
 };
 
 /* a listener's (printed with its backlog) */

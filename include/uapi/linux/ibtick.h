@@ -707,6 +707,11 @@ struct ibtick_conn_info {
 	__u64	cq_errors;	/* completions in error (the failure's) */
 	__u32	qp_num;		/* ours, as in `rdma res show qp` */
 	__u32	peer_qp_num;
+	/* appended after 0.4.0: who drained the CQ (send completions too) */
+	__u64	cq_events;	/* completion events (the CQ was armed) */
+	__u64	cqe_irq;	/* completions drained in softirq context */
+	__u64	cqe_caller;	/* ... by callers spinning (MSG_DONTWAIT, busy) */
+	__u64	irq_polls;	/* runs of the softirq poll, empty ones too */
 };
 
 #endif /* _UAPI_LINUX_IBTICK_H */

@@ -420,6 +420,10 @@ enum {
 	IBTICK_A_CONN_REFUSED_USER_MAX,	/* u64: listener: requests refused,
 					 * its user at max_user_conns
 					 */
+	IBTICK_A_CONN_CQ_EVENTS,	/* u64: as struct ibtick_conn_info */
+	IBTICK_A_CONN_CQE_IRQ,
+	IBTICK_A_CONN_CQE_CALLER,
+	IBTICK_A_CONN_IRQ_POLLS,
 
 	/* add new attributes above here */
 	__IBTICK_A_CONN_CNT,
