@@ -218,12 +218,13 @@ rails_down
 
 # Connections (RC): ping-pong, 64 B, each path every round in a random
 # order, pinned as the feeds' paths: ib_send_lat -c RC (the floor: it
-# spins on its CQ), an ibtick connection spinning on recv(MSG_DONTWAIT)
-# and one blocking in recv, sockperf over TCP spinning and blocking.
+# spins on its CQ), an ibtick connection spinning on recv(MSG_DONTWAIT),
+# one spinning on its mapped ring and one blocking in recv, sockperf over
+# TCP spinning and blocking.
 # Every sample: raw/rc-rROUND-PATH.txt.gz.
 RC_ROUNDS=${RC_ROUNDS:-8}
 RC_N=${RC_N:-$N}
-RC_PATHS="floor-rc conn-spin conn tcp-spin tcp"
+RC_PATHS="floor-rc conn-spin conn-map conn tcp-spin tcp"
 say "connections (RC): $RC_ROUNDS rounds x $RC_N of: $RC_PATHS"
 : >"$R/rc.json"
 printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s"}\n' \

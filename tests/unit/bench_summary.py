@@ -14,6 +14,8 @@ bench/summary.py's statistics, on made-up data with fixed seeds:
   BOOT=0 gives no interval, and no file is a target not met;
 - fanout_section(): the target is the fill's ratio (the wake-ups apart)
   when the run has it, the whole cost's otherwise;
+- rc_section(): the spinning connection's goal is its ratio to the RC
+  floor; the mapped connection gets a row and no goal;
 - bench/ab.py's compare(): each path against the floor of its own round
   and module, head / base and its interval, a round lacking a side left
   out.
@@ -197,6 +199,40 @@ _, goals = run_fanout([fo_row(1, 4000, 2000, 0, 6000), fo_row(16, 4400, 32000, 0
 check("fanout: a run without the split keeps the whole cost's target",
       goals and 'kernel cost' in goals[0][0] and abs(goals[0][1] - 36400 / 6000) < 1e-9 and goals[0][3] is False,
       str(goals))
+
+
+def rc_dir(meds, rounds=5, n=200):
+    """A run's rc.json and raw samples: each path's samples around its median (ns)."""
+    d = Path(tempfile.mkdtemp())
+    (d / 'raw').mkdir()
+    rng = random.Random(7)
+    with open(d / 'rc.json', 'w') as f:
+        f.write(json.dumps({"rounds": rounds, "n": n, "warm": 100, "seed": 3,
+                            "paths": ' '.join(meds)}) + '\n')
+        for r in range(1, rounds + 1):
+            for p, m in meds.items():
+                xs = [int(m * (0.9 + 0.2 * rng.random())) for _ in range(n)]
+                (d / 'raw' / f'rc-r{r}-{p}.txt').write_text('\n'.join(map(str, xs)))
+                f.write(json.dumps({"round": r, "kind": p, "t_typical": m / 1e3}) + '\n')
+    return d
+
+
+def run_rc(meds):
+    d = rc_dir(meds)
+    text, goals, out = [], [], {}
+    S.rc_section(d, text.append, goals, out)
+    return text, goals, out
+
+
+text, goals, out = run_rc({'floor-rc': 20000, 'conn-spin': 24000, 'conn-map': 36000,
+                           'conn': 60000, 'tcp-spin': 19000, 'tcp': 32000})
+spin = [g for g in goals if 'connection, spinning: median' in g[0]]
+check("rc: the spinning connection's goal is judged on its own ratio (1.2, met)",
+      len(spin) == 1 and abs(spin[0][1] - 1.2) < 0.02 and spin[0][3] is True, str(goals))
+check("rc: the mapped connection has a row with its ratio (1.8) and no goal of its own",
+      any(t.startswith('| ibtick connection, mapped ring, spinning | spin |') and '| 1.80 [' in t for t in text)
+      and not any('mapped' in g[0] for g in goals) and abs(out['rc']['paths']['conn-map']['median_ratio'] - 1.8) < 0.02,
+      '\n'.join(text) + str(goals))
 
 # bench/ab.py's compare(): each path against its own round's and module's
 # floor; head / base of the medians of those over rounds, with an interval

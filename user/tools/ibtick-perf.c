@@ -81,19 +81,21 @@ enum path {
 	P_CONN_SPIN,			/* ... recv(MSG_DONTWAIT) in a loop */
 	P_TCP,				/* sockperf over TCP, blocking */
 	P_TCP_SPIN,			/* ... --nonblocked */
+	P_CONN_MAP,			/* a connection's mapped ring, spinning */
 	P_NPATHS,
 };
 
 static const char *const path_names[P_NPATHS] = {
 	"mapped", "epoll", "recvmsg", "busy", "kpoll", "busy-prefer", "floor", "udp",
 	"udp-spin", "run", "run-spin", "floor-rc", "conn", "conn-spin", "tcp",
-	"tcp-spin",
+	"tcp-spin", "conn-map",
 };
 
 /* Whether the path's receiver spins on a CPU or sleeps until woken. */
 static const char *const path_class[P_NPATHS] = {
 	"spin", "sleep", "sleep", "spin", "spin", "spin", "spin", "sleep",
 	"spin", "sleep", "spin", "spin", "sleep", "spin", "sleep", "spin",
+	"spin",
 };
 
 static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout", "arb" };
@@ -946,10 +948,18 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 /*
  * Ping-pong over an ibtick connection (SOCK_SEQPACKET, RC): an echo child
  * listens on the -I side's address, pinned as every echo; this side
- * connects from its own address.  @spin: both ends recv(MSG_DONTWAIT) in
- * a loop, else they block in recv.  o.warm + o.n round trips of o.size
- * bytes, half of each kept, as every path.
+ * connects from its own address.  Both ends receive the same way (enum
+ * conn_rx): blocking recv, recv(MSG_DONTWAIT) in a loop, or spinning on
+ * the connection's mapped ring with no system call (libibtick), and send
+ * with send().  o.warm + o.n round trips of o.size bytes, half of each
+ * kept, as every path.
  */
+enum conn_rx { CONN_BLOCK, CONN_SPIN, CONN_MAP };
+
+static enum conn_rx conn_rx_of(int path)
+{
+	return path == P_CONN_MAP ? CONN_MAP : path == P_CONN_SPIN ? CONN_SPIN : CONN_BLOCK;
+}
 static void wait_ready(int fd);
 
 static int conn_addr(struct sockaddr_ibtick *sa, const char *ip, unsigned int port)
@@ -961,14 +971,40 @@ static int conn_addr(struct sockaddr_ibtick *sa, const char *ip, unsigned int po
 	return inet_pton(AF_INET, ip, sa->sibt_group) == 1 ? 0 : -1;
 }
 
-static ssize_t conn_recv(int fd, void *buf, size_t len, bool spin)
+/*
+ * The next message into @buf: by recv(), or (@r, CONN_MAP) from the
+ * mapped ring, spinning until it comes; then its slot goes back to the
+ * peer as libibtick says (a system call per nslots / 4 messages).  0 when
+ * the peer closed, -1 with errno else.
+ */
+static ssize_t conn_recv(int fd, struct ibtick_reader *r, void *buf, size_t len,
+			 enum conn_rx how)
 {
-	ssize_t r;
+	struct ibtick_tick t;
+	ssize_t got;
 
-	do
-		r = recv(fd, buf, len, spin ? MSG_DONTWAIT : 0);
-	while (r < 0 && spin && errno == EAGAIN);
-	return r;
+	if (how != CONN_MAP) {
+		do
+			got = recv(fd, buf, len, how == CONN_SPIN ? MSG_DONTWAIT : 0);
+		while (got < 0 && how == CONN_SPIN && errno == EAGAIN);
+		return got;
+	}
+	while (!ibtick_next(r, &t))
+		if (ibtick_ended(r))	/* the cursor reported, recv() says how */
+			return ibtick_arm(r) ? -1 : recv(fd, buf, len, MSG_DONTWAIT);
+	got = t.len < len ? t.len : (ssize_t)len;
+	memcpy(buf, t.data, (size_t)got);
+	if (!ibtick_done(r, &t) || ibtick_conn_release(r))
+		return -1;
+	return got;
+}
+
+/* CONN_MAP: map @fd's ring into @r (else nothing to do); dies on failure. */
+static void conn_map(int fd, struct ibtick_reader *r, enum conn_rx how)
+{
+	memset(r, 0, sizeof(*r));
+	if (how == CONN_MAP && ibtick_reader_attach(r, fd))
+		die("conn-map: ibtick_reader_attach");
 }
 
 /*
@@ -977,12 +1013,12 @@ static ssize_t conn_recv(int fd, void *buf, size_t len, bool spin)
  * ib_send_lat polls its CQ with no event armed.  Without the privilege it
  * spins all the same, with the event on.
  */
-static void conn_prefer_busy(int fd, bool spin)
+static void conn_prefer_busy(int fd, enum conn_rx how)
 {
 	static bool said;
 	int one = 1;
 
-	if (!spin || !setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)))
+	if (how != CONN_SPIN || !setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)))
 		return;
 	if (!said)
 		fprintf(stderr, "%s: conn-spin: SO_PREFER_BUSY_POLL: %s (spinning with the CQ event on)\n",
@@ -996,9 +1032,10 @@ static void conn_prefer_busy(int fd, bool spin)
  * (lat -e), answers every message of the one connection it accepts, and
  * exits when the client closes.
  */
-static void __attribute__((noreturn)) conn_echo(bool spin, const char *ip, int ready_fd)
+static void __attribute__((noreturn)) conn_echo(enum conn_rx how, const char *ip, int ready_fd)
 {
 	struct sockaddr_ibtick sa;
+	struct ibtick_reader rd;
 	char buf[MAX_MSG];
 	int ls, fd;
 
@@ -1013,9 +1050,10 @@ static void __attribute__((noreturn)) conn_echo(bool spin, const char *ip, int r
 	fd = accept(ls, NULL, NULL);
 	if (fd < 0)
 		die("conn: accept");
-	conn_prefer_busy(fd, spin);
+	conn_prefer_busy(fd, how);
+	conn_map(fd, &rd, how);
 	for (;;) {
-		ssize_t r = conn_recv(fd, buf, sizeof(buf), spin);
+		ssize_t r = conn_recv(fd, &rd, buf, sizeof(buf), how);
 
 		if (r <= 0)
 			_exit(r < 0);	/* 0: the client closed */
@@ -1024,11 +1062,12 @@ static void __attribute__((noreturn)) conn_echo(bool spin, const char *ip, int r
 	}
 }
 
-static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
+static void conn_run(enum conn_rx how, uint64_t **lat, size_t *nlat, char *extra,
 		     size_t elen)
 {
 	unsigned int port = o.port + 200;
 	struct sockaddr_ibtick sa;
+	struct ibtick_reader rd;
 	char buf[MAX_MSG];
 	size_t cap = 0;
 	int ready[2], fd, status = 0;
@@ -1040,7 +1079,7 @@ static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 	extra[0] = 0;
 	if (o.echo) {	/* this side is the echo (lat -e) */
 		pin(o.cpu);
-		conn_echo(spin, ip_b, -1);
+		conn_echo(how, ip_b, -1);
 	}
 	counts_begin();
 	if (!o.peer) {	/* else the echo is the other host's lat -e */
@@ -1050,7 +1089,7 @@ static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 		if (!child) {
 			close(ready[0]);
 			pin(o.cpu2);
-			conn_echo(spin, ip_b, ready[1]);
+			conn_echo(how, ip_b, ready[1]);
 		}
 		close(ready[1]);
 		wait_ready(ready[0]);
@@ -1068,13 +1107,14 @@ static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 		}
 		return;
 	}
-	conn_prefer_busy(fd, spin);
+	conn_prefer_busy(fd, how);
+	conn_map(fd, &rd, how);
 	memset(buf, 0x5a, sizeof(buf));
 	for (i = 0; i < o.warm + o.n; i++) {
 		uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 
 		if (send(fd, buf, (size_t)o.size, 0) != o.size ||
-		    conn_recv(fd, buf, sizeof(buf), spin) != o.size) {
+		    conn_recv(fd, &rd, buf, sizeof(buf), how) != o.size) {
 			fprintf(stderr, "%s: conn: round trip %ld: %s\n", PROG, i,
 				strerror(errno));
 			break;
@@ -1082,6 +1122,8 @@ static void conn_run(bool spin, uint64_t **lat, size_t *nlat, char *extra,
 		if (i >= o.warm)
 			push(lat, nlat, &cap, (now_ns(CLOCK_MONOTONIC) - t0) / 2);
 	}
+	if (how == CONN_MAP)
+		ibtick_reader_close(&rd);	/* reports the cursor: a clean close */
 	close(fd);
 	if (child > 0)
 		waitpid(child, &status, 0);
@@ -1412,7 +1454,8 @@ static void rc_ctrs_json(char *buf, size_t len, uint64_t v0[2][3])
 /* A row for a path that is not ibtick's (floor, udp, udp-spin). */
 static int lat_other(struct row *r, const char *name, double seconds)
 {
-	bool rc = o.path == P_FLOOR_RC || o.path == P_CONN || o.path == P_CONN_SPIN;
+	bool rc = o.path == P_FLOOR_RC || o.path == P_CONN || o.path == P_CONN_SPIN ||
+		  o.path == P_CONN_MAP;
 	char extra[2048];
 	uint64_t rc0[2][3];
 	struct latstats st;
@@ -1423,8 +1466,8 @@ static int lat_other(struct row *r, const char *name, double seconds)
 		rc_ctrs(rc0);
 	if (o.path == P_FLOOR || o.path == P_FLOOR_RC) {
 		floor_run(&lat, &n, extra, sizeof(extra));
-	} else if (o.path == P_CONN || o.path == P_CONN_SPIN) {
-		conn_run(o.path == P_CONN_SPIN, &lat, &n, extra, sizeof(extra));
+	} else if (o.path == P_CONN || o.path == P_CONN_SPIN || o.path == P_CONN_MAP) {
+		conn_run(conn_rx_of(o.path), &lat, &n, extra, sizeof(extra));
 	} else {
 		sockperf_run(o.path == P_UDP_SPIN || o.path == P_RUN_SPIN ||
 			     o.path == P_TCP_SPIN,
@@ -1494,6 +1537,7 @@ static const char *path_title(int path)
 	case P_FLOOR_RC: return "ib_send_lat -c RC";
 	case P_CONN: return "ibtick connection (RC), blocking recv";
 	case P_CONN_SPIN: return "ibtick connection (RC), spinning recv";
+	case P_CONN_MAP: return "ibtick connection (RC), mapped ring, spinning";
 	case P_TCP: return "sockperf TCP";
 	case P_TCP_SPIN: return "sockperf TCP, spinning";
 	case P_BUSY_PREFER: return "ibtick recvmsg + SO_BUSY_POLL + SO_PREFER_BUSY_POLL";
