@@ -143,6 +143,10 @@ static int ibt_conn_irq_poll(struct irq_poll *iop, int budget)
  * meanwhile, and only hrtimer_start() takes the base's lock).  Else the
  * softirq poll decides whether to arm the CQ now.  ibt_conn_cq_stop()'s
  * hrtimer_cancel() waits for this and takes off what it started.
+ * It does not skip its work when @disarmed reads false (the CQ armed
+ * since): ibt_conn_arm() sets @disarmed and then finds the timer still
+ * queued, with no barrier between, so this may read the old false while
+ * the CQ is left off; the softirq poll's look settles it either way.
  * Context: hard interrupt (a softirq on PREEMPT_RT).
  */
 static enum hrtimer_restart ibt_conn_rearm(struct hrtimer *t)
@@ -247,7 +251,10 @@ void ibt_conn_cq_stop(struct ibt_csock *cs)
 		ibt_conn_drain(cs, cs->ib.rq_size + IBT_CONN_SQ, NULL);
 	WRITE_ONCE(cs->ib.poll_off, true);	/* callers: the lock orders it */
 	spin_unlock_bh(&cs->ib.poll_lock);
-	/* started under poll_lock only while !poll_off: none from here on */
+	/*
+	 * started under poll_lock only while !poll_off, or by @rearm itself,
+	 * which hrtimer_cancel() waits for and then dequeues: none from here
+	 */
 	hrtimer_cancel(&cs->ib.rearm);
 }
 
