@@ -60,6 +60,8 @@ json.dump({
     "host_loadavg_before": open("/proc/loadavg").read().split()[:3],
     "boot_clock": sys.argv[2],
     "boot_idle": sys.argv[3],
+    # the code measured: the module and tools are built from this tree
+    "source": sh("git describe --always --dirty --abbrev=12 2>/dev/null") or None,
 }, open(sys.argv[1], "w"), indent=1)
 PY
 seed=${SEED:-$(date +%s)}

@@ -843,7 +843,8 @@ def main():
     load = ' '.join(host.get('host_loadavg_before') or ['?'])
     w(f"Guest clocksource: **{env.get('clocksource', 'not recorded')}** (boot: {boot}); "
       f"host: {host.get('host_cpu', '?')}, {host.get('host_cpus', '?')} CPUs, load {load} before the run; "
-      f"{host.get('qemu', '')}.\n")
+      f"{host.get('qemu', '')}"
+      + (f"; source `{host['source']}`" if host.get('source') else '') + ".\n")
     w("Every row was measured in the same guest boot on the same Soft-RoCE pair (rxe1 ↔ rxe0 over a veth pair). "
       "Under QEMU TCG absolute times are inflated many times and drift with the host's load; "
       "the **ratios to the floor**, measured interleaved, are the result.\n")
