@@ -752,10 +752,12 @@ def rc_section(d, w, goals, out, topo='single'):
       "the paths in a random order each round (`rc.json`), pinned as above. The floor is `ib_send_lat -c RC` "
       "(user-space verbs polling its CQ); the ibtick connection's spinning reader calls recv(MSG_DONTWAIT), "
       "which drains the connection's CQ itself. The mapped reader spins on the connection's ring with no "
-      "system call, and the CQ event writes the ring: on rxe that event is a tasklet that runs after the "
-      "softirq pass that delivered the message has also sent and processed its RC acknowledgement, so "
-      "here it comes later than a reader polling the CQ finds the message (counts: one tasklet more per "
-      "message). sockperf runs over kernel TCP on the same "
+      "system call, and the CQ event writes the ring: on rxe that event is a tasklet, "
+      + ("which runs after the softirq pass that delivered the message has also sent and processed its RC "
+         "acknowledgement on the same CPU, so here it comes later than a reader polling the CQ finds the "
+         "message (counts: one tasklet more per message). " if topo == 'single' else
+         "and here the acknowledgement is the other guest's work. ") +
+      "sockperf runs over kernel TCP on the same "
       f"{'veth pair' if topo == 'single' else 'link between the guests'}. On this "
       "rig rxe runs on the kernel's UDP stack, so TCP here does not pay what RoCE pays: it is a reference, "
       "not a competitor. Ratios with bootstrap 95 % intervals as above. Maxima of a few milliseconds in "
