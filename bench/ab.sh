@@ -3,7 +3,8 @@
 # (a git revision) against the work tree's, each loaded in turn, rounds
 # interleaved (base first in odd rounds, head first in even ones), every
 # path's time taken as a ratio to the verbs floor measured with the same
-# module loaded in the same round.  For a change to the data path whose
+# module loaded in the same round (a connection's, conn*, to floor-rc when
+# KINDS has it).  For a change to the data path whose
 # effect is smaller than the drift of the host between two bench runs.
 #
 # usage: bench/ab.sh [-r ROUNDS] [-n N] [-k KINDS] BASE [OUT_DIR]
@@ -24,11 +25,11 @@ while getopts "r:n:k:" o; do
 	r) rounds=$OPTARG ;;
 	n) n=$OPTARG ;;
 	k) kinds=$OPTARG ;;
-	*) sed -n '9,18p' "$0" >&2; exit 2 ;;
+	*) sed -n '10,19p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-(($# >= 1)) || { sed -n '9,18p' "$0" >&2; exit 2; }
+(($# >= 1)) || { sed -n '10,19p' "$0" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]?$ && $n =~ ^[1-9][0-9]{0,6}$ ]] ||
 	{ echo "bench/ab.sh: ROUNDS is 1..99, N 1..9999999" >&2; exit 2; }
 [[ $kinds =~ ^[a-z,-]+$ ]] || { echo "bench/ab.sh: KINDS: a comma list of paths" >&2; exit 2; }

@@ -17,8 +17,8 @@ bench/summary.py's statistics, on made-up data with fixed seeds:
 - rc_section(): the spinning connection's goal is its ratio to the RC
   floor; the mapped connection gets a row and no goal;
 - bench/ab.py's compare(): each path against the floor of its own round
-  and module, head / base and its interval, a round lacking a side left
-  out.
+  and module (a connection against the RC floor when the run has it),
+  head / base and its interval, a round lacking a side left out.
 
   bench_summary.py [PATH_TO_SUMMARY_PY]
 """
@@ -270,6 +270,18 @@ cn = AB.compare(noisy, draws=400)['spin']['median']
 check("ab: with noise the interval is wider and holds the ratio",
       cn[3] < cn[2] < cn[4] and cn[4] - cn[3] > 0.05, str(cn))
 check("ab: no floor, no path", AB.compare([r for r in rows if r['kind'] != 'floor']) == {})
+rc = []
+for rnd in range(1, 5):
+    rc += [ab_row(rnd, m, 'floor', 50, 500) for m in ('base', 'head')]
+    rc += [ab_row(rnd, m, 'floor-rc', 40, 400) for m in ('base', 'head')]
+    rc += [ab_row(rnd, 'base', 'conn-spin', 52, 520), ab_row(rnd, 'head', 'conn-spin', 48, 480)]
+cr = AB.compare(rc, draws=100).get('conn-spin', {})
+check("ab: a connection is held against the RC floor when the run has it (52 / 40 = 1.3, head 1.2)",
+      cr.get('floor') == 'floor-rc' and abs(cr['median'][0] - 1.3) < 1e-9 and abs(cr['median'][1] - 1.2) < 1e-9
+      and 'floor-rc' not in AB.compare(rc, draws=10), str(cr))
+cu = AB.compare([r for r in rc if r['kind'] != 'floor-rc'], draws=10).get('conn-spin', {})
+check("ab: without the RC floor, a connection falls back to the UD floor (52 / 50)",
+      cu.get('floor') == 'floor' and abs(cu['median'][0] - 52 / 50) < 1e-9, str(cu))
 
 print(f"bench_summary: {passed} passed, {failed} failed, 0 skipped")
 sys.exit(1 if failed else 0)
