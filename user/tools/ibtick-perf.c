@@ -960,6 +960,7 @@ static enum conn_rx conn_rx_of(int path)
 {
 	return path == P_CONN_MAP ? CONN_MAP : path == P_CONN_SPIN ? CONN_SPIN : CONN_BLOCK;
 }
+
 static void wait_ready(int fd);
 
 static int conn_addr(struct sockaddr_ibtick *sa, const char *ip, unsigned int port)
