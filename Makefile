@@ -208,8 +208,8 @@ TICKRD := user/bench/tickrd.c user/bench/tickrd.h user/bench/args.c user/bench/a
 user/tools/ibtick-md: user/tools/ibtick-md.c user/bench/latstats.c user/bench/latstats.h user/bench/tickgen.c user/bench/tickgen.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/latstats.c user/bench/tickgen.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
 
-user/tools/ibtick-perf: user/tools/ibtick-perf.c user/bench/latstats.c user/bench/latstats.h user/bench/kcount.c user/bench/kcount.h user/bench/ibport.c user/bench/ibport.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/latstats.c user/bench/kcount.c user/bench/ibport.c user/bench/tickrd.c user/bench/args.c $(LIB_A) -lm
+user/tools/ibtick-perf: user/tools/ibtick-perf.c user/bench/udppp.c user/bench/udppp.h user/bench/latstats.c user/bench/latstats.h user/bench/kcount.c user/bench/kcount.h user/bench/ibport.c user/bench/ibport.h $(TICKRD) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/latstats.c user/bench/kcount.c user/bench/ibport.c user/bench/tickrd.c user/bench/args.c user/bench/udppp.c $(LIB_A) -lm
 
 user/tools/ibtick-gen: user/tools/ibtick-gen.c user/bench/tickgen.c user/bench/tickgen.h user/common/out.c user/common/out.h
 	$(CC) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< user/bench/tickgen.c user/common/out.c -lm

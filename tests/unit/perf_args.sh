@@ -67,13 +67,19 @@ cases=(
 	"2|lat -L veth0 -k floor $G|-k floor is for lat with -I, --peer or -e"
 	"2|lat --help|--peer IPV4 lat:"
 	"2|lat -L veth0 -I veth1 -k busy --busy-us 0 $G|'0': want a number in [1, 1000000]"
-	"2|lat --help|--busy-us US  busy, busy-prefer and run-spin readers: SO_BUSY_POLL"
+	"2|lat --help|--busy-us US  busy, busy-prefer, spin-1g and run-spin readers: SO_BUSY_POLL"
+	# sockperf's layout (one group both ways) and our own AF_INET ping-pong
+	"2|lat -L veth0 -k inet-run-spin $G|-k inet-run-spin is for lat with -I, --peer or -e"
+	"2|oneway -L veth0 -I veth1 -k spin-1g $G|-k spin-1g is for lat"
+	"2|_udppp pong spin 10.0.0.1 239.1.1.1 7000 64 10 0|Usage:"
+	"2|_udppp ping spin 10.0.0.1 239.1.1.1 7000 64 10|Usage:"
+	"2|_udppp ping spin 10.0.0.1 239.1.1.1 7000 8 10 0|'8': want a number in [16, 4096]"
 	"2|lat -L veth0 -I veth1 -k busy-prefer --prefer-defer 100001 $G|'100001': want a number in [0, 100000]"
 	"2|lat --help|--prefer-defer US  busy-prefer reads feeds made for it"
 )
 if [[ -d /sys/module/ibtick ]]; then
 	echo "# the ibtick module is loaded: good command lines not run (they would measure)"
-	skip=11
+	skip=12
 else
 	skip=0
 	cases+=(
@@ -85,6 +91,7 @@ else
 		"1|lat -L veth0 -I veth1 -k busy-prefer --busy-us 2000 $G|the ibtick module is not loaded"
 		"1|lat -L veth0 --peer 10.99.0.1 -k floor $G|the ibtick module is not loaded"
 		"1|lat -L veth0 -e -k udp-spin $G|the ibtick module is not loaded"
+		"1|lat -L veth0 -I veth1 -k spin-1g,recvmsg-1g,inet,inet-run $G|the ibtick module is not loaded"
 		"1|fanout --netdev veth0 --peer-netdev veth1 $G|the ibtick module is not loaded"
 		"1|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 $G|the ibtick module is not loaded"
 		"1|arb -d rxe0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -k arb-cost,rail-a-cost,rail-a,arb -r 5000 --raw x $G|the ibtick module is not loaded"

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 P=user/tools/ibtick-perf
 MD=user/tools/ibtick-md
 GEN=user/tools/ibtick-gen
-ALL_TESTS="lat_kinds lat_sweep lat_compare lat_paths lat_counts lat_counts_arms oneway_counts rate_steps fanout_counts
+ALL_TESTS="lat_kinds lat_sweep lat_compare lat_paths lat_counts lat_counts_arms lat_one_group oneway_counts rate_steps fanout_counts
 	arb_paths market_data_accounted bad_arguments"
 # shellcheck source=tests/vm/rails.sh
 . tests/vm/rails.sh
@@ -146,6 +146,27 @@ for x in map(json.loads, open(sys.argv[1])):
         c = x["per_rt"]
         print("  %-8s per round trip: CQ arms %s, CQ events %s, syscalls %.2f / %.2f" % (x["kind"], c["cq_arms"], c["cq_events"], c["syscalls_a"] or 0, c["syscalls_b"] or 0))' "$r/arms.json"
 	log_test "lat --counts -k busy,run-spin: CQ arms per round trip within the CQ events, also for a reader that looks tens of times a round trip" $rc
+}
+
+# sockperf's layout, one group both ways: each host's feed is a member of
+# the group it sends to, so its QP gets its own sends as well (2 deliveries
+# per round trip on each host), and writes 1 tick a round trip into its
+# ring: the copy is dropped as loopback (IBTICK_LOOPBACK 0, as
+# IP_MULTICAST_LOOP 0 asks).  udppp, ibtick-perf's own AF_INET ping-pong,
+# on kernel UDP takes no QP delivery; under ibtick-run the same as the
+# one-group feeds.
+lat_one_group() {
+	local rc=0 n=$(cnt 300) r=$RESULTS/perf
+	PATH="$PWD/user/preload:$PATH" perf onegroup lat -j --counts -k spin-1g,recvmsg-1g,inet,inet-run \
+		-n "$n" -w 20 -c 1 -C 0 -L veth1 -I veth0 239.8.0.6 7870 || rc=1
+	jlines "$r/onegroup.json" "[(x['kind'], x['class']) for x in L[1:]] == [('spin-1g', 'spin'), ('recvmsg-1g', 'sleep'), ('inet', 'sleep'), ('inet-run', 'sleep')] and all(x['n_iterations'] == $n and $ORDERED for x in L[1:]) and all(abs(x['per_rt']['qp_deliveries_a'] - 2) < 0.05 and abs(x['per_rt']['qp_deliveries_b'] - 2) < 0.05 for x in L[1:] if x['kind'] != 'inet') and all(abs(x['feed_a']['rx_ticks'] - 1) < 0.05 for x in L[1:] if 'feed_a' in x) and len([x for x in L[1:] if 'feed_a' in x]) == 2 and [x['per_rt']['qp_deliveries_a'] < 0.05 and x['per_rt']['qp_deliveries_b'] < 0.05 for x in L[1:] if x['kind'] == 'inet'] == [True]" || rc=1
+	python3 -c 'import json, sys
+for x in map(json.loads, open(sys.argv[1])):
+    if "per_rt" in x:
+        c = x["per_rt"]
+        print("  %-10s per round trip: QP deliveries %.2f / %.2f, ticks into the ring %s, syscalls %.2f / %.2f"
+              % (x["kind"], c["qp_deliveries_a"], c["qp_deliveries_b"], x.get("feed_a", {}).get("rx_ticks", "-"), c["syscalls_a"] or 0, c["syscalls_b"] or 0))' "$r/onegroup.json"
+	log_test "lat -k spin-1g,recvmsg-1g,inet,inet-run: one group both ways, 2 QP deliveries per round trip on each host and 1 tick into the ring; udppp on kernel UDP none" $rc
 }
 
 oneway_counts() {

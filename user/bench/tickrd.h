@@ -45,6 +45,10 @@ struct tickrd_opts {
 	int		busy_poll_us;	/* TICKRD_BUSY: SO_BUSY_POLL (0: 200) */
 	int		prefer_busy_poll; /* TICKRD_BUSY: SO_PREFER_BUSY_POLL too
 					   * (CAP_NET_ADMIN) */
+	int		nonblock;	/* TICKRD_BUSY: recvmsg(MSG_DONTWAIT) in a
+					 * loop, each call one busy poll, as a
+					 * UDP program spins (sockperf
+					 * --nonblocked) */
 };
 
 struct tickrd {
@@ -53,6 +57,7 @@ struct tickrd {
 	int			ep;	/* TICKRD_EPOLL: the epoll instance */
 	struct ibtick_reader	r;	/* mapped (every kind maps it) */
 	uint64_t		lost;	/* lapped ticks, this reader */
+	int			rflags;	/* recvmsg's flags (MSG_DONTWAIT: nonblock) */
 	const char		*failed; /* what failed, after -1 */
 };
 

@@ -54,6 +54,7 @@
 #include "latstats.h"
 #include "libibtick.h"
 #include "tickrd.h"
+#include "udppp.h"
 
 #define NUM(arg, min, max)	arg_num(PROG, arg, min, max)
 #define PROG		"ibtick-perf"
@@ -71,6 +72,9 @@ enum mode { M_LAT, M_ONEWAY, M_RATE, M_FANOUT, M_ARB };
 enum path {
 	P_KPOLL = TICKRD_NKINDS,	/* epoll reader, the feed's busy-poll thread spins */
 	P_BUSY_PREFER,			/* busy, with SO_PREFER_BUSY_POLL */
+	P_SPIN_1G,			/* recv(MSG_DONTWAIT) + SO_BUSY_POLL spin, one
+				 * group both ways: as sockperf --nonblocked */
+	P_RECVMSG_1G,			/* recvmsg, one group both ways */
 	P_FLOOR,			/* ib_send_lat -c UD */
 	P_UDP,				/* sockperf, blocking recvfrom */
 	P_UDP_SPIN,			/* sockperf --nonblocked: spins */
@@ -82,20 +86,25 @@ enum path {
 	P_TCP,				/* sockperf over TCP, blocking */
 	P_TCP_SPIN,			/* ... --nonblocked */
 	P_CONN_MAP,			/* a connection's mapped ring, spinning */
+	P_INET,				/* our own AF_INET ping-pong (udppp), blocking */
+	P_INET_SPIN,			/* ... O_NONBLOCK, spinning on recvfrom */
+	P_INET_RUN,			/* P_INET under ibtick-run: over feeds */
+	P_INET_RUN_SPIN,		/* P_INET_SPIN under ibtick-run */
 	P_NPATHS,
 };
 
 static const char *const path_names[P_NPATHS] = {
-	"mapped", "epoll", "recvmsg", "busy", "kpoll", "busy-prefer", "floor", "udp",
+	"mapped", "epoll", "recvmsg", "busy", "kpoll", "busy-prefer", "spin-1g",
+	"recvmsg-1g", "floor", "udp",
 	"udp-spin", "run", "run-spin", "floor-rc", "conn", "conn-spin", "tcp",
-	"tcp-spin", "conn-map",
+	"tcp-spin", "conn-map", "inet", "inet-spin", "inet-run", "inet-run-spin",
 };
 
 /* Whether the path's receiver spins on a CPU or sleeps until woken. */
 static const char *const path_class[P_NPATHS] = {
 	"spin", "sleep", "sleep", "spin", "spin", "spin", "spin", "sleep",
-	"spin", "sleep", "spin", "spin", "sleep", "spin", "sleep", "spin",
-	"spin",
+	"spin", "sleep", "spin", "sleep", "spin", "spin", "sleep", "spin",
+	"sleep", "spin", "spin", "sleep", "spin", "sleep", "spin",
 };
 
 static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout", "arb" };
@@ -121,6 +130,7 @@ static struct {
 	int		path;		/* the one being measured */
 	bool		kpoll;		/* lat: feeds in busy-poll mode, thread on the side's CPU */
 	bool		prefer;		/* busy readers: SO_PREFER_BUSY_POLL too */
+	bool		one_group;	/* lat: GROUP/PORT both ways (spin-1g, recvmsg-1g) */
 	int		busy_us;	/* busy readers: SO_BUSY_POLL (0: 200) */
 	int		prefer_defer;	/* --prefer-defer US; -1: not given */
 	const char	*ifname, *ifname2, *group, *hist, *raw;
@@ -246,6 +256,7 @@ static void rdr_open(struct tickrd *d, enum tickrd_kind kind, const char *ifname
 		.busy_cpu = o.busy_cpu,
 		.prefer_busy_poll = o.prefer,
 		.busy_poll_us = o.busy_us,
+		.nonblock = o.path == P_SPIN_1G,
 	};
 
 	if (tickrd_open(d, kind, group, port, ifname, &ro))
@@ -946,6 +957,117 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 }
 
 /*
+ * Our own AF_INET ping-pong (user/bench/udppp.c) on GROUP + 2, laid out as
+ * sockperf's (one group both ways) but with ibtick-perf's own loop, so that
+ * under ibtick-run (@run) it differs from the native spin-1g and
+ * recvmsg-1g paths by the preload library alone, and on kernel UDP from
+ * sockperf's rows by sockperf's own work alone.  Each end is this program
+ * again (_udppp), the echo on the -I side (or the --peer host's lat -e),
+ * pinned as every path's ends.  @spin: O_NONBLOCK, recvfrom() in a loop,
+ * and under ibtick-run its busy polling (-b busy_us()), as run-spin.
+ */
+static void inet_run(bool spin, bool run, uint64_t **lat, size_t *nlat,
+		     char *extra, size_t elen)
+{
+	static char self[PATH_MAX];
+	char busy[16], port[16], size[16], n[24], warm[24], rule[96];
+	const char *ip = o.echo ? ip_b : ip_a;
+	char *argv[] = { "ibtick-run", "-g", rule, "-b", busy, "--",
+			 self, "_udppp", o.echo ? "echo" : "ping", spin ? "spin" : "block",
+			 (char *)ip, o.group_udp, port, size, n, warm, NULL };
+	char **cmd = run ? argv : argv + 6;
+	size_t cap = 0;
+	double rts = 0;
+	char *out, *line, *save;
+	pid_t s = -1, c;
+	int fd;
+	ssize_t k;
+
+	*lat = NULL;
+	*nlat = 0;
+	extra[0] = 0;
+	k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (k <= 0)
+		die("readlink /proc/self/exe");
+	self[k] = 0;
+	snprintf(busy, sizeof(busy), "%d", spin ? busy_us() : 0);
+	snprintf(port, sizeof(port), "%u", o.port + 110);
+	snprintf(size, sizeof(size), "%ld", o.size);
+	snprintf(n, sizeof(n), "%ld", o.n);
+	snprintf(warm, sizeof(warm), "%ld", o.warm);
+	snprintf(rule, sizeof(rule), "%s:%s@%s", o.group_udp, port, o.ifname);
+	if (o.echo) {	/* this side is the echo (lat -e) */
+		s = spawn(cmd, o.cpu, NULL);
+		serve_until(s, wait_port(false, o.port + 110, 60));
+		return;
+	}
+	counts_begin();
+	if (!o.peer) {
+		char rule_b[96];
+		char *eargv[sizeof(argv) / sizeof(argv[0])];
+
+		memcpy(eargv, argv, sizeof(argv));
+		snprintf(rule_b, sizeof(rule_b), "%s:%s@%s", o.group_udp, port, o.ifname2);
+		eargv[2] = rule_b;
+		eargv[8] = "echo";
+		eargv[10] = ip_b;
+		s = spawn(run ? eargv : eargv + 6, o.cpu2, NULL);
+		if (!wait_port(false, o.port + 110, 60))
+			fprintf(stderr, "%s: the udppp echo did not bind port %u\n", PROG,
+				o.port + 110);
+	}
+	c = spawn(cmd, o.cpu, &fd);
+	out = slurp(fd, 600);
+	reap(c);
+	if (s > 0)
+		reap(s);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end;
+		unsigned long long v;
+
+		if (sscanf(line, "# round_trips %lf", &rts) == 1)
+			continue;
+		v = strtoull(line, &end, 10);
+		if (end != line && !*end && (long)*nlat < o.n)
+			push(lat, nlat, &cap, v);
+	}
+	counts_end(extra, elen, rts);
+	if (!*nlat)
+		fprintf(stderr, "%s: udppp gave no result (%s)\n", PROG,
+			run ? "under ibtick-run" : "kernel UDP");
+	free(out);
+}
+
+static void usage(void);
+
+/*
+ * ibtick-perf _udppp ping|echo spin|block LOCAL_IP GROUP PORT SIZE N WARM:
+ * one end of inet_run()'s ping-pong (not for users: ibtick-perf(1) has the
+ * paths that run it).
+ */
+static int udppp_main(int argc, char **argv)
+{
+	struct udppp_opts uo = { .timeout_ms = 2000 };
+	bool ping;
+
+	if (argc != 10 || (strcmp(argv[2], "ping") && strcmp(argv[2], "echo")))
+		usage();
+	ping = !strcmp(argv[2], "ping");
+	uo.spin = !strcmp(argv[3], "spin");
+	uo.local_ip = argv[4];
+	uo.group = argv[5];
+	uo.port = (unsigned int)NUM(argv[6], 1, 65535);
+	uo.size = (size_t)NUM(argv[7], 16, MAX_MSG);
+	uo.n = NUM(argv[8], 1, 100000000);
+	uo.warm = NUM(argv[9], 0, 100000000);
+	if (ping ? udppp_ping(&uo, stdout) : udppp_echo(&uo)) {
+		fprintf(stderr, "%s: udppp %s: %s\n", PROG, argv[2], strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Ping-pong over an ibtick connection (SOCK_SEQPACKET, RC): an echo child
  * listens on the -I side's address, pinned as every echo; this side
  * connects from its own address.  Both ends receive the same way (enum
@@ -1240,10 +1362,13 @@ static void lat_echo(const char *ifname)
 
 	/* the way out is GROUP/PORT; the way back GROUP + 1/PORT + 1: each
 	 * direction a group of its own, so that no reader's QP on this host
-	 * is a member of the group this host sends to */
+	 * is a member of the group this host sends to.  one_group: back on
+	 * GROUP/PORT too, as sockperf's ping-pong does: each host's QP gets
+	 * its own sends (counted as loopback, not read) */
 	prefer_feed(ifname, o.group, o.port, true);
 	rdr_open(&d, o.kind, ifname, o.group, o.port);
-	pub = pub_open(ifname, o.group2, o.port + 1);
+	pub = o.one_group ? pub_open(ifname, o.group, o.port) :
+			    pub_open(ifname, o.group2, o.port + 1);
 	fprintf(stderr, "%s: echo ready on %s\n", PROG, ifname);
 	if (echo_ready_fd >= 0 && write(echo_ready_fd, "r", 1) != 1)
 		die("echo ready");
@@ -1261,7 +1386,7 @@ static void lat_echo(const char *ifname)
 
 /*
  * Ping-pong with the current o.kind on feeds GROUP/@port (out) and
- * GROUP + 1/@port + 1 (back); prints a row per size, leaves the last
+ * GROUP + 1/@port + 1 (back; o.one_group: GROUP/@port); prints a row per size, leaves the last
  * size's statistics in @last.  Returns 0, or 1 when the echo side does
  * not answer.
  */
@@ -1272,6 +1397,8 @@ static int lat_kind(unsigned int port, struct latstats *last)
 	uint64_t *lat, t0, ts[2], eagain = 0, timeouts = 0, attempt = 0;
 	long size, i, sizes[16];
 	int nsizes = 0, pub, rc = 0, in_a_row = 0;
+	unsigned int back_port;
+	const char *back;
 	struct tickrd d;
 	ssize_t got;
 
@@ -1297,8 +1424,10 @@ static int lat_kind(unsigned int port, struct latstats *last)
 	pin(o.cpu);
 	if (o.kpoll)
 		o.busy_cpu = o.cpu;
-	prefer_feed(o.ifname, o.group2, port + 1, true);
-	rdr_open(&d, o.kind, o.ifname, o.group2, port + 1);
+	back = o.one_group ? o.group : o.group2;
+	back_port = o.one_group ? port : port + 1;
+	prefer_feed(o.ifname, back, back_port, true);
+	rdr_open(&d, o.kind, o.ifname, back, back_port);
 	pub = pub_open(o.ifname, o.group, port);
 	if (echo_child > 0)
 		wait_ready(ready[0]);
@@ -1399,7 +1528,7 @@ out:
 	kill_echo();	/* SIGTERM: the echo leaves its feed to us */
 	close(pub);
 	tickrd_close(&d);
-	prefer_feed(o.ifname, o.group2, port + 1, false);
+	prefer_feed(o.ifname, back, back_port, false);
 	if (o.ifname2)
 		prefer_feed(o.ifname2, o.group, port, false);
 	return rc;
@@ -1469,6 +1598,10 @@ static int lat_other(struct row *r, const char *name, double seconds)
 		floor_run(&lat, &n, extra, sizeof(extra));
 	} else if (o.path == P_CONN || o.path == P_CONN_SPIN || o.path == P_CONN_MAP) {
 		conn_run(conn_rx_of(o.path), &lat, &n, extra, sizeof(extra));
+	} else if (o.path >= P_INET) {
+		inet_run(o.path == P_INET_SPIN || o.path == P_INET_RUN_SPIN,
+			 o.path == P_INET_RUN || o.path == P_INET_RUN_SPIN, &lat, &n,
+			 extra, sizeof(extra));
 	} else {
 		sockperf_run(o.path == P_UDP_SPIN || o.path == P_RUN_SPIN ||
 			     o.path == P_TCP_SPIN,
@@ -1523,7 +1656,9 @@ static enum tickrd_kind path_kind(int path)
 {
 	if (path < TICKRD_NKINDS)
 		return (enum tickrd_kind)path;
-	return path == P_BUSY_PREFER ? TICKRD_BUSY : TICKRD_EPOLL;
+	if (path == P_BUSY_PREFER || path == P_SPIN_1G)
+		return TICKRD_BUSY;
+	return path == P_RECVMSG_1G ? TICKRD_RECVMSG : TICKRD_EPOLL;
 }
 
 static const char *path_title(int path)
@@ -1539,9 +1674,15 @@ static const char *path_title(int path)
 	case P_CONN: return "ibtick connection (RC), blocking recv";
 	case P_CONN_SPIN: return "ibtick connection (RC), spinning recv";
 	case P_CONN_MAP: return "ibtick connection (RC), mapped ring, spinning";
+	case P_INET: return "AF_INET ping-pong (udppp), kernel UDP";
+	case P_INET_SPIN: return "AF_INET ping-pong (udppp), kernel UDP, spinning";
+	case P_INET_RUN: return "AF_INET ping-pong (udppp) under ibtick-run";
+	case P_INET_RUN_SPIN: return "AF_INET ping-pong (udppp) under ibtick-run, spinning";
 	case P_TCP: return "sockperf TCP";
 	case P_TCP_SPIN: return "sockperf TCP, spinning";
 	case P_BUSY_PREFER: return "ibtick recvmsg + SO_BUSY_POLL + SO_PREFER_BUSY_POLL";
+	case P_SPIN_1G: return "ibtick recvmsg(MSG_DONTWAIT) + SO_BUSY_POLL spin, one group both ways";
+	case P_RECVMSG_1G: return "ibtick recvmsg, blocking, one group both ways";
 	}
 	return NULL;
 }
@@ -1626,6 +1767,7 @@ static int lat_run(void)
 		o.kind = path_kind(o.path);
 		o.kpoll = o.path == P_KPOLL;
 		o.prefer = o.path == P_BUSY_PREFER;
+		o.one_group = o.path == P_SPIN_1G || o.path == P_RECVMSG_1G;
 		{
 			int busy = o.busy_cpu;
 
@@ -2658,8 +2800,13 @@ static void usage(void)
 		"              poll thread on its side's CPU), busy-prefer (busy with\n"
 		"              SO_PREFER_BUSY_POLL), floor (ib_send_lat -c UD), udp\n"
 		"              (sockperf, blocking), udp-spin (sockperf --nonblocked), run and\n"
-		"              run-spin (the same sockperf under ibtick-run, over feeds)\n"
-		"  --busy-us US  busy, busy-prefer and run-spin readers: SO_BUSY_POLL (default 200)\n"
+		"              run-spin (the same sockperf under ibtick-run, over feeds),\n"
+		"              spin-1g (recvmsg(MSG_DONTWAIT) in a loop with SO_BUSY_POLL)\n"
+		"              and recvmsg-1g, on one group both ways as sockperf's ping-pong\n"
+		"              (what run-spin and run are held to); inet, inet-spin, inet-run,\n"
+		"              inet-run-spin: our own AF_INET ping-pong (udppp) laid out as\n"
+		"              sockperf's, on kernel UDP and under ibtick-run\n"
+		"  --busy-us US  busy, busy-prefer, spin-1g and run-spin readers: SO_BUSY_POLL (default 200)\n"
 		"  --prefer-defer US  busy-prefer reads feeds made for it (ibtick feed add; PATH or IBTICK_CLI)\n"
 		"              with that prefer-defer (0..100000), deleted after; needs CAP_NET_ADMIN\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
@@ -2778,6 +2925,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
+	if (!strcmp(argv[1], "_udppp"))
+		return udppp_main(argc, argv);
 	for (m = 0; m < NMODES; m++)
 		if (!strcmp(argv[1], mode_names[m]))
 			break;
@@ -2863,6 +3012,7 @@ int main(int argc, char **argv)
 	o.kind = path_kind(o.path);
 	o.kpoll = o.path == P_KPOLL;
 	o.prefer = o.path == P_BUSY_PREFER;
+	o.one_group = o.path == P_SPIN_1G || o.path == P_RECVMSG_1G;
 	if (o.nkinds > 1 && (o.mode != M_LAT || o.echo || !o.ifname2)) {
 		fprintf(stderr, "%s: several reader kinds are for lat with -I (each kind on its own feeds)\n", PROG);
 		return 2;
@@ -2896,7 +3046,8 @@ int main(int argc, char **argv)
 		}
 	}
 	for (m = 0; m < o.nkinds && o.mode != M_ARB; m++) {
-		bool ours = o.paths[m] == P_KPOLL || o.paths[m] == P_BUSY_PREFER;
+		bool ours = o.paths[m] == P_KPOLL || o.paths[m] == P_BUSY_PREFER ||
+			    o.paths[m] == P_SPIN_1G || o.paths[m] == P_RECVMSG_1G;
 
 		if (o.paths[m] < TICKRD_NKINDS || (o.mode == M_LAT &&
 		    (o.ifname2 || o.peer || o.echo || ours)))
