@@ -28,7 +28,9 @@
 # messages each way.  PREFER_DEFER_US (default 2000; "" for none): the
 # busy-prefer path's feeds' prefer-defer (ibtick-perf --prefer-defer).
 # BUSY_US (default: ibtick-perf's, 200): the SO_BUSY_POLL time of the busy
-# paths' readers (ibtick-perf --busy-us).
+# paths' readers (ibtick-perf --busy-us).  PATHS: the ping-pong paths
+# (ibtick-perf lat -k names); PINGPONG_ONLY=1 stops after the ping-pong
+# rounds and their counted run.
 set -euo pipefail
 [[ ${IBTICK_GUEST:-} == 1 ]] || { echo "bench/guest.sh runs inside the bench (bench/run.sh)" >&2; exit 2; }
 N=${N:-5000}
@@ -39,7 +41,7 @@ RATE_ROUNDS=${RATE_ROUNDS:-10}
 RATE_N=${RATE_N:-20000}
 PREFER_DEFER_US=${PREFER_DEFER_US-2000}
 defer=(${PREFER_DEFER_US:+--prefer-defer "$PREFER_DEFER_US"} ${BUSY_US:+--busy-us "$BUSY_US"})
-PATHS=${PATHS:-floor mapped busy busy-prefer kpoll udp-spin run-spin recvmsg epoll udp run}
+PATHS=${PATHS:-floor mapped busy busy-prefer kpoll udp-spin run-spin spin-1g inet-run-spin recvmsg epoll udp run recvmsg-1g inet-run}
 R=$RESULTS
 P=user/tools/ibtick-perf
 # run, run-spin: ibtick-perf starts sockperf under this tree's ibtick-run;
@@ -103,6 +105,10 @@ say "ping-pong, counted: system calls, softirqs, CQ events and arms, QP deliveri
 $P lat -j --counts -k "${PATHS// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 -L veth1 -I veth0 "${defer[@]}" \
 	239.9.0.1 7900 >"$R/counts.json"
 grep -o '"kind":"[^"]*"\|"qp_deliveries_[ab]":[0-9.]*\|"cq_events":[0-9.]*' "$R/counts.json" | paste -sd' ' | fold -w 160
+if [[ ${PINGPONG_ONLY:-} == 1 ]]; then
+	say "PINGPONG_ONLY=1: the other sections are not run"
+	exit 0
+fi
 
 say "one way, mapped reader, 5000/s"
 $P oneway -j -k mapped -n "$N" -w 1000 -r 5000 -L veth0 -I veth1 -H "$R/oneway.svg" \

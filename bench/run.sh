@@ -26,6 +26,9 @@
 # (bench/guest-pair.sh; N and ROUNDS as above, PAIR_ROUNDS overrides
 # ROUNDS there; PAIR_PATHS, PAIR_RC_PATHS choose the paths), into
 # OUT_DIR/pair; the summary reports both.
+# PATHS (the single guest's ping-pong paths, bench/guest.sh's default when
+# unset) and PINGPONG_ONLY=1 (the single guest's ping-pong alone, no other
+# section) are passed on: a focused run, e.g. bench/results/preload-cost.
 # PREFER_DEFER_US (default 2000; "" for none): the busy-prefer path reads feeds with that
 # prefer-defer (ibtick-perf --prefer-defer, ibtick-feed(8)), in both
 # topologies: NAPI's gro_flush_timeout scaled, as the deferral must outlast
@@ -78,7 +81,8 @@ if [[ " $topologies " == *" single "* ]]; then
 	scripts/vm-run.sh -t 5400 -o "$out" -- env N="${N:-5000}" ROUNDS="${ROUNDS:-5}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
 		ARB_ROUNDS="${ARB_ROUNDS:-12}" ${RC_ROUNDS:+RC_ROUNDS="$RC_ROUNDS"} \
 		PREFER_DEFER_US="${PREFER_DEFER_US-2000}" BUSY_US="${BUSY_US:-20000}" \
-		${RATE_ROUNDS:+RATE_ROUNDS="$RATE_ROUNDS"} ${RATE_N:+RATE_N="$RATE_N"} bench/guest.sh || rc=1
+		${RATE_ROUNDS:+RATE_ROUNDS="$RATE_ROUNDS"} ${RATE_N:+RATE_N="$RATE_N"} \
+		${PATHS:+PATHS="$PATHS"} ${PINGPONG_ONLY:+PINGPONG_ONLY="$PINGPONG_ONLY"} bench/guest.sh || rc=1
 fi
 if [[ " $topologies " == *" pair "* ]]; then
 	scripts/vm-run.sh -T pair -t 3600 -o "$out/pair" -- env N="${N:-5000}" \

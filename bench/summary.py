@@ -31,11 +31,40 @@ PATHS = {
     # the same sockperf, unmodified, under ibtick-run: its group over feeds
     'run-spin': ('sockperf under ibtick-run, --nonblocked spin', 'spin'),
     'run': ('sockperf under ibtick-run, blocking', 'sleep'),
+    # ibtick's own socket paths laid out as sockperf's ping-pong: one group
+    # both ways, so each host's QP also gets its own sends (loopback, not read)
+    'spin-1g': ('ibtick recvmsg(MSG_DONTWAIT) + SO_BUSY_POLL spin, one group both ways', 'spin'),
+    'recvmsg-1g': ('ibtick recvmsg, blocking, one group both ways', 'sleep'),
+    # udppp: ibtick-perf's own AF_INET ping-pong, laid out as sockperf's
+    'inet-spin': ('udppp (AF_INET ping-pong of ours), kernel UDP, O_NONBLOCK spin', 'spin'),
+    'inet': ('udppp (AF_INET ping-pong of ours), kernel UDP, blocking', 'sleep'),
+    'inet-run-spin': ('udppp under ibtick-run, O_NONBLOCK spin', 'spin'),
+    'inet-run': ('udppp under ibtick-run, blocking', 'sleep'),
 }
 
 # what a row under ibtick-run is held against: ibtick's own socket path of
-# its class (a spinning reader in the kernel, a blocking recvmsg)
-NATIVE = {'run-spin': 'busy', 'run': 'recvmsg'}
+# its class laid out the same way (one group both ways), where the run has
+# it; else the path of its class with a group each way (runs before the
+# one-group paths existed)
+NATIVE = {'run-spin': ('spin-1g', 'busy'), 'run': ('recvmsg-1g', 'recvmsg'),
+          'inet-run-spin': ('spin-1g',), 'inet-run': ('recvmsg-1g',)}
+
+# "What ibtick-run adds": (numerator, denominator, what the ratio shows)
+RUN_PARTS = [
+    ('run-spin', 'spin-1g', 'sockperf under ibtick-run against ibtick\'s own socket, same layout: the library and '
+     'sockperf\'s own loop'),
+    ('inet-run-spin', 'spin-1g', 'the library alone: the same loop (udppp), under ibtick-run against native'),
+    ('run-spin', 'inet-run-spin', 'sockperf\'s loop against udppp\'s, both under ibtick-run'),
+    ('udp-spin', 'inet-spin', 'sockperf\'s loop against udppp\'s, both on kernel UDP'),
+    ('spin-1g', 'busy', 'one group both ways and a MSG_DONTWAIT spin, against a group each way and a spin in the '
+     'kernel (SO_BUSY_POLL)'),
+    ('run', 'recvmsg-1g', 'sockperf under ibtick-run against ibtick\'s own socket, same layout: the library and '
+     'sockperf\'s own loop'),
+    ('inet-run', 'recvmsg-1g', 'the library alone: the same loop (udppp), under ibtick-run against native'),
+    ('run', 'inet-run', 'sockperf\'s loop against udppp\'s, both under ibtick-run'),
+    ('udp', 'inet', 'sockperf\'s loop against udppp\'s, both on kernel UDP'),
+    ('recvmsg-1g', 'recvmsg', 'one group both ways against a group each way: each host\'s QP gets its own sends too'),
+]
 
 
 def lines(path):
@@ -325,14 +354,38 @@ def pingpong(d, w, goals, topo='single'):
     goal("blocking recvmsg: median", 'recvmsg', 'median', 2.5)
     goal("epoll: median", 'epoll', 'median', 2.5)
     # the preload library adds almost nothing to the socket path under it
-    for p, base in NATIVE.items():
-        if p not in paths or base not in paths:
+    for p, bases in NATIVE.items():
+        base = next((b for b in bases if b in paths), None)
+        if p not in paths or base is None:
             continue
         c2 = bootstrap(rng, {p: paths[p], base: paths[base]}, base)
         r = st[p]['median'] / st[base]['median']
         hi = c2[p]['median'][1] if c2[p].get('median') else r
         goals.append((f"{PREFIX[topo]}{PATHS[p][0]}: median ≤ 1.1 × {PATHS[base][0]} (upper bound of the 95 % "
                       "interval)", r, hi, hi <= 1.1))
+    run_parts(w, rng, paths, st, topo)
+
+
+def run_parts(w, rng, paths, st, topo):
+    """What ibtick-run adds, split into its parts (RUN_PARTS), where the run
+    has the one-group paths."""
+    rows = [(a, b, why) for a, b, why in RUN_PARTS if a in paths and b in paths]
+    if not any(b in ('spin-1g', 'recvmsg-1g') for _, b, _ in rows):
+        return
+    w(f"### {PREFIX[topo].capitalize()}What ibtick-run adds\n")
+    w("sockperf's ping-pong uses one multicast group both ways, so each host's feed is a member of the group it "
+      "sends to and its queue pair receives its own sends as well (2 QP deliveries per round trip on each host; "
+      "ibtick drops the copy as loopback, as `IP_MULTICAST_LOOP` 0 asks). The `-1g` paths are ibtick's own "
+      "socket laid out the same way; `udppp` is ibtick-perf's own AF_INET ping-pong (no ibtick header, "
+      "`user/bench/udppp.c`), the same loop on kernel UDP and under ibtick-run. Each ratio: medians, and p99.9 "
+      "pooled, with the bootstrap 95 % interval over the rounds, as above.\n")
+    w("| ratio | what it shows | median [95 %] | p99.9 [95 %] |")
+    w("|---|---|---|---|")
+    for a, b, why in rows:
+        c = bootstrap(rng, {a: paths[a], b: paths[b]}, b)[a]
+        w(f"| {a} / {b} | {why} | {ci_str(st[a]['median'] / st[b]['median'], c.get('median'))} | "
+          f"{ci_str(st[a]['p99.9'] / st[b]['p99.9'], c.get('p99.9'))} |")
+    w("")
 
 
 def counts_section(d, w, goals):
