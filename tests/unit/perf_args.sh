@@ -79,7 +79,7 @@ cases=(
 )
 if [[ -d /sys/module/ibtick ]]; then
 	echo "# the ibtick module is loaded: good command lines not run (they would measure)"
-	skip=12
+	skip=13
 else
 	skip=0
 	cases+=(
@@ -95,6 +95,7 @@ else
 		"1|fanout --netdev veth0 --peer-netdev veth1 $G|the ibtick module is not loaded"
 		"1|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 $G|the ibtick module is not loaded"
 		"1|arb -d rxe0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -k arb-cost,rail-a-cost,rail-a,arb -r 5000 --raw x $G|the ibtick module is not loaded"
+		"1|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -k rail-a-b,arb $G|the ibtick module is not loaded"
 	)
 fi
 

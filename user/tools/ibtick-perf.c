@@ -112,7 +112,7 @@ static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout", "ar
 #define kind_names tickrd_kind_names
 
 /* arb's paths (see arb_run()) */
-enum arb_path { AP_ARB, AP_RAIL, AP_ARB_COST, AP_RAIL_COST, AP_NPATHS };
+enum arb_path { AP_ARB, AP_RAIL, AP_ARB_COST, AP_RAIL_COST, AP_RAIL_B, AP_NPATHS };
 
 /* The payload of every probe tick (the rest of the message is filler). */
 struct probe {
@@ -2304,11 +2304,15 @@ static int fanout_run(void)
  * --peer-rail-b to --rail-b).  The arbitrated feed of both rails (made
  * with `ibtick feed add ... arbitrate`, deleted after its row) or rail A
  * alone as a plain feed is what this side reads; the echo side does the
- * same work for both.  The -cost paths publish on both rails at -r RATE
- * (no pings) and compare the kernel's receive work per completion.
+ * same work for both.  rail-a-b reads rail A alone as rail-a does, while a
+ * plain feed on rail B (bound, mapped, never read) takes rail B's copies:
+ * the second rail's receive work without the arbitration, the control that
+ * tells what arb costs over receiving both rails.  The -cost paths publish
+ * on both rails at -r RATE (no pings) and compare the kernel's receive
+ * work per completion.
  */
 static const char *const arb_path_names[AP_NPATHS] = {
-	"arb", "rail-a", "arb-cost", "rail-a-cost",
+	"arb", "rail-a", "arb-cost", "rail-a-cost", "rail-a-b",
 };
 
 /* The kernel's receive work for one row, from the feeds' counters. */
@@ -2546,7 +2550,7 @@ static int arb_lat(int path, unsigned int port, uint64_t *lat, struct arbres *r)
 	struct probe *p = (struct probe *)buf;
 	uint64_t t0, ts[2], eagain = 0, seq = 0;
 	int ready[2], pub, rc = 0, in_a_row = 0;
-	struct tickrd d;
+	struct tickrd d, sink = { .fd = -1, .ep = -1 };
 	ssize_t got;
 	long i;
 
@@ -2562,6 +2566,13 @@ static int arb_lat(int path, unsigned int port, uint64_t *lat, struct arbres *r)
 	close(ready[1]);
 	pin(o.cpu);
 	arb_reader(&d, path, port + 1);
+	if (path == AP_RAIL_B) {
+		struct tickrd_opts ro = { .busy_cpu = -2 };
+
+		/* rail B's copies into a ring nobody reads (it laps) */
+		if (tickrd_open(&sink, TICKRD_MAPPED, o.group_b, port + 1, o.ifname_b, &ro))
+			die(sink.failed);
+	}
 	pub = pub_open(o.ifname, o.group, port);
 	wait_ready(ready[0]);
 	memset(buf, 0x33, sizeof(buf));
@@ -2613,6 +2624,19 @@ static int arb_lat(int path, unsigned int port, uint64_t *lat, struct arbres *r)
 	else
 		arb_plain_done(&d, r);
 	tickrd_close(&d);
+	if (path == AP_RAIL_B) {
+		struct ibtick_stats st;
+
+		/* the sink's work too: both rails' receive work, as arb's */
+		if (tickrd_stats(&sink, &st))
+			die("IBTICK_STATISTICS");
+		r->rail[1].drain_ns = st.feed_rx_drain_ns;
+		r->rail[1].cqes = st.feed_cqe_irq + st.feed_cqe_thread + st.feed_cqe_caller;
+		r->rail[1].rx = st.feed_rx_ticks;
+		r->drain_ns += r->rail[1].drain_ns;
+		r->cqes += r->rail[1].cqes;
+		tickrd_close(&sink);
+	}
 	return rc;
 }
 
@@ -2750,7 +2774,7 @@ static int arb_run(void)
 		struct arbres r;
 
 		memset(&r, 0, sizeof(r));
-		if (path == AP_ARB || path == AP_RAIL) {
+		if (path == AP_ARB || path == AP_RAIL || path == AP_RAIL_B) {
 			rc = arb_lat(path, port, lat, &r);
 			if (!rc) {
 				snprintf(o.raw_name, sizeof(o.raw_name), "%s", arb_path_names[path]);
@@ -2829,7 +2853,8 @@ static void usage(void)
 		"  --peer-rail-b IF  arb: the other side's netdev of rail B (-I: rail A's)\n"
 		"  -k PATHS    arb: a list of arb (ping-pong, reading the arbitrated feed\n"
 		"              of both rails), rail-a (ping-pong, rail A alone as a plain\n"
-		"              feed), arb-cost, rail-a-cost (both rails published at -r\n"
+		"              feed), rail-a-b (rail-a, with rail B's copies taken by a\n"
+		"              plain feed nobody reads), arb-cost, rail-a-cost (both rails published at -r\n"
 		"              RATE: the kernel's receive work per completion); default\n"
 		"              arb,rail-a; needs `ibtick` in PATH (or IBTICK_CLI)\n"
 		"lat pings on GROUP/PORT and answers on GROUP + 1/PORT + 1 (sockperf uses\n"
