@@ -180,16 +180,18 @@ done
 # ARB_DELAY (netem on veth3, where rail B is published).  ARB_ROUNDS
 # rounds, the paths in a random order: ping-pong reading the
 # arbitrated feed (arb) or rail A alone as a plain feed (rail-a), the echo
-# answering on A then B either way; and both rails published at ARB_RATE
-# for the kernel's receive work per completion (arb-cost, rail-a-cost).
-# The two paths compared run next to each other (the host's load drifts
-# within a round), the pairs and each pair's order at random.
+# answering on A then B either way, and rail-a with rail B's copies taken
+# by a plain feed nobody reads (rail-a-b, the control: the second rail's
+# receive work without the arbitration); and both rails published at
+# ARB_RATE for the kernel's receive work per completion (arb-cost,
+# rail-a-cost).  The paths compared run next to each other (the host's
+# load drifts within a round), the groups and the order in each at random.
 # Every sample: raw/arb-rROUND-PATH.txt.gz.
 ARB_ROUNDS=${ARB_ROUNDS:-12}
 ARB_N=${ARB_N:-$N}
 ARB_RATE=${ARB_RATE:-5000}
 ARB_DELAY=${ARB_DELAY:-1ms}
-ARB_PATHS="arb rail-a arb-cost rail-a-cost"
+ARB_PATHS="arb rail-a rail-a-b arb-cost rail-a-cost"
 say "arbitrated feed: $ARB_ROUNDS rounds x $ARB_N of: $ARB_PATHS (rail B delayed $ARB_DELAY, cost at $ARB_RATE/s)"
 # shellcheck source=tests/vm/rails.sh
 . tests/vm/rails.sh
@@ -201,7 +203,7 @@ if rails_up && tc qdisc add dev veth3 root netem delay "$ARB_DELAY"; then
 	for ((r = 1; r <= ARB_ROUNDS; r++)); do
 		order=$(python3 -c 'import random, sys
 rng = random.Random(int(sys.argv[1]) * 1000 + 500 + int(sys.argv[2]))
-pairs = [["arb", "rail-a"], ["arb-cost", "rail-a-cost"]]
+pairs = [["arb", "rail-a", "rail-a-b"], ["arb-cost", "rail-a-cost"]]
 for p in pairs:
     rng.shuffle(p)
 rng.shuffle(pairs)

@@ -660,14 +660,17 @@ def arb_section(d, w, goals, out):
     w(f"An arbitrated feed (`ibtick feed add NAME arbitrate rail ... rail ...`, sequence in the payload's bytes "
       f"8..15) of two rails: rail A rxe0 (veth0) receiving what rxe1 (veth1) publishes, rail B rxe2 (veth2) "
       f"receiving what rxe3 (veth3) publishes, rail B delayed by {head['delay']} (netem on veth3). "
-      f"`ibtick-perf arb`, {nr} rounds in one boot; in each round every path once, the two paths of each "
-      f"comparison next to each other, the pairs and each pair's order at random "
+      f"`ibtick-perf arb`, {nr} rounds in one boot; in each round every path once, the paths of each "
+      f"comparison next to each other, the groups and the order within each at random "
       f"(seed {head['seed']}; the orders are in `arb.json`); the reading side on vCPU 1, the other on vCPU 0; "
       f"the reader is the mapped ring, spinning.\n")
     w("- **arb**, **rail-a**: ping-pong, 64 B, half round trip, "
       f"{head['n']} samples after {head['warm']} warm-up ones per round. The echo side answers every ping on "
       "rail A, then on rail B, for both paths; the pinging side reads the arbitrated feed of both rails "
-      "(**arb**) or rail A alone as a plain feed on the same group and netdev (**rail-a**: the fast rail alone).")
+      "(**arb**) or rail A alone as a plain feed on the same group and netdev (**rail-a**: the fast rail alone)."
+      + (" **rail-a-b**, where the run has it: rail-a, while a plain feed on rail B that nobody reads takes "
+         "rail B's copies (the second rail's receive work without the arbitration: the control)."
+         if 'rail-a-b' in head['paths'].split() else ''))
     w(f"- **arb-cost**, **rail-a-cost**: the other side publishes every tick on rail A, then on rail B, at "
       f"{head['rate']}/s ({head['n']} + {head['warm']} ticks); the reading side reads the arbitrated feed or "
       "rail A alone. **Kernel ns per completion**: the receive work (`rx_drain_ns`, from the first completion "
@@ -707,6 +710,7 @@ def arb_section(d, w, goals, out):
                           "(upper bound of the 95 % interval)", r, hi, hi is not None and hi <= 1.05))
         if len(kept) < nr:
             w(f"Left out: round(s) {', '.join(str(r) for r in range(1, nr + 1) if r not in kept)} (no samples).\n")
+        arb_control(w, rng, d, kept, paths, st, res, goals, head['delay'])
     # kernel cost per completion
     cost = []
     for a, b, what in (('arb-cost', 'rail-a-cost', f"published at {head['rate']}/s"),
@@ -749,7 +753,7 @@ def arb_section(d, w, goals, out):
       "and duplicates dropped), with the reader's resends and lapped ticks:\n")
     w("| path | delivered | rail A rx / won / dup | rail B rx / won / dup | resent | reader lost |")
     w("|---|---|---|---|---|---|")
-    for p in ('arb', 'arb-cost', 'rail-a', 'rail-a-cost'):
+    for p in ('arb', 'arb-cost', 'rail-a', 'rail-a-b', 'rail-a-cost'):
         xs = list(by.get(p, {}).values())
         if not xs:
             continue
@@ -767,6 +771,36 @@ def arb_section(d, w, goals, out):
             if 'rails' in xs[0] else None}
     w("")
     out['arb'] = res
+
+
+def arb_control(w, rng, d, kept, paths, st, res, goals, delay):
+    """The control row: rail A read alone while rail B's copies are received
+    by a plain feed (rail-a-b), against arb and against rail-a."""
+    kept = [r for r in kept if load_arb_raw(d, r, 'rail-a-b')]
+    if not kept:
+        return
+    ps = {p: [load_arb_raw(d, r, p) for r in kept] for p in ('arb', 'rail-a', 'rail-a-b')}
+    st = {p: stats_of(rs) for p, rs in ps.items()}
+    w("What the gap is made of: **arb / rail-a-b** is the arbitration against receiving both rails at all; "
+      "**rail-a-b / rail-a** is what receiving the second rail's copies costs this host. On Soft-RoCE each copy "
+      "is a software receive (the UDP stack, rxe's packet processing and its completion) on the same two vCPUs "
+      "as the ping-pong; a host channel adapter receives in hardware, and the host pays the completion's drain "
+      "(the kernel cost above).\n")
+    w("| ratio | median [95 % CI] | p99.9 [95 % CI] | rounds |")
+    w("|---|---|---|---|")
+    for a, b in (('arb', 'rail-a-b'), ('rail-a-b', 'rail-a')):
+        c = bootstrap(rng, {a: ps[a], b: ps[b]}, b)[a]
+        rm, rp = st[a]['median'] / st[b]['median'], st[a]['p99.9'] / st[b]['p99.9']
+        w(f"| {a} / {b} | {ci_str(rm, c.get('median'))} | {ci_str(rp, c.get('p99.9'))} | {len(kept)} |")
+        res[f"control_{a}_over_{b}_median"] = rm
+        if c.get('median'):
+            res[f"control_{a}_over_{b}_median_ci95"] = list(c['median'])
+        if a == 'arb':
+            hi = c['median'][1] if c.get('median') else None
+            goals.append((f"arbitrated feed, rail B delayed {delay}: median ≤ 1.05 × rail A read while rail B's "
+                          "copies are received by a plain feed (the arbitration alone; upper bound of the 95 % "
+                          "interval)", rm, hi, hi is not None and hi <= 1.05))
+    w("")
 
 
 RC_PATHS = {

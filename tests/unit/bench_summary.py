@@ -16,6 +16,10 @@ bench/summary.py's statistics, on made-up data with fixed seeds:
   when the run has it, the whole cost's otherwise;
 - rc_section(): the spinning connection's goal is its ratio to the RC
   floor; the mapped connection gets a row and no goal;
+- arb_section(): with rail-a-b (the control) the ratio to rail A alone is
+  split into the arbitration and the second rail's receive work;
+- pingpong(): sockperf and udppp under ibtick-run are held against
+  ibtick's socket in sockperf's layout when the run has it;
 - bench/ab.py's compare(): each path against the floor of its own round
   and module (a connection against the RC floor when the run has it),
   head / base and its interval, a round lacking a side left out.
@@ -233,6 +237,78 @@ check("rc: the mapped connection has a row with its ratio (1.8) and no goal of i
       any(t.startswith('| ibtick connection, mapped ring, spinning | spin |') and '| 1.80 [' in t for t in text)
       and not any('mapped' in g[0] for g in goals) and abs(out['rc']['paths']['conn-map']['median_ratio'] - 1.8) < 0.02,
       '\n'.join(text) + str(goals))
+
+
+def lat_raw_dir(meds, name, head, fmt, rounds=6, n=200, gz=False):
+    """A run's NAME json (HEAD first) and raw samples (FMT.format(r=, p=))
+    around each path's median (ns)."""
+    import gzip
+    d = Path(tempfile.mkdtemp())
+    (d / 'raw').mkdir()
+    rng = random.Random(11)
+    with open(d / name, 'w') as f:
+        f.write(json.dumps(dict(head, rounds=rounds, n=n, paths=' '.join(meds))) + '\n')
+        for r in range(1, rounds + 1):
+            for p, m in meds.items():
+                xs = '\n'.join(str(int(m * (0.9 + 0.2 * rng.random()))) for _ in range(n))
+                fn = d / 'raw' / fmt.format(r=r, p=p)
+                if gz:
+                    with gzip.open(str(fn) + '.gz', 'wt') as g:
+                        g.write(xs)
+                else:
+                    fn.write_text(xs)
+                f.write(json.dumps({"round": r, "kind": p, "delivered": n, "completions": n,
+                                    "kernel_drain_ns": n * 1000, "reader_lost": 0}) + '\n')
+    return d
+
+
+# arb_section(): rail-a-b, the control, splits arb / rail-a into the
+# arbitration (arb / rail-a-b) and the second rail's receive work
+d = lat_raw_dir({'arb': 34000, 'rail-a': 28000, 'rail-a-b': 33000}, 'arb.json',
+                {'warm': 500, 'seed': 5, 'delay': '1ms', 'rate': 5000}, 'arb-r{r}-{p}.txt', gz=True)
+text, goals, out = [], [], {}
+S.arb_section(d, text.append, goals, out)
+ctl = [g for g in goals if 'the arbitration alone' in g[0]]
+check("arb: the control's rows (34 / 33, 33 / 28) and its own target beside rail A alone's",
+      any(t.startswith('| arb / rail-a-b | 1.03 [') for t in text)
+      and any(t.startswith('| rail-a-b / rail-a | 1.18 [') for t in text)
+      and len(ctl) == 1 and abs(ctl[0][1] - 34 / 33) < 0.01
+      and any('≤ 1.05 × rail A alone' in g[0] for g in goals), '\n'.join(text) + str(goals))
+text, goals, out = [], [], {}
+d = lat_raw_dir({'arb': 34000, 'rail-a': 28000}, 'arb.json',
+                {'warm': 500, 'seed': 5, 'delay': '1ms', 'rate': 5000}, 'arb-r{r}-{p}.txt', gz=True)
+S.arb_section(d, text.append, goals, out)
+check("arb: a run without rail-a-b has no control rows and no control target",
+      not any('rail-a-b' in t for t in text if t.startswith('|'))
+      and not any('the arbitration alone' in g[0] for g in goals), '\n'.join(text))
+
+# pingpong(): sockperf under ibtick-run is held against ibtick's socket in
+# sockperf's layout (spin-1g, recvmsg-1g) when the run has it, else busy
+# and recvmsg; udppp under ibtick-run likewise; "What ibtick-run adds"
+# only with the one-group paths
+meds = {'floor': 25000, 'busy': 30000, 'spin-1g': 40000, 'run-spin': 42000, 'inet-run-spin': 41000,
+        'recvmsg': 50000, 'recvmsg-1g': 70000, 'run': 80000, 'inet-run': 75000}
+d = lat_raw_dir(meds, 'rounds.json', {'warm': 1000, 'seed': 4}, 'r{r}-{p}.txt', gz=True)
+text, goals = [], []
+S.pingpong(d, text.append, goals)
+g = {x[0].split(':')[0]: x for x in goals if 'ibtick-run' in x[0]}
+check("pingpong: run-spin and run against the one-group paths (42 / 40, 80 / 70), udppp's too",
+      abs(g['sockperf under ibtick-run, --nonblocked spin'][1] - 1.05) < 0.02
+      and 'one group both ways' in g['sockperf under ibtick-run, --nonblocked spin'][0]
+      and abs(g['sockperf under ibtick-run, blocking'][1] - 80 / 70) < 0.02
+      and abs(g['udppp under ibtick-run, blocking'][1] - 75 / 70) < 0.02
+      and any(t.startswith('### What ibtick-run adds') for t in text)
+      and any(t.startswith('| inet-run / recvmsg-1g |') for t in text), str(goals))
+for p in ('spin-1g', 'recvmsg-1g', 'inet-run-spin', 'inet-run'):
+    del meds[p]
+d = lat_raw_dir(meds, 'rounds.json', {'warm': 1000, 'seed': 4}, 'r{r}-{p}.txt', gz=True)
+text, goals = [], []
+S.pingpong(d, text.append, goals)
+g = {x[0].split(':')[0]: x for x in goals if 'ibtick-run' in x[0]}
+check("pingpong: without the one-group paths, run-spin and run against busy and recvmsg, no parts table",
+      abs(g['sockperf under ibtick-run, --nonblocked spin'][1] - 42 / 30) < 0.02
+      and abs(g['sockperf under ibtick-run, blocking'][1] - 80 / 50) < 0.02
+      and not any('What ibtick-run adds' in t for t in text), str(goals))
 
 # bench/ab.py's compare(): each path against its own round's and module's
 # floor; head / base of the medians of those over rounds, with an interval
