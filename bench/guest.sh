@@ -107,6 +107,7 @@ $P lat -j --counts -k "${PATHS// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 -L veth1 -I 
 grep -o '"kind":"[^"]*"\|"qp_deliveries_[ab]":[0-9.]*\|"cq_events":[0-9.]*' "$R/counts.json" | paste -sd' ' | fold -w 160
 if [[ ${PINGPONG_ONLY:-} == 1 ]]; then
 	say "PINGPONG_ONLY=1: the other sections are not run"
+	rmmod ibtick
 	exit 0
 fi
 

@@ -710,7 +710,7 @@ def arb_section(d, w, goals, out):
                           "(upper bound of the 95 % interval)", r, hi, hi is not None and hi <= 1.05))
         if len(kept) < nr:
             w(f"Left out: round(s) {', '.join(str(r) for r in range(1, nr + 1) if r not in kept)} (no samples).\n")
-        arb_control(w, rng, d, kept, paths, st, res, goals, head['delay'])
+        arb_control(w, rng, d, kept, paths, res, goals, head['delay'])
     # kernel cost per completion
     cost = []
     for a, b, what in (('arb-cost', 'rail-a-cost', f"published at {head['rate']}/s"),
@@ -773,13 +773,15 @@ def arb_section(d, w, goals, out):
     out['arb'] = res
 
 
-def arb_control(w, rng, d, kept, paths, st, res, goals, delay):
+def arb_control(w, rng, d, kept, paths, res, goals, delay):
     """The control row: rail A read alone while rail B's copies are received
-    by a plain feed (rail-a-b), against arb and against rail-a."""
-    kept = [r for r in kept if load_arb_raw(d, r, 'rail-a-b')]
-    if not kept:
+    by a plain feed (rail-a-b), against arb and against rail-a, over the
+    rounds @kept (arb's and rail-a's samples in @paths) that have it."""
+    idx = [i for i, r in enumerate(kept) if load_arb_raw(d, r, 'rail-a-b')]
+    if not idx:
         return
-    ps = {p: [load_arb_raw(d, r, p) for r in kept] for p in ('arb', 'rail-a', 'rail-a-b')}
+    ps = {p: [paths[p][i] for i in idx] for p in ('arb', 'rail-a')}
+    ps['rail-a-b'] = [load_arb_raw(d, kept[i], 'rail-a-b') for i in idx]
     st = {p: stats_of(rs) for p, rs in ps.items()}
     w("What the gap is made of: **arb / rail-a-b** is the arbitration against receiving both rails at all; "
       "**rail-a-b / rail-a** is what receiving the second rail's copies costs this host. On Soft-RoCE each copy "
@@ -791,7 +793,7 @@ def arb_control(w, rng, d, kept, paths, st, res, goals, delay):
     for a, b in (('arb', 'rail-a-b'), ('rail-a-b', 'rail-a')):
         c = bootstrap(rng, {a: ps[a], b: ps[b]}, b)[a]
         rm, rp = st[a]['median'] / st[b]['median'], st[a]['p99.9'] / st[b]['p99.9']
-        w(f"| {a} / {b} | {ci_str(rm, c.get('median'))} | {ci_str(rp, c.get('p99.9'))} | {len(kept)} |")
+        w(f"| {a} / {b} | {ci_str(rm, c.get('median'))} | {ci_str(rp, c.get('p99.9'))} | {len(idx)} |")
         res[f"control_{a}_over_{b}_median"] = rm
         if c.get('median'):
             res[f"control_{a}_over_{b}_median_ci95"] = list(c['median'])

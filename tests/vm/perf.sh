@@ -157,16 +157,16 @@ for x in map(json.loads, open(sys.argv[1])):
 # one-group feeds.
 lat_one_group() {
 	local rc=0 n=$(cnt 300) r=$RESULTS/perf
-	PATH="$PWD/user/preload:$PATH" perf onegroup lat -j --counts -k spin-1g,recvmsg-1g,inet,inet-run \
+	PATH="$PWD/user/preload:$PATH" perf onegroup lat -j --counts -k spin-1g,recvmsg-1g,inet,inet-run,inet-run-spin \
 		-n "$n" -w 20 -c 1 -C 0 -L veth1 -I veth0 239.8.0.6 7870 || rc=1
-	jlines "$r/onegroup.json" "[(x['kind'], x['class']) for x in L[1:]] == [('spin-1g', 'spin'), ('recvmsg-1g', 'sleep'), ('inet', 'sleep'), ('inet-run', 'sleep')] and all(x['n_iterations'] == $n and $ORDERED for x in L[1:]) and all(abs(x['per_rt']['qp_deliveries_a'] - 2) < 0.05 and abs(x['per_rt']['qp_deliveries_b'] - 2) < 0.05 for x in L[1:] if x['kind'] != 'inet') and all(abs(x['feed_a']['rx_ticks'] - 1) < 0.05 for x in L[1:] if 'feed_a' in x) and len([x for x in L[1:] if 'feed_a' in x]) == 2 and [x['per_rt']['qp_deliveries_a'] < 0.05 and x['per_rt']['qp_deliveries_b'] < 0.05 for x in L[1:] if x['kind'] == 'inet'] == [True]" || rc=1
+	jlines "$r/onegroup.json" "[(x['kind'], x['class']) for x in L[1:]] == [('spin-1g', 'spin'), ('recvmsg-1g', 'sleep'), ('inet', 'sleep'), ('inet-run', 'sleep'), ('inet-run-spin', 'spin')] and all(x['n_iterations'] == $n and $ORDERED for x in L[1:]) and all(abs(x['per_rt']['qp_deliveries_a'] - 2) < 0.05 and abs(x['per_rt']['qp_deliveries_b'] - 2) < 0.05 for x in L[1:] if x['kind'] != 'inet') and all(abs(x['feed_a']['rx_ticks'] - 1) < 0.05 for x in L[1:] if 'feed_a' in x) and len([x for x in L[1:] if 'feed_a' in x]) == 2 and [x['per_rt']['qp_deliveries_a'] < 0.05 and x['per_rt']['qp_deliveries_b'] < 0.05 for x in L[1:] if x['kind'] == 'inet'] == [True]" || rc=1
 	python3 -c 'import json, sys
 for x in map(json.loads, open(sys.argv[1])):
     if "per_rt" in x:
         c = x["per_rt"]
         print("  %-10s per round trip: QP deliveries %.2f / %.2f, ticks into the ring %s, syscalls %.2f / %.2f"
               % (x["kind"], c["qp_deliveries_a"], c["qp_deliveries_b"], x.get("feed_a", {}).get("rx_ticks", "-"), c["syscalls_a"] or 0, c["syscalls_b"] or 0))' "$r/onegroup.json"
-	log_test "lat -k spin-1g,recvmsg-1g,inet,inet-run: one group both ways, 2 QP deliveries per round trip on each host and 1 tick into the ring; udppp on kernel UDP none" $rc
+	log_test "lat -k spin-1g,recvmsg-1g,inet,inet-run,inet-run-spin: one group both ways, 2 QP deliveries per round trip on each host and 1 tick into the ring; udppp on kernel UDP none" $rc
 }
 
 oneway_counts() {

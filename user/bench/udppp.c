@@ -72,12 +72,10 @@ static int open_end(const struct udppp_opts *uo, struct sockaddr_in *dst)
 	if (uo->spin && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK))
 		goto fail;
 	if (!uo->spin) {
-		/* blocking: the ping side's resend timer */
-		struct timeval tv = { .tv_sec = uo->timeout_ms / 1000,
-				      .tv_usec = (uo->timeout_ms % 1000) * 1000 };
+		/* blocking: a look at the ping side's resend deadline every 100 ms */
+		struct timeval tv = { .tv_usec = 100000 };
 
-		if (uo->timeout_ms > 0 &&
-		    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
 			goto fail;
 	}
 	return fd;
@@ -94,7 +92,7 @@ fail:
 /*
  * The next datagram of @kind into @buf, as a UDP program reads one (the
  * sender's address too): its length, 0 when none came by @deadline (0:
- * none), -1 on error.
+ * wait for ever), -1 on error.
  */
 static ssize_t next_of(int fd, const struct udppp_opts *uo, uint32_t kind,
 		       char *buf, uint64_t deadline)
@@ -120,11 +118,12 @@ static ssize_t next_of(int fd, const struct udppp_opts *uo, uint32_t kind,
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return -1;
-		if (!uo->spin)
-			return 0;	/* SO_RCVTIMEO ran out */
-		/* spinning: the clock once in 256 empty reads */
-		if (deadline && !(++tries & 0xff) && mono_ns() > deadline)
-			return 0;
+		/* blocking: SO_RCVTIMEO ran out; spinning: the clock once in
+		 * 256 empty reads */
+		if (!uo->spin || !(++tries & 0xff)) {
+			if (deadline && mono_ns() > deadline)
+				return 0;
+		}
 	}
 }
 
@@ -132,21 +131,18 @@ int udppp_echo(const struct udppp_opts *uo)
 {
 	struct sockaddr_in dst;
 	char buf[UDPPP_MAX];
-	struct udppp_opts eo = *uo;
 	int fd;
 
-	eo.timeout_ms = 0;	/* the echo waits as long as it takes */
-	fd = open_end(&eo, &dst);
+	fd = open_end(uo, &dst);
 	if (fd < 0)
 		return -1;
 	for (;;) {
-		ssize_t got = next_of(fd, &eo, UDPPP_PING, buf, 0);
+		/* no deadline: the echo waits as long as it takes */
+		ssize_t got = next_of(fd, uo, UDPPP_PING, buf, 0);
 		struct udppp_hdr h;
 
 		if (got < 0)
 			break;
-		if (!got)
-			continue;
 		memcpy(&h, buf, sizeof(h));
 		h.kind = UDPPP_PONG;
 		memcpy(buf, &h, sizeof(h));
@@ -197,7 +193,12 @@ int udppp_ping(const struct udppp_opts *uo, FILE *out)
 		memcpy(buf, &h, sizeof(h));
 		rts++;
 		t0 = mono_ns();
-		deadline = t0 + (uint64_t)uo->timeout_ms * 1000000ULL;
+		/*
+		 * warm-up pings are resent after 200 ms: the echo may have bound
+		 * its port (what the caller waits for) before it joined the group
+		 */
+		deadline = t0 + (uint64_t)(i < uo->warm && uo->timeout_ms > 200 ? 200 :
+					  uo->timeout_ms) * 1000000ULL;
 		while (sendto(fd, buf, uo->size, 0, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 				rc = -1;

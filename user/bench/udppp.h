@@ -26,7 +26,8 @@ struct udppp_opts {
 	bool		spin;		/* O_NONBLOCK, recvfrom() in a loop (as
 					 * sockperf --nonblocked); else blocking */
 	long		n, warm;	/* ping: samples kept, after warm-up ones */
-	int		timeout_ms;	/* ping: resend after this long unanswered */
+	int		timeout_ms;	/* ping: resend after this long unanswered
+					 * (a warm-up ping after 200 ms at most) */
 };
 
 /* Echo every ping back to the group until SIGTERM.  Returns 0, or -1. */

@@ -445,7 +445,7 @@ static void hist_out(uint64_t *lat, size_t n, const char *what);
 
 /* A latency row as the three tools report it, microseconds (-1: n/a). */
 struct row {
-	char	name[64];
+	char	name[96];
 	double	n, min, max, typical, avg, p99, p999, p9999;
 	bool	ok;
 };
@@ -970,16 +970,21 @@ static void inet_run(bool spin, bool run, uint64_t **lat, size_t *nlat,
 		     char *extra, size_t elen)
 {
 	static char self[PATH_MAX];
-	char busy[16], port[16], size[16], n[24], warm[24], rule[96];
+	const char *tmp = getenv("TMPDIR");
+	char busy[16], port[16], size[16], n[24], warm[24], rule[96], log[PATH_MAX];
 	const char *ip = o.echo ? ip_b : ip_a;
+	/* the pinging end writes its samples into @log, as sockperf's full
+	 * log: its output and the library's messages stay apart from them */
 	char *argv[] = { "ibtick-run", "-g", rule, "-b", busy, "--",
 			 self, "_udppp", o.echo ? "echo" : "ping", spin ? "spin" : "block",
-			 (char *)ip, o.group_udp, port, size, n, warm, NULL };
+			 (char *)ip, o.group_udp, port, size, n, warm,
+			 o.echo ? NULL : log, NULL };
 	char **cmd = run ? argv : argv + 6;
 	size_t cap = 0;
 	double rts = 0;
-	char *out, *line, *save;
+	char *out, line[64];
 	pid_t s = -1, c;
+	FILE *f;
 	int fd;
 	ssize_t k;
 
@@ -998,9 +1003,16 @@ static void inet_run(bool spin, bool run, uint64_t **lat, size_t *nlat,
 	snprintf(rule, sizeof(rule), "%s:%s@%s", o.group_udp, port, o.ifname);
 	if (o.echo) {	/* this side is the echo (lat -e) */
 		s = spawn(cmd, o.cpu, NULL);
-		serve_until(s, wait_port(false, o.port + 110, 60));
+		if (!serve_until(s, wait_port(false, o.port + 110, 60)))
+			die("the udppp echo failed");
 		return;
 	}
+	snprintf(log, sizeof(log), "%s/ibtick-perf-udppp.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(log);
+	if (fd < 0)
+		die("mkstemp");
+	close(fd);
 	counts_begin();
 	if (!o.peer) {
 		char rule_b[96];
@@ -1011,6 +1023,7 @@ static void inet_run(bool spin, bool run, uint64_t **lat, size_t *nlat,
 		eargv[2] = rule_b;
 		eargv[8] = "echo";
 		eargv[10] = ip_b;
+		eargv[16] = NULL;	/* no samples file */
 		s = spawn(run ? eargv : eargv + 6, o.cpu2, NULL);
 		if (!wait_port(false, o.port + 110, 60))
 			fprintf(stderr, "%s: the udppp echo did not bind port %u\n", PROG,
@@ -1021,38 +1034,49 @@ static void inet_run(bool spin, bool run, uint64_t **lat, size_t *nlat,
 	reap(c);
 	if (s > 0)
 		reap(s);
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	/* a sample (ns) a line, then "# round_trips N" */
+	f = fopen(log, "r");
+	while (f && fgets(line, sizeof(line), f)) {
 		char *end;
 		unsigned long long v;
 
 		if (sscanf(line, "# round_trips %lf", &rts) == 1)
 			continue;
 		v = strtoull(line, &end, 10);
-		if (end != line && !*end && (long)*nlat < o.n)
+		if (end != line && *end == '\n' && (long)*nlat < o.n)
 			push(lat, nlat, &cap, v);
 	}
+	if (f)
+		fclose(f);
+	unlink(log);
 	counts_end(extra, elen, rts);
 	if (!*nlat)
-		fprintf(stderr, "%s: udppp gave no result (%s)\n", PROG,
-			run ? "under ibtick-run" : "kernel UDP");
+		fprintf(stderr, "%s: udppp gave no result (%s):\n%s\n", PROG,
+			run ? "under ibtick-run" : "kernel UDP", out);
 	free(out);
 }
 
 static void usage(void);
 
 /*
- * ibtick-perf _udppp ping|echo spin|block LOCAL_IP GROUP PORT SIZE N WARM:
- * one end of inet_run()'s ping-pong (not for users: ibtick-perf(1) has the
- * paths that run it).
+ * ibtick-perf _udppp echo spin|block LOCAL_IP GROUP PORT SIZE N WARM, or
+ * _udppp ping ... WARM FILE (the samples into FILE): one end of
+ * inet_run()'s ping-pong (not for users: ibtick-perf(1) has the paths that
+ * run it).
  */
 static int udppp_main(int argc, char **argv)
 {
 	struct udppp_opts uo = { .timeout_ms = 2000 };
+	FILE *out = NULL;
 	bool ping;
+	int rc;
 
-	if (argc != 10 || (strcmp(argv[2], "ping") && strcmp(argv[2], "echo")))
+	if (argc < 4 || (strcmp(argv[2], "ping") && strcmp(argv[2], "echo")) ||
+	    (strcmp(argv[3], "spin") && strcmp(argv[3], "block")))
 		usage();
 	ping = !strcmp(argv[2], "ping");
+	if (argc != (ping ? 11 : 10))
+		usage();
 	uo.spin = !strcmp(argv[3], "spin");
 	uo.local_ip = argv[4];
 	uo.group = argv[5];
@@ -1060,7 +1084,15 @@ static int udppp_main(int argc, char **argv)
 	uo.size = (size_t)NUM(argv[7], 16, MAX_MSG);
 	uo.n = NUM(argv[8], 1, 100000000);
 	uo.warm = NUM(argv[9], 0, 100000000);
-	if (ping ? udppp_ping(&uo, stdout) : udppp_echo(&uo)) {
+	if (ping) {
+		out = fopen(argv[10], "w");
+		if (!out)
+			die(argv[10]);
+	}
+	rc = ping ? udppp_ping(&uo, out) : udppp_echo(&uo);
+	if (out && fclose(out))
+		rc = -1;
+	if (rc) {
 		fprintf(stderr, "%s: udppp %s: %s\n", PROG, argv[2], strerror(errno));
 		return 1;
 	}
@@ -1598,7 +1630,8 @@ static int lat_other(struct row *r, const char *name, double seconds)
 		floor_run(&lat, &n, extra, sizeof(extra));
 	} else if (o.path == P_CONN || o.path == P_CONN_SPIN || o.path == P_CONN_MAP) {
 		conn_run(conn_rx_of(o.path), &lat, &n, extra, sizeof(extra));
-	} else if (o.path >= P_INET) {
+	} else if (o.path == P_INET || o.path == P_INET_SPIN || o.path == P_INET_RUN ||
+		   o.path == P_INET_RUN_SPIN) {
 		inet_run(o.path == P_INET_SPIN || o.path == P_INET_RUN_SPIN,
 			 o.path == P_INET_RUN || o.path == P_INET_RUN_SPIN, &lat, &n,
 			 extra, sizeof(extra));
@@ -2626,13 +2659,25 @@ static int arb_lat(int path, unsigned int port, uint64_t *lat, struct arbres *r)
 	tickrd_close(&d);
 	if (path == AP_RAIL_B) {
 		struct ibtick_stats st;
+		int tries = 0;
 
-		/* the sink's work too: both rails' receive work, as arb's */
-		if (tickrd_stats(&sink, &st))
-			die("IBTICK_STATISTICS");
+		/*
+		 * the sink's work too: both rails' receive work, as arb's,
+		 * once rail B's last copies are in (later, by netem: wait 2 s
+		 * at most until it has received what rail A did, as
+		 * arb_counts())
+		 */
+		do {
+			if (tries)
+				usleep(10000);
+			if (tickrd_stats(&sink, &st))
+				die("IBTICK_STATISTICS");
+		} while (st.feed_rx_ticks < r->rx && ++tries < 200);
 		r->rail[1].drain_ns = st.feed_rx_drain_ns;
 		r->rail[1].cqes = st.feed_cqe_irq + st.feed_cqe_thread + st.feed_cqe_caller;
 		r->rail[1].rx = st.feed_rx_ticks;
+		r->rail[0].rx = r->rx;
+		r->rx += st.feed_rx_ticks;
 		r->drain_ns += r->rail[1].drain_ns;
 		r->cqes += r->rail[1].cqes;
 		tickrd_close(&sink);
@@ -2830,7 +2875,8 @@ static void usage(void)
 		"              (what run-spin and run are held to); inet, inet-spin, inet-run,\n"
 		"              inet-run-spin: our own AF_INET ping-pong (udppp) laid out as\n"
 		"              sockperf's, on kernel UDP and under ibtick-run\n"
-		"  --busy-us US  busy, busy-prefer, spin-1g and run-spin readers: SO_BUSY_POLL (default 200)\n"
+		"  --busy-us US  busy, busy-prefer, spin-1g, run-spin and inet-run-spin readers:\n"
+		"              SO_BUSY_POLL (default 200)\n"
 		"  --prefer-defer US  busy-prefer reads feeds made for it (ibtick feed add; PATH or IBTICK_CLI)\n"
 		"              with that prefer-defer (0..100000), deleted after; needs CAP_NET_ADMIN\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
@@ -2857,8 +2903,9 @@ static void usage(void)
 		"              plain feed nobody reads), arb-cost, rail-a-cost (both rails published at -r\n"
 		"              RATE: the kernel's receive work per completion); default\n"
 		"              arb,rail-a; needs `ibtick` in PATH (or IBTICK_CLI)\n"
-		"lat pings on GROUP/PORT and answers on GROUP + 1/PORT + 1 (sockperf uses\n"
-		"GROUP + 2); with several paths, path i uses PORT + 2i; arb answers on\n"
+		"lat pings on GROUP/PORT and answers on GROUP + 1/PORT + 1 (the -1g paths\n"
+		"on GROUP/PORT; sockperf uses GROUP + 2/PORT + 100, udppp GROUP + 2/PORT + 110);\n"
+		"with several paths, path i uses PORT + 2i; arb answers on\n"
 		"rail A GROUP + 1 and rail B GROUP + 3, both PORT + 2i + 1\n", PROG);
 	exit(2);
 }
@@ -2870,7 +2917,7 @@ static void usage(void)
 static int parse_names(const char *arg, const char *const *names, int n,
 		       int *out, int *nout)
 {
-	char copy[128], *tok, *save;
+	char copy[512], *tok, *save;
 	int k, j;
 
 	if (strlen(arg) >= sizeof(copy))
@@ -2891,8 +2938,8 @@ static int parse_names(const char *arg, const char *const *names, int n,
 }
 
 /*
- * -k mapped,busy,...: each path once (lat also takes kpoll, floor, udp,
- * udp-spin); one reader kind only outside lat.  For arb: arb, rail-a,
+ * -k mapped,busy,...: each path once (lat also takes the paths of enum
+ * path); one reader kind only outside lat.  For arb: arb, rail-a, rail-a-b,
  * arb-cost, rail-a-cost.
  */
 static int parse_kinds(const char *arg)
@@ -3090,7 +3137,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: not an IP multicast group\n", PROG, o.group);
 		return 2;
 	}
-	o.port = (unsigned int)NUM(argv[optind + 1], 1, 65535 - 16);
+	o.port = (unsigned int)NUM(argv[optind + 1], 1, 65535 - 128);	/* udppp: PORT + 110 */
 	if (o.mode != M_LAT && !o.ifname2) {
 		fprintf(stderr, "%s: %s needs -I (the publisher's netdev)\n", PROG,
 			mode_names[o.mode]);
