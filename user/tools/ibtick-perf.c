@@ -848,6 +848,57 @@ static void floor_run(uint64_t **lat, size_t *nlat, char *extra, size_t elen)
 }
 
 /*
+ * A new empty file ibtick-perf-@name.XXXXXX where the caller keeps its
+ * temporary files (TMPDIR, else /tmp); its name into @path.
+ */
+static void tmp_file(char *path, size_t len, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	snprintf(path, len, "%s/ibtick-perf-%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+	fd = mkstemp(path);
+	if (fd < 0)
+		die("mkstemp");
+	close(fd);
+}
+
+/*
+ * A reference's two ends on this host: server @srv (NULL: it runs on the
+ * --peer host) pinned to the other side's CPU until it has bound @port
+ * (TCP: listens), then client @cli pinned to this side's; both are reaped
+ * once the client is done.  Returns the client's output (malloc'd).
+ */
+static char *serve_and_run(char **srv, char **cli, bool tcp, unsigned int port,
+			   const char *what)
+{
+	pid_t s = srv ? spawn(srv, o.cpu2, NULL) : -1, c;
+	char *out;
+	int fd;
+
+	if (s > 0 && !wait_port(tcp, port, 60))
+		fprintf(stderr, "%s: %s did not bind port %u\n", PROG, what, port);
+	c = spawn(cli, o.cpu, &fd);
+	out = slurp(fd, 600);
+	reap(c);
+	if (s > 0)
+		reap(s);
+	return out;
+}
+
+/* lat -e of a reference: its server @srv on this side, until it ends. */
+static void serve_only(char **srv, bool tcp, unsigned int port, const char *what)
+{
+	pid_t s = spawn(srv, o.cpu, NULL);
+
+	if (!serve_until(s, wait_port(tcp, port, 60))) {
+		fprintf(stderr, "%s: %s failed\n", PROG, what);
+		errno = EIO;
+		die("the server");
+	}
+}
+
+/*
  * sockperf ping-pong over UDP multicast on the same netdevs, on a group no
  * feed uses: server on the -I side, client here, pinned as ours; its
  * latency is half the round trip, as ours.  @spin: both ends --nonblocked
@@ -857,7 +908,6 @@ static void floor_run(uint64_t **lat, size_t *nlat, char *extra, size_t elen)
 static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 			 size_t *nlat, char *extra, size_t elen)
 {
-	const char *tmp = getenv("TMPDIR");
 	/*
 	 * Spinning under ibtick-run: its busy polling (-b), so that each of
 	 * sockperf's non-blocking reads drains the CQ, as the native spinning
@@ -893,20 +943,12 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 	char **cli = tcp ? cli_tcp : run ? cli_all : cli_all + 6;
 	size_t cap = 0;
 	double sent = 0;
-	pid_t s, c;
 	FILE *f;
-	int fd;
 
 	*lat = NULL;
 	*nlat = 0;
 	extra[0] = 0;
-	/* sockperf's full log, where the caller keeps its temporary files */
-	snprintf(log, sizeof(log), "%s/ibtick-perf-sp.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	fd = mkstemp(log);
-	if (fd < 0)
-		die("mkstemp");
-	close(fd);
+	tmp_file(log, sizeof(log), "sp");	/* sockperf's full log */
 	if (spin)
 		snprintf(busy, sizeof(busy), "%d", busy_us());
 	snprintf(port, sizeof(port), "%u", o.port + 100);
@@ -917,22 +959,12 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 	snprintf(secs, sizeof(secs), "%.0f", seconds < 2 ? 2 : ceil(seconds));
 	if (o.echo) {	/* this side is the server (lat -e) */
 		unlink(log);
-		s = spawn(srv, o.cpu, NULL);
-		if (!serve_until(s, wait_port(tcp, o.port + 100, 60)))
-			die("the server failed");
+		serve_only(srv, tcp, o.port + 100, "sockperf's server");
 		return;
 	}
 	counts_begin();
 	/* --peer: the server is the other host's lat -e */
-	s = o.peer ? -1 : spawn(srv, o.cpu2, NULL);
-	if (s > 0 && !wait_port(tcp, o.port + 100, 60))
-		fprintf(stderr, "%s: sockperf's server did not bind port %u\n", PROG,
-			o.port + 100);
-	c = spawn(cli, o.cpu, &fd);
-	out = slurp(fd, 600);
-	reap(c);
-	if (s > 0)
-		reap(s);
+	out = serve_and_run(o.peer ? NULL : srv, cli, tcp, o.port + 100, "sockperf's server");
 	/* "[Total Run] RunTime=...; SentMessages=N": every round trip, warm-up too */
 	p = strstr(out, "[Total Run]");
 	if (p && (p = strstr(p, "SentMessages=")))
@@ -970,7 +1002,6 @@ static void inet_run(bool spin, bool run, uint64_t **lat, size_t *nlat,
 		     char *extra, size_t elen)
 {
 	static char self[PATH_MAX];
-	const char *tmp = getenv("TMPDIR");
 	char busy[16], port[16], size[16], n[24], warm[24], rule[96], log[PATH_MAX];
 	const char *ip = o.echo ? ip_b : ip_a;
 	/* the pinging end writes its samples into @log, as sockperf's full
@@ -980,12 +1011,11 @@ static void inet_run(bool spin, bool run, uint64_t **lat, size_t *nlat,
 			 (char *)ip, o.group_udp, port, size, n, warm,
 			 o.echo ? NULL : log, NULL };
 	char **cmd = run ? argv : argv + 6;
+	char *eargv[sizeof(argv) / sizeof(argv[0])], rule_b[96];
 	size_t cap = 0;
 	double rts = 0;
 	char *out, line[64];
-	pid_t s = -1, c;
 	FILE *f;
-	int fd;
 	ssize_t k;
 
 	*lat = NULL;
@@ -1002,38 +1032,22 @@ static void inet_run(bool spin, bool run, uint64_t **lat, size_t *nlat,
 	snprintf(warm, sizeof(warm), "%ld", o.warm);
 	snprintf(rule, sizeof(rule), "%s:%s@%s", o.group_udp, port, o.ifname);
 	if (o.echo) {	/* this side is the echo (lat -e) */
-		s = spawn(cmd, o.cpu, NULL);
-		if (!serve_until(s, wait_port(false, o.port + 110, 60)))
-			die("the udppp echo failed");
+		serve_only(cmd, false, o.port + 110, "the udppp echo");
 		return;
 	}
-	snprintf(log, sizeof(log), "%s/ibtick-perf-udppp.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	fd = mkstemp(log);
-	if (fd < 0)
-		die("mkstemp");
-	close(fd);
+	tmp_file(log, sizeof(log), "udppp");
+	/* the echo: the same command line, the other side's names */
+	memcpy(eargv, argv, sizeof(argv));
+	snprintf(rule_b, sizeof(rule_b), "%s:%s@%s", o.group_udp, port,
+		 o.ifname2 ? o.ifname2 : o.ifname);
+	eargv[2] = rule_b;
+	eargv[8] = "echo";
+	eargv[10] = ip_b;
+	eargv[16] = NULL;	/* no samples file */
 	counts_begin();
-	if (!o.peer) {
-		char rule_b[96];
-		char *eargv[sizeof(argv) / sizeof(argv[0])];
-
-		memcpy(eargv, argv, sizeof(argv));
-		snprintf(rule_b, sizeof(rule_b), "%s:%s@%s", o.group_udp, port, o.ifname2);
-		eargv[2] = rule_b;
-		eargv[8] = "echo";
-		eargv[10] = ip_b;
-		eargv[16] = NULL;	/* no samples file */
-		s = spawn(run ? eargv : eargv + 6, o.cpu2, NULL);
-		if (!wait_port(false, o.port + 110, 60))
-			fprintf(stderr, "%s: the udppp echo did not bind port %u\n", PROG,
-				o.port + 110);
-	}
-	c = spawn(cmd, o.cpu, &fd);
-	out = slurp(fd, 600);
-	reap(c);
-	if (s > 0)
-		reap(s);
+	/* --peer: the echo is the other host's lat -e */
+	out = serve_and_run(o.peer ? NULL : run ? eargv : eargv + 6, cmd, false,
+			    o.port + 110, "the udppp echo");
 	/* a sample (ns) a line, then "# round_trips N" */
 	f = fopen(log, "r");
 	while (f && fgets(line, sizeof(line), f)) {
