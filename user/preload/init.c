@@ -217,7 +217,11 @@ static void load(void)
 		setenv("IBTICK_RUN_CHECKED", "1", 1);
 }
 
-static __thread int in_init;
+/*
+ * initial-exec: a preloaded library's TLS is in the static block, so this
+ * is one %fs-relative load, not a call to __tls_get_addr() in every hook
+ */
+static __thread int in_init __attribute__((tls_model("initial-exec")));
 static int ready;
 
 static void init_once(void)
@@ -232,9 +236,10 @@ static void init_once(void)
 
 void pl_init(void)
 {
-	if (__builtin_expect(__atomic_load_n(&ready, __ATOMIC_ACQUIRE), 1) || in_init)
+	if (__builtin_expect(__atomic_load_n(&ready, __ATOMIC_ACQUIRE), 1))
 		return;
-	pthread_once(&once, init_once);
+	if (!in_init)
+		pthread_once(&once, init_once);
 }
 
 __attribute__((constructor)) static void ctor(void)
