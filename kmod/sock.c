@@ -764,6 +764,48 @@ static bool ibt_multi_drain(struct ibt_sock *is, bool again)
 }
 
 /*
+ * The spin of a multi-feed socket that reads one feed: on that feed as a
+ * single-feed socket's is (ibt_busy_wait()), owning its CQ for the whole
+ * spin rather than taking it and letting it go at every look as
+ * ibt_multi_drain() must for several.  A library that turns each
+ * IP_ADD_MEMBERSHIP into IBTICK_ADD_FEED makes such sockets of most UDP
+ * programs.  Until a tick, an ACL change or the feed's end
+ * (ibt_multi_ready()), @end, or a signal; yields when asked, as
+ * ibt_busy_wait().  1: something for recvmsg; 0: nothing by @end; -1: the
+ * socket does not read exactly one feed (now), the caller spins over its
+ * members.  Context: process, no lock held.
+ */
+static int ibt_multi_spin_one(struct ibt_sock *is, u64 end)
+{
+	bool prefer = READ_ONCE(is->sk.sk_prefer_busy_poll), got, over;
+	struct ibt_members *mm;
+	struct ibt_member *m;
+
+	for (;;) {
+		rcu_read_lock();	/* the member and its feed stay */
+		mm = rcu_dereference(is->more);
+		/* pairs with bind's release: a subscribed socket's sub is set */
+		if (mm->n + smp_load_acquire(&is->subscribed) != 1) {
+			rcu_read_unlock();
+			return -1;
+		}
+		m = ibt_nth(is, mm, 0);
+		if (READ_ONCE(m->revoked)) {
+			rcu_read_unlock();
+			return -1;
+		}
+		got = ibt_poll_caller(m->feed, READ_ONCE(m->cursor), end,
+				      prefer, true);
+		rcu_read_unlock();
+		if (got || ibt_multi_ready(is, true, &over))
+			return 1;
+		if (local_clock() >= end || signal_pending(current))
+			return 0;
+		cond_resched();
+	}
+}
+
+/*
  * A multi-feed socket's wait: on its own queue, which every member feed
  * wakes (member.c).  SO_BUSY_POLL spins over the members first, draining
  * their CQs (ibt_multi_drain); a non-blocking call looks once (*@looked,
@@ -777,6 +819,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 	unsigned long j0;
 	u64 end, t0;
 	long left;
+	int spun;
 
 	if (!*timeo) {
 		if (!usec || *looked)
@@ -790,8 +833,10 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		t0 = local_clock();
 		end = t0 + min_t(u64, (u64)usec * NSEC_PER_USEC,
 				 (u64)jiffies_to_nsecs(*timeo));
+		spun = ibt_multi_spin_one(is, end);
+		got = spun > 0;
 		/* the whole time, yielding when asked (as ibt_busy_wait()) */
-		do {
+		while (spun < 0) {
 			got = ibt_multi_drain(is, true) ||
 			      ibt_multi_ready(is, true, &over);
 			if (got || signal_pending(current))
@@ -800,7 +845,9 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 				cond_resched();
 			else
 				cpu_relax();
-		} while (local_clock() < end);
+			if (local_clock() >= end)
+				break;
+		}
 		/* about to sleep: the events back on (a last look) */
 		if (!got)
 			got = ibt_multi_drain(is, false);

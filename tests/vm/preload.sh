@@ -20,7 +20,7 @@ SEND=tests/vm/mcsend
 ALL_TESTS="read_modes lapped_reader_counts_loss several_groups_one_socket drop_membership
 	several_sockets_one_group
 	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
-	mixed_socket_drops_counted publish_refused_clear_message busy_poll_option busy_prefer_option sockperf_smoke"
+	mixed_socket_drops_counted publish_refused_clear_message busy_poll_option busy_blocking_one busy_prefer_option sockperf_smoke"
 N=${N:-$(cnt 2000)}
 R=${RESULTS:-/tmp}/preload
 mkdir -p "$R"
@@ -317,33 +317,34 @@ publish_refused_clear_message() {
 }
 
 # busy_reader PORT MODE DEFER_US LOGLINE -b ... : ibtick-run with those
-# options over mcrecv -m MODE (nonblock or spin) reading two groups (one
-# socket, two feeds); a line of the library's log must match LOGLINE (a
-# regular expression), mcrecv must succeed, and the reader's calls
-# must drain most of both feeds' CQs, with CQ events for at most half the
-# ticks.  The feeds are made by the admin so that their counters outlive
-# the program.  Counts, not times.
+# options over mcrecv -m MODE (nonblock, spin; block with one group)
+# reading BUSY_GROUPS groups (default 2: one socket, two feeds); a line of
+# the library's log must match LOGLINE (a regular expression), mcrecv must
+# succeed, and the reader's calls must drain most of every feed's CQ,
+# with CQ events for at most half the ticks.  The feeds are made by the
+# admin so that their counters outlive the program.  Counts, not times.
 busy_reader() {
 	local p=$1 mode=$2 d=$3 line=$4 log=$R/busy-$1.log out=$R/busy-$1.out f cq
 	local defer=/sys/module/ibtick/parameters/busy_poll_defer_us rc=0 rpid
-	local caller events ticks
+	local caller events ticks groups=() ng=${BUSY_GROUPS:-2}
 	shift 4
 	rm -f "$log"
 	echo "$d" >"$defer" || { echo "  busy_poll_defer_us"; return 1; }
-	for f in 1 2; do
+	for ((f = 1; f <= ng; f++)); do
 		$IBTICK feed add pb$f group 239.3.9.$f port $p netdev veth0 || rc=1
+		groups+=("239.3.9.$f:$p")
 	done
 	IBTICK_LOG=$log $RUN "$@" -g 239.3.9.0/24:$p@veth0 -- $RECV -m "$mode" -i 10.99.0.1 \
-		-n "$N" -t $(tmo 5)000 239.3.9.1:$p 239.3.9.2:$p >"$out" 2>"$R/busy-$p.err" &
+		-n "$N" -t $(tmo 5)000 "${groups[@]}" >"$out" 2>"$R/busy-$p.err" &
 	rpid=$!
 	wait_for "$R/busy-$p.err" ready || { echo "  receiver not ready"; rc=1; }
-	$RUN -g 239.3.9.0/24:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" 239.3.9.1:$p 239.3.9.2:$p \
+	$RUN -g 239.3.9.0/24:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" "${groups[@]}" \
 		>/dev/null 2>&1 || { echo "  sender failed"; rc=1; }
 	wait "$rpid" || { echo "  mcrecv failed: $(tail -2 "$R/busy-$p.err")"; rc=1; }
 	echo 0 >"$defer"
 	grep -q "$line" "$log" || { echo "  no line like \"$line\" in the library's log"; rc=1; }
 	FROM=10.99.0.2 tally "$out" "$N" "$log" || { echo "  counts"; rc=1; }
-	for f in 1 2; do
+	for ((f = 1; f <= ng; f++)); do
 		# completions drained by the reader's calls, and by CQ events
 		cq=$($IBTICK -j -s feed show pb$f | JIN_BIND="s = j[0]['stats']" \
 			jin "'%d %d %d' % (s['cqe_caller'], s['cq_events'], s['rx_ticks'])")
@@ -365,6 +366,16 @@ busy_reader() {
 busy_poll_option() {
 	busy_reader 7390 nonblock 20000 "fd [0-9]*: busy polling 100 us (SO_BUSY_POLL)$" -b 100
 	log_test "ibtick-run -b: a non-blocking reader of two feeds drains both CQs in its own calls (SO_BUSY_POLL)" $?
+}
+
+# ibtick-run -b over a blocking reader of one group: its socket reads one
+# feed, added as a multi-feed socket's (IBTICK_ADD_FEED), and its recvmsg
+# spins on that feed as a single-feed socket's does, draining the CQ.  The
+# spin (5 ms) outlasts the sender's gap (0.5 ms), or the reader would sleep
+# with the CQ event on.
+busy_blocking_one() {
+	BUSY_GROUPS=1 busy_reader 7393 block 20000 "fd [0-9]*: busy polling 5000 us (SO_BUSY_POLL)$" -b 5000
+	log_test "ibtick-run -b: a blocking reader of one group drains its feed's CQ in its own calls (SO_BUSY_POLL)" $?
 }
 
 # ibtick-run -b -p: SO_PREFER_BUSY_POLL too, so with busy_poll_defer_us 0
