@@ -771,18 +771,23 @@ static bool ibt_multi_drain(struct ibt_sock *is, bool again)
  * IP_ADD_MEMBERSHIP into IBTICK_ADD_FEED makes such sockets of most UDP
  * programs.  Until a tick, an ACL change or the feed's end
  * (ibt_multi_ready()), @end, or a signal; yields when asked, as
- * ibt_busy_wait().  1: something for recvmsg; 0: nothing by @end; -1: the
- * socket does not read exactly one feed (now), the caller spins over its
- * members.  Context: process, no lock held.
+ * ibt_busy_wait(), except that a yield lets the CQ go armed: the member's
+ * own entry on the feed's queue (member.c) counts as a sleeper there.  An
+ * added member is held by a reference of its own while it spins, not by
+ * RCU: a spin may last the whole SO_BUSY_POLL time, and preemptible RCU
+ * would have every grace period wait for it.  1: something for recvmsg;
+ * 0: nothing by @end; -1: the socket does not read exactly one feed (now),
+ * the caller spins over its members.  Context: process, no lock held.
  */
 static int ibt_multi_spin_one(struct ibt_sock *is, u64 end)
 {
 	bool prefer = READ_ONCE(is->sk.sk_prefer_busy_poll), got, over;
 	struct ibt_members *mm;
 	struct ibt_member *m;
+	bool added;
 
 	for (;;) {
-		rcu_read_lock();	/* the member and its feed stay */
+		rcu_read_lock();
 		mm = rcu_dereference(is->more);
 		/* pairs with bind's release: a subscribed socket's sub is set */
 		if (mm->n + smp_load_acquire(&is->subscribed) != 1) {
@@ -790,13 +795,18 @@ static int ibt_multi_spin_one(struct ibt_sock *is, u64 end)
 			return -1;
 		}
 		m = ibt_nth(is, mm, 0);
-		if (READ_ONCE(m->revoked)) {
+		/* bind()'s member lives as long as the socket */
+		added = m != &is->sub;
+		if (READ_ONCE(m->revoked) ||
+		    (added && !refcount_inc_not_zero(&m->ref))) {
 			rcu_read_unlock();
 			return -1;
 		}
+		rcu_read_unlock();
 		got = ibt_poll_caller(m->feed, READ_ONCE(m->cursor), end,
 				      prefer, true);
-		rcu_read_unlock();
+		if (added)
+			ibt_member_put(m);
 		if (got || ibt_multi_ready(is, true, &over))
 			return 1;
 		if (local_clock() >= end || signal_pending(current))
