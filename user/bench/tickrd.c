@@ -119,7 +119,7 @@ static int setup(struct tickrd *d, const struct tickrd_opts *opts)
 			return fail(d, "IBTICK_POLL_MODE (needs CAP_NET_ADMIN)");
 	}
 	if (kind == TICKRD_BUSY) {
-		int us = opts->busy_poll_us ? opts->busy_poll_us : 200;
+		int us = opts->busy_poll_us < 0 ? 0 : opts->busy_poll_us ? opts->busy_poll_us : 200;
 
 		int one = 1;
 

@@ -42,7 +42,7 @@ struct tickrd_opts {
 	uint32_t	nslots;
 	int		busy_cpu;	/* >= -1: feed in busy-poll mode on that CPU
 					 * (-1 any; CAP_NET_ADMIN); else interrupt */
-	int		busy_poll_us;	/* TICKRD_BUSY: SO_BUSY_POLL (0: 200) */
+	int		busy_poll_us;	/* TICKRD_BUSY: SO_BUSY_POLL (0: 200; < 0: none) */
 	int		prefer_busy_poll; /* TICKRD_BUSY: SO_PREFER_BUSY_POLL too
 					   * (CAP_NET_ADMIN) */
 	int		nonblock;	/* TICKRD_BUSY: recvmsg(MSG_DONTWAIT) in a

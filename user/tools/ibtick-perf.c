@@ -381,10 +381,10 @@ static void env_read(void)
 	}
 }
 
-/* The busy readers' SO_BUSY_POLL: --busy-us, or 200 us. */
+/* The busy readers' SO_BUSY_POLL: --busy-us, or 200 us; --busy-us 0 (-1 here): none. */
 static int busy_us(void)
 {
-	return o.busy_us ? o.busy_us : 200;
+	return o.busy_us < 0 ? 0 : o.busy_us ? o.busy_us : 200;
 }
 
 static void env_print(void)
@@ -915,7 +915,7 @@ static void sockperf_run(bool spin, bool run, double seconds, uint64_t **lat,
 	 * blocking: none,
 	 * as the native blocking row
 	 */
-	char busy[8] = "0";
+	char busy[12] = "0";
 	char port[16], size[16], secs[16], log[PATH_MAX];
 	char rule_a[96], rule_b[96];
 	char *out, *p, line[256];
@@ -2890,7 +2890,8 @@ static void usage(void)
 		"              inet-run-spin: our own AF_INET ping-pong (udppp) laid out as\n"
 		"              sockperf's, on kernel UDP and under ibtick-run\n"
 		"  --busy-us US  busy, busy-prefer, spin-1g, run-spin and inet-run-spin readers:\n"
-		"              SO_BUSY_POLL (default 200)\n"
+		"              SO_BUSY_POLL (default 200; 0: none, the spinning readers then\n"
+		"              take what the CQ event brings)\n"
 		"  --prefer-defer US  busy-prefer reads feeds made for it (ibtick feed add; PATH or IBTICK_CLI)\n"
 		"              with that prefer-defer (0..100000), deleted after; needs CAP_NET_ADMIN\n"
 		"  -B CPU      feed in busy-poll mode, kernel thread on CPU (-1: any)\n"
@@ -3044,7 +3045,11 @@ int main(int argc, char **argv)
 		case 'x': gid_index = optarg; break;
 		case 'j': o.json = true; break;
 		case 'X': o.compare = true; break;
-		case 'U': o.busy_us = (int)NUM(optarg, 1, 1000000); break;
+		case 'U':
+			o.busy_us = (int)NUM(optarg, 0, 1000000);
+			if (!o.busy_us)
+				o.busy_us = -1;	/* none */
+			break;
 		case 'D' + 256: o.prefer_defer = (int)NUM(optarg, 0, 100000); break;
 		case 'R': o.raw = optarg; break;
 		case 'K': o.counts = true; break;
