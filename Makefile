@@ -68,6 +68,7 @@ UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c \
 	     tests/unit/runconf_test.c user/preload/runconf.c \
 	     tests/unit/arpparse_test.c user/preload/arpparse.c \
+	     tests/unit/ring_test.c user/preload/ring.c \
 	     tests/unit/relayarg_test.c user/common/relayarg.c \
 	     tests/unit/ibport_test.c user/bench/ibport.c
 
@@ -108,15 +109,17 @@ PRELOAD_SO   := user/preload/libibtick-preload.so
 PRELOAD_SRCS := user/preload/init.c user/preload/log.c user/preload/table.c \
 		user/preload/member.c user/preload/rx.c user/preload/tx.c \
 		user/preload/srcaddr.c user/preload/arpparse.c user/preload/hooks.c \
-		user/preload/runconf.c
-PRELOAD_HDRS := user/preload/preload.h user/preload/runconf.h include/uapi/linux/ibtick.h
+		user/preload/runconf.c user/preload/ring.c user/preload/wait.c \
+		user/lib/libibtick.c
+PRELOAD_HDRS := user/preload/preload.h user/preload/runconf.h include/uapi/linux/ibtick.h \
+		user/lib/libibtick.h
 RUN          := user/preload/ibtick-run
 
 user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES) $(RUN) $(PRELOAD_SO)
 
 # only the interposed functions are exported (hooks.c marks them)
 $(PRELOAD_SO): $(PRELOAD_SRCS) $(PRELOAD_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/preload -fPIC -fvisibility=hidden -shared \
+	$(CC) $(UCFLAGS) -Iuser/preload -Iuser/lib -fPIC -fvisibility=hidden -shared \
 		-Wl,-soname,libibtick-preload.so $(LDFLAGS) -o $@ $(PRELOAD_SRCS) -ldl -lpthread
 
 # where ibtick-run finds the library once installed; rewritten only when

@@ -41,6 +41,7 @@ extern const struct unit_case tickgen_cases[];
 extern const struct unit_case doctor_cases[];
 extern const struct unit_case runconf_cases[];
 extern const struct unit_case arpparse_cases[];
+extern const struct unit_case ring_cases[];
 extern const struct unit_case relayarg_cases[];
 extern const struct unit_case ibport_cases[];
 

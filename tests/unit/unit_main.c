@@ -16,6 +16,7 @@ static const struct unit_case *const suites[] = {
 	doctor_cases,
 	runconf_cases,
 	arpparse_cases,
+	ring_cases,
 	relayarg_cases,
 	ibport_cases,
 };

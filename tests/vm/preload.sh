@@ -17,7 +17,7 @@ SUB=user/tools/ibtick-sub
 RUN=user/preload/ibtick-run
 RECV=tests/vm/mcrecv
 SEND=tests/vm/mcsend
-ALL_TESTS="read_modes lapped_reader_counts_loss several_groups_one_socket drop_membership
+ALL_TESTS="read_modes rings_or_kernel lapped_reader_counts_loss several_groups_one_socket drop_membership
 	several_sockets_one_group
 	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
 	mixed_socket_drops_counted publish_refused_clear_message busy_poll_option busy_blocking_one busy_prefer_option sockperf_smoke"
@@ -79,6 +79,22 @@ witness() {
 	wait_for "$R/$3.err" bound
 }
 
+# ring_reads LOG MIN: the library's account of where its ticks came from
+# (ring.c): from the mapped rings R, by recvmsg K; R + K == the feeds'
+# delivered + filtered, and R >= MIN.  Prints "R K".
+ring_reads() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+l = open(sys.argv[1]).read()
+r = sum(int(x) for x in re.findall(r'ticks read from the rings (\d+), by recvmsg \d+', l))
+k = sum(int(x) for x in re.findall(r'ticks read from the rings \d+, by recvmsg (\d+)', l))
+d = sum(int(a) + int(b) for a, b in re.findall(
+    r'(?:closed|at exit): feed \S+ ifindex \d+: delivered (\d+), lost \d+, filtered (\d+)', l))
+print(r, k)
+sys.exit(0 if r + k == d and r >= int(sys.argv[2]) else 1)
+PY
+}
+
 feed_rx_is() {
 	jtrue "$R/$1.json" "j['feed_rx'] == $2" || { echo "  witness $1: $(cat "$R/$1.json")"; return 1; }
 }
@@ -103,7 +119,11 @@ read_modes() {
 		wait
 		grep -q "fd [0-9]*: taken over: reads $g:$port" "$log" || check_err 1 "$m: not taken over"
 		grep -q "taken over: publishes to $g:$port" "$log" || check_err 1 "$m: sender not taken over"
-		echo "  $m: $(tail -n 1 "$out")$(grep -o ' late [1-9][0-9]*' "$out" | head -n 1 || true)"
+		local rk min=0
+		# a reader that reads until EAGAIN finds ticks waiting in the rings
+		[[ $m == nonblock || $m == epoll || $m == mmsg ]] && min=1
+		rk=$(ring_reads "$log" $min) || check_err 1 "$m: rings + recvmsg ($rk) != delivered, or none from the rings"
+		echo "  $m: $(tail -n 1 "$out")$(grep -o ' late [1-9][0-9]*' "$out" | head -n 1 || true); rings/recvmsg: $rk"
 		[[ $m != peek ]] || grep -q "^peekbad 0$" "$out" ||
 			check_err 1 "peek: FIONREAD, MSG_PEEK and the read disagreed"
 		if [[ $m == read || $m == readv || $m == peek ]]; then
@@ -123,7 +143,34 @@ PY
 			grep -q "stamped $(grep -o 'delivered [0-9]*' "$out" | head -1 | cut -d' ' -f2)\$" "$out" ||
 			check_err 1 "$m: not every tick carried SCM_TIMESTAMPNS"
 	done
-	log_test "blocking, non-blocking, select, poll, epoll (registered before the takeover too), recvmmsg, read, readv (from writev), FIONREAD + MSG_PEEK: delivered + lost == published"
+	log_test "blocking, non-blocking, select, poll, epoll (registered before the takeover too), recvmmsg, read, readv (from writev), FIONREAD + MSG_PEEK: delivered + lost == published; ticks from the rings + from recvmsg == delivered"
+}
+
+# ibtick-run -K: the library reads nothing from the rings, and the counts
+# are the same; without it a non-blocking reader of two feeds takes most
+# ticks from the rings
+rings_or_kernel() {
+	local g=239.3.0.200 p=7400 k log out rk
+	for k in "" -K; do
+		p=$((p + 1))
+		log=$R/rk$k.log out=$R/rk$k.out
+		rm -f "$log"
+		# shellcheck disable=SC2086
+		IBTICK_LOG=$log $RUN $k -g $g:$p@veth0 -g 239.3.0.201:$p@veth0 -- $RECV -m nonblock \
+			-i 10.99.0.1 -n "$N" -t $(tmo 5)000 $g:$p 239.3.0.201:$p >"$out" 2>"$R/rk$k.err" &
+		wait_for "$R/rk$k.err" ready || { check_err 1 "receiver$k not ready"; continue; }
+		$RUN -g $g:$p@veth1 -g 239.3.0.201:$p@veth1 -- $SEND -i 10.99.0.2 -r 4 -n "$N" \
+			$g:$p 239.3.0.201:$p >/dev/null 2>&1 || check_err 1 "sender$k failed"
+		wait
+		FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "counts$k"
+		if [[ -z $k ]]; then
+			rk=$(ring_reads "$log" $((N / 2))) || check_err 1 "rings/recvmsg $rk: fewer than half from the rings"
+		else
+			rk=$(ring_reads "$log" 0) && [[ $rk == "0 "* ]] || check_err 1 "-K: rings/recvmsg $rk"
+		fi
+		echo "  ibtick-run${k:- }: from the rings / by recvmsg: $rk"
+	done
+	log_test "a non-blocking reader of two groups takes its ticks from the mapped rings (ibtick-run -K: from recvmsg alone); delivered + lost == published either way"
 }
 
 lapped_reader_counts_loss() {

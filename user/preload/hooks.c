@@ -141,9 +141,12 @@ EXPORT int dup3(int oldfd, int newfd, int flags)
 static int do_fcntl(int fd, int cmd, unsigned long arg)
 {
 	int rc = real.fcntl(fd, cmd, arg);
+	struct psock *ps;
 
 	if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && rc >= 0 && pl_get(fd))
 		dup_done(fd, rc);
+	if (cmd == F_SETFL && (ps = pl_get(fd)))
+		ps->nb = -1;	/* O_NONBLOCK may have changed: ring.c asks again */
 	return rc;
 }
 
@@ -444,6 +447,8 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	ps = taken(fd);
 	if (ps && req == FIONREAD)
 		return pl_fionread(ps, fd, arg);
+	if (ps && req == FIONBIO)
+		ps->nb = -1;
 	return real.ioctl(fd, req, arg);
 }
 

@@ -35,13 +35,15 @@ static struct runconf conf;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ibtick-run [-g GROUP[/LEN]:PORT[-PORT]@IFNAME]... [-f CONFIG] [-b USEC [-p]] [-v] -- CMD [ARGS...]\n"
+		"usage: ibtick-run [-g GROUP[/LEN]:PORT[-PORT]@IFNAME]... [-f CONFIG] [-b USEC [-p]] [-K] [-v] -- CMD [ARGS...]\n"
 		"  -g RULE    carry this group over ibtick (repeatable; added to CONFIG's)\n"
 		"  -f CONFIG  configuration file (default " DEFAULT_CONF ", if it exists)\n"
 		"  -b USEC    busy polling: the program's reads drain the CQ, spinning up to USEC\n"
 		"             before they sleep (SO_BUSY_POLL; CAP_NET_ADMIN)\n"
 		"  -p         with -b: the CQ event stays off while the program keeps reading\n"
 		"             (SO_PREFER_BUSY_POLL; for a program that owns its CPU)\n"
+		"  -K         every tick through the kernel (recvmsg), none read from the\n"
+		"             feeds' mapped rings by the library\n"
 		"  -v         the library logs what it takes over and why it leaves the rest\n"
 		"  -V         print the version\n");
 }
@@ -127,9 +129,9 @@ int main(int argc, char **argv)
 	const char *file = NULL, *lib, *busy = NULL, *busy_on;
 	char *text, *groups, *pre;
 	size_t glen = 0, gcap = 0;
-	int c, i, verbose = 0, usable = 0, prefer = 0;
+	int c, i, verbose = 0, usable = 0, prefer = 0, kernel_only = 0;
 
-	while ((c = getopt(argc, argv, "+g:f:b:pvhV")) != -1) {
+	while ((c = getopt(argc, argv, "+g:f:b:pKvhV")) != -1) {
 		switch (c) {
 		case 'g':
 			runconf_parse(&conf, optarg, "-g", report, NULL);
@@ -146,6 +148,9 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			prefer = 1;
+			break;
+		case 'K':
+			kernel_only = 1;
 			break;
 		case 'v':
 			verbose = 1;
@@ -232,6 +237,8 @@ int main(int argc, char **argv)
 		setenv("IBTICK_BUSY_POLL", busy, 1);
 	if (prefer)
 		setenv("IBTICK_PREFER_BUSY_POLL", "1", 1);
+	if (kernel_only)
+		setenv("IBTICK_RING", "0", 1);
 	if (verbose && !getenv("IBTICK_LOG"))
 		setenv("IBTICK_LOG", "1", 1);
 	pre = getenv("LD_PRELOAD");

@@ -15,6 +15,8 @@
  *                      SO_BUSY_POLL itself
  *   IBTICK_PREFER_BUSY_POLL  1 (ibtick-run -p): with IBTICK_BUSY_POLL,
  *                      SO_PREFER_BUSY_POLL too, unless the program set it
+ *   IBTICK_RING        0 (ibtick-run -K): every tick through recvmsg() on
+ *                      the ibtick socket, none from the mapped rings (ring.c)
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -74,6 +76,13 @@ static void resolve(void)
 	RESOLVE(getpeername);
 	RESOLVE(ioctl);
 	RESOLVE(epoll_ctl);
+	RESOLVE(poll);
+	RESOLVE(ppoll);
+	RESOLVE(select);
+	RESOLVE(pselect);
+	RESOLVE(epoll_wait);
+	RESOLVE(epoll_pwait);
+	*(void **)&real.epoll_pwait2 = dlsym(RTLD_NEXT, "epoll_pwait2");
 }
 
 int pl_family(void)
@@ -177,6 +186,15 @@ static void load(void)
 			pl_prefer_busy_poll = busy[0] == '1';
 		}
 	}
+	busy = getenv("IBTICK_RING");
+	if (busy && *busy) {
+		if (strcmp(busy, "0") && strcmp(busy, "1")) {
+			t.n++;
+			(t.tell ? pl_err : pl_log)("IBTICK_RING=%s: 0 or 1: ignored", busy);
+		} else {
+			pl_ring_on = busy[0] == '1';
+		}
+	}
 	if (groups)
 		runconf_parse(&pl_conf, groups, "IBTICK_RUN_GROUPS", report, &t);
 	if (file && *file) {
@@ -230,6 +248,7 @@ static void init_once(void)
 	resolve();
 	pl_log_open();
 	load();	/* if_nametoindex() comes back through our socket() */
+	pthread_atfork(pl_ring_prefork, NULL, pl_forked);
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 	in_init = 0;
 }

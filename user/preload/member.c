@@ -121,7 +121,9 @@ static int feed_add(struct psock *ps, int fd, uint32_t group, uint16_t port,
 			errno = !src || !f->nsrc ? EADDRINUSE : ENOBUFS;
 			return -1;
 		}
+		pthread_mutex_lock(&ps->rxlock);
 		f->src[f->nsrc++] = src;
+		pthread_mutex_unlock(&ps->rxlock);
 		pl_log("fd %d: %s:%u: also from source %s", fd, pl_ip(group, ip), port,
 		       pl_ip(src, sip));
 		return 0;
@@ -157,7 +159,9 @@ static int feed_add(struct psock *ps, int fd, uint32_t group, uint16_t port,
 		pl_log("fd %d: reads %s:%u ifindex %u over ibtick too", fd, pl_ip(group, ip),
 		       port, ifindex);
 	}
-	f = &ps->feed[ps->nfeed++];
+	/* the socket's readers see the list change whole (rx.c: rxlock) */
+	pthread_mutex_lock(&ps->rxlock);
+	f = &ps->feed[ps->nfeed];
 	memset(f, 0, sizeof(*f));
 	f->group = group;
 	f->port = port;
@@ -165,10 +169,13 @@ static int feed_add(struct psock *ps, int fd, uint32_t group, uint16_t port,
 	if (src) {
 		f->src[0] = src;
 		f->nsrc = 1;
-		if (!ps->source_cmsg && !ps->warned_srcfilter++)
-			pl_err("fd %d: %s:%u: source filter %s cannot be applied (no IBTICK_CMSG_SOURCE): every source is delivered",
-			       fd, pl_ip(group, ip), port, pl_ip(src, sip));
 	}
+	pl_ring_map(ps, fd, f);
+	ps->nfeed++;
+	pthread_mutex_unlock(&ps->rxlock);
+	if (src && !ps->source_cmsg && !ps->warned_srcfilter++)
+		pl_err("fd %d: %s:%u: source filter %s cannot be applied (no IBTICK_CMSG_SOURCE): every source is delivered",
+		       fd, pl_ip(group, ip), port, pl_ip(src, sip));
 	return 0;
 }
 
@@ -204,9 +211,12 @@ static int feed_drop(struct psock *ps, int fd, uint32_t group, uint16_t port, ui
 		return -1;
 	pl_log("fd %d: dropped %s:%u: delivered %llu, lost %llu", fd, pl_ip(group, ip), port,
 	       (unsigned long long)f->delivered, (unsigned long long)f->lost);
+	pthread_mutex_lock(&ps->rxlock);
+	pl_ring_unmap(f);
 	*f = ps->feed[--ps->nfeed];
 	ps->last_feed = -1;
 	ps->stash.full = 0;
+	pthread_mutex_unlock(&ps->rxlock);
 	return 0;
 }
 
@@ -465,6 +475,8 @@ static int sol_socket(struct psock *ps, int fd, int name, const void *val, sockl
 	case SO_RCVTIMEO:
 	case SO_SNDTIMEO:
 	case SO_PRIORITY:
+		if (name == SO_BUSY_POLL)
+			ps->busy = -1;	/* ring.c asks the socket again */
 		record_opt(ps, name, val, len);
 		if (ps->ibtick)
 			rc = real.setsockopt(fd, SOL_SOCKET, name, val, len);

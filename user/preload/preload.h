@@ -9,9 +9,12 @@
  *              dup3()ed onto the application's descriptor)
  *   member.c   group memberships and the options that follow a socket
  *   rx.c       one tick in, the application's msghdr out (sockaddr_in, cmsgs)
+ *   ring.c     the ticks taken from the feeds' mapped rings, the kernel's
+ *              cursors kept in step
  *   tx.c       sends: to a configured group over ibtick, else kernel UDP
  *   srcaddr.c  the sender's IPv4 address from its GID
  *   hooks.c    the exported functions that interpose libc's
+ *   wait.c     poll, select, epoll_wait: the kernel told the cursors first
  *
  * A tracked socket (struct psock) is every AF_INET datagram socket the
  * program creates while a configuration is active.  It stays a kernel UDP
@@ -25,13 +28,17 @@
 #define IBTICK_PRELOAD_H
 
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/select.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <linux/ibtick.h>
 
+#include "libibtick.h"
 #include "runconf.h"
 
 /* ---- init.c: the functions we interpose, as libc has them ---- */
@@ -62,6 +69,16 @@ struct real_fns {
 	int (*getpeername)(int, struct sockaddr *, socklen_t *);
 	int (*ioctl)(int, unsigned long, ...);
 	int (*epoll_ctl)(int, int, int, struct epoll_event *);
+	int (*poll)(struct pollfd *, nfds_t, int);
+	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+	int (*pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+		       const sigset_t *);
+	int (*epoll_wait)(int, struct epoll_event *, int, int);
+	int (*epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+	/* NULL where libc has none (before glibc 2.35) */
+	int (*epoll_pwait2)(int, struct epoll_event *, int, const struct timespec *,
+			    const sigset_t *);
 };
 extern struct real_fns real;
 
@@ -99,6 +116,27 @@ struct pfeed {				/* a configured group the socket reads */
 	uint64_t	delivered;
 	uint64_t	lost;		/* IBTICK_CMSG_LOST of this feed */
 	uint64_t	filtered;	/* from a source the filter excludes */
+	/* ring.c: the feed's ring, mapped (rd.map NULL: not mapped) */
+	struct ibtick_reader rd;	/* rd.cursor: the next tick to read */
+	uint32_t	feed_id;
+	unsigned int	kifindex;	/* the feed's ifindex, as the kernel resolved it */
+	int		cur_known;	/* rd.cursor is where the socket reads */
+	int		dirty;		/* rd.cursor moved; the kernel not told yet */
+};
+
+struct psrc {				/* a publisher's address (ring.c) */
+	uint32_t	pub_id;
+	uint32_t	ip;		/* network byte order; 0 not known */
+	int		valid;
+};
+#define PL_SRC_BITS	6		/* 64 publishers remembered per socket */
+
+enum {					/* why a read went to the kernel (ring.c) */
+	PL_WHY_LAPPED,			/* the ring lapped the reader: it counts the loss */
+	PL_WHY_SOURCE,			/* a publisher whose address is not known yet */
+	PL_WHY_NODATA,			/* an arbitrated feed's NODATA slot */
+	PL_WHY_LOOK,			/* the periodic look of a non-blocking reader */
+	PL_WHY_N
 };
 
 struct ppub {				/* a configured destination sent to */
@@ -174,6 +212,22 @@ struct psock {
 	int		warned_mixed;
 	int		warned_srcfilter;
 	struct pstash	stash;
+	/* ring.c: reading the feeds' rings; rx.c takes rxlock around a read */
+	pthread_mutex_t	rxlock;
+	int		ring_off;	/* read through the kernel (a mapping failed, fork) */
+	int		dirty_any;	/* a feed's cursor moved, the kernel not told */
+	int		listed;		/* in ring.c's list of such sockets */
+	int		in_kernel;	/* readers inside the kernel's recvmsg */
+	int		nb;		/* O_NONBLOCK: 1, 0, or -1 not known yet */
+	int		busy;		/* SO_BUSY_POLL on: 1, 0, or -1 not known yet */
+	unsigned int	empty;		/* empty non-blocking looks */
+	unsigned int	rr;		/* the feed to look at first */
+	struct psrc	src[1 << PL_SRC_BITS];
+	uint64_t	ring_ticks;	/* read from the rings (source-filtered too) */
+	uint64_t	kernel_ticks;	/* read by recvmsg on the ibtick socket (the same) */
+	uint64_t	syncs;		/* IBTICK_MEMBER_CURSOR calls */
+	uint64_t	resolves;	/* IBTICK_FEEDS calls to learn a cursor */
+	uint64_t	why[PL_WHY_N];	/* why the kernel was asked for a tick */
 };
 
 extern pthread_mutex_t pl_lock;		/* table changes and takeovers */
@@ -183,6 +237,9 @@ struct psock *pl_track(int fd);		/* a new AF_INET datagram socket */
 void pl_attach(struct psock *ps, int newfd);	/* newfd is a dup of ps */
 void pl_detach(int fd);			/* fd is being closed or replaced */
 void pl_forget(int fd);			/* fd was closed without us */
+void pl_forked(void);			/* pthread_atfork: in the child */
+void pl_sync_fd(int fd);		/* before a wait on @fd: tell the kernel its cursors */
+void pl_sync_all(void);			/* the same for every socket (epoll_wait) */
 
 /*
  * A new AF_IBTICK socket with the options the program set on @ps replayed,
@@ -214,8 +271,49 @@ void pl_pending_to_feed(struct psock *ps, int fd, uint32_t group, uint16_t port,
 			unsigned int ifindex);
 
 /* ---- rx.c ---- */
+struct rxres {				/* one tick read */
+	ssize_t			n;	/* what the program's call returns */
+	int			trunc;	/* MSG_TRUNC */
+	struct sockaddr_in	from;
+	uint32_t		group;
+	unsigned int		ifindex;
+	int			have_ts;
+	struct timespec		ts;
+};
+
 ssize_t pl_recvmsg(struct psock *ps, int fd, struct msghdr *m, int flags);
 int pl_fionread(struct psock *ps, int fd, int *avail);
+
+/* ---- ring.c ---- */
+extern int pl_ring_on;			/* IBTICK_RING (default 1) */
+extern int pl_ndirty;			/* sockets to sync before a wait (a hint) */
+/* one empty non-blocking look in this many enters the kernel */
+#define PL_KERNEL_LOOK	256
+/* map feed @f's ring (just added to @ps on @fd); on failure the kernel reads */
+void pl_ring_map(struct psock *ps, int fd, struct pfeed *f);
+void pl_ring_unmap(struct pfeed *f);
+/* in a child after fork(): no mappings there (pl_ring_forked_child() first) */
+void pl_ring_forked(struct psock *ps);
+void pl_ring_forked_child(void);
+void pl_ring_prefork(void);		/* pthread_atfork prepare: sync every socket */
+/* the socket is going: unmap its rings, forget it */
+void pl_ring_forget(struct psock *ps);
+/* tell the kernel every cursor that moved; 0, or -1 (reads go to the kernel) */
+int pl_ring_sync(struct psock *ps, int fd);
+/* 1 a tick in @r, 0 every ring empty, -1 the kernel must read */
+int pl_ring_take(struct psock *ps, int fd, const struct iovec *iov, size_t iovlen, int flags,
+		 struct rxres *r);
+/*
+ * Every ring empty: may a call with @kflags return EAGAIN without the
+ * kernel (a non-blocking one, not every PL_KERNEL_LOOK-th)?  Syncs.
+ */
+int pl_ring_empty_ok(struct psock *ps, int fd, int kflags);
+/* the kernel's recvmsg returned (a tick of feed @fi with @lost and @ti, or error @err) */
+void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64_t lost,
+			 const struct ibtick_tick_info *ti);
+void pl_ring_learn(struct psock *ps, uint32_t pub_id, uint32_t ip);
+/* a source-specific feed @f takes ticks from @ip (network order) */
+int pl_source_allowed(const struct pfeed *f, uint32_t ip);
 
 /* ---- tx.c ---- */
 ssize_t pl_sendmsg(struct psock *ps, int fd, const struct msghdr *m, int flags);

@@ -2,8 +2,9 @@
 /*
  * libibtick-preload: receiving on a taken-over socket.
  *
- * One recvmsg() on the AF_IBTICK socket per tick, into the program's own
- * buffers, with a control buffer of ours: IBTICK_CMSG_LOST is counted per
+ * A tick is taken from the feeds' mapped rings when they have one (ring.c);
+ * otherwise, and to wait, one recvmsg() on the AF_IBTICK socket, into the
+ * program's own buffers, with a control buffer of ours: IBTICK_CMSG_LOST is counted per
  * feed (and offered to the program as SO_RXQ_OVFL, the drop count a UDP
  * program can ask for), IBTICK_CMSG_SOURCE gives the sender's IPv4 address
  * for msg_name, SCM_TIMESTAMPNS becomes what the program asked for
@@ -22,16 +23,6 @@
 
 #include "preload.h"
 
-struct rxres {
-	ssize_t			n;	/* recvmsg's return */
-	int			trunc;	/* MSG_TRUNC from the kernel */
-	struct sockaddr_in	from;
-	uint32_t		group;
-	unsigned int		ifindex;
-	int			have_ts;
-	struct timespec		ts;
-};
-
 static int feed_index(struct psock *ps, uint32_t group, uint16_t port)
 {
 	int i = ps->last_feed;
@@ -47,16 +38,6 @@ static int feed_index(struct psock *ps, uint32_t group, uint16_t port)
 	return -1;
 }
 
-static int source_allowed(const struct pfeed *f, uint32_t ip)
-{
-	int i;
-
-	for (i = 0; i < f->nsrc; i++)
-		if (f->src[i] == ip)
-			return 1;
-	return 0;
-}
-
 static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, int kflags,
 		     struct rxres *r)
 {
@@ -69,7 +50,9 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 
 	for (;;) {
 		const struct ibtick_source *src = NULL;
+		const struct ibtick_tick_info *ti = NULL;
 		struct ibtick_source srcbuf;
+		struct ibtick_tick_info tibuf;
 		struct cmsghdr *c;
 		uint64_t lost = 0;
 		struct pfeed *f;
@@ -83,9 +66,29 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		km.msg_iovlen = iovlen;
 		km.msg_control = cb.buf;
 		km.msg_controllen = sizeof(cb.buf);
+		/*
+		 * Without the socket's read lock while the kernel reads or
+		 * sleeps: a membership change or another reader goes on
+		 * (in_kernel keeps the others off the rings meanwhile: the
+		 * tick the kernel hands over must not also be read there)
+		 */
+		ps->in_kernel++;
+		pthread_mutex_unlock(&ps->rxlock);
 		r->n = real.recvmsg(fd, &km, kflags);
-		if (r->n < 0)
+		{
+			int e = errno;
+
+			pthread_mutex_lock(&ps->rxlock);
+			ps->in_kernel--;
+			errno = e;
+		}
+		if (r->n < 0) {
+			int e = errno;
+
+			pl_ring_kernel_tick(ps, -1, e, 0, NULL);
+			errno = e;
 			return -1;
+		}
 		r->have_ts = 0;
 		for (c = CMSG_FIRSTHDR(&km); c; c = CMSG_NXTHDR(&km, c)) {
 			if (c->cmsg_level == SOL_IBTICK && c->cmsg_type == IBTICK_CMSG_LOST &&
@@ -95,6 +98,10 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 				   c->cmsg_len >= CMSG_LEN(sizeof(srcbuf))) {
 				memcpy(&srcbuf, CMSG_DATA(c), sizeof(srcbuf));
 				src = &srcbuf;
+			} else if (c->cmsg_level == SOL_IBTICK && c->cmsg_type == IBTICK_CMSG_TICK &&
+				   c->cmsg_len >= CMSG_LEN(sizeof(tibuf))) {
+				memcpy(&tibuf, CMSG_DATA(c), sizeof(tibuf));
+				ti = &tibuf;
 			} else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
 				   c->cmsg_len >= CMSG_LEN(sizeof(r->ts))) {
 				memcpy(&r->ts, CMSG_DATA(c), sizeof(r->ts));
@@ -104,14 +111,18 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		memcpy(&group, sa.sibt_group, 4);
 		fi = feed_index(ps, group, sa.sibt_port);
 		f = fi >= 0 ? &ps->feed[fi] : NULL;
+		pl_ring_kernel_tick(ps, fi, 0, lost, ti);
 		if (lost) {
 			ps->lost_total += lost;
 			if (f)
 				f->lost += lost;
 		}
-		if (src)
+		if (src) {
 			ip = pl_src_ipv4(src);
-		if (f && f->nsrc && src && !source_allowed(f, ip)) {
+			if (ti)
+				pl_ring_learn(ps, ti->pub_id, ip);
+		}
+		if (f && f->nsrc && src && !pl_source_allowed(f, ip)) {
 			f->filtered++;
 			continue;
 		}
@@ -126,6 +137,25 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		r->from.sin_addr.s_addr = ip ? ip : group;
 		return 0;
 	}
+}
+
+/*
+ * The next tick: from a ring when one has it, else from the kernel, which
+ * first learns where the rings' cursors are (ring.c).
+ */
+static int rx_next(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, int kflags,
+		   struct rxres *r)
+{
+	int rc = pl_ring_take(ps, fd, iov, iovlen, kflags, r);
+
+	if (rc > 0)
+		return 0;
+	if (!rc && pl_ring_empty_ok(ps, fd, kflags)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	pl_ring_sync(ps, fd);
+	return rx_kernel(ps, fd, iov, iovlen, kflags, r);
 }
 
 struct ctl {
@@ -196,7 +226,7 @@ static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
 	}
 	iov.iov_base = s->buf;
 	iov.iov_len = PL_STASH_MAX;
-	if (rx_kernel(ps, fd, &iov, 1, kflags | MSG_TRUNC, r))
+	if (rx_next(ps, fd, &iov, 1, kflags | MSG_TRUNC, r))
 		return -1;
 	s->wire_len = r->n;
 	s->len = r->n < PL_STASH_MAX ? r->n : PL_STASH_MAX;
@@ -209,7 +239,7 @@ static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
 	return 0;
 }
 
-ssize_t pl_recvmsg(struct psock *ps, int fd, struct msghdr *m, int flags)
+static ssize_t recvmsg_locked(struct psock *ps, int fd, struct msghdr *m, int flags)
 {
 	struct pstash *s = &ps->stash;
 	struct rxres r;
@@ -250,11 +280,31 @@ ssize_t pl_recvmsg(struct psock *ps, int fd, struct msghdr *m, int flags)
 		r.n = (flags & MSG_TRUNC) ? s->wire_len : (ssize_t)off;
 		if (!(flags & MSG_PEEK))
 			s->full = 0;
-	} else if (rx_kernel(ps, fd, m->msg_iov, m->msg_iovlen, kflags, &r)) {
+	} else if (rx_next(ps, fd, m->msg_iov, m->msg_iovlen, kflags, &r)) {
 		return -1;
 	}
 	to_app(ps, m, &r);
 	return r.n;
+}
+
+/*
+ * The socket's read lock (ps->rxlock) covers the rings' cursors, the feeds'
+ * list, the stash and the counters; it is never held while the kernel
+ * reads or sleeps (rx_kernel), so it is only ever held briefly.
+ */
+ssize_t pl_recvmsg(struct psock *ps, int fd, struct msghdr *m, int flags)
+{
+	ssize_t n;
+	int e;
+
+	if (!ps->nfeed && !ps->stash.full && !(flags & MSG_ERRQUEUE))
+		return real.recvmsg(ps->shadow, m, flags);	/* a publisher only: kernel UDP replies */
+	pthread_mutex_lock(&ps->rxlock);
+	n = recvmsg_locked(ps, fd, m, flags);
+	e = errno;
+	pthread_mutex_unlock(&ps->rxlock);
+	errno = e;
+	return n;
 }
 
 int pl_fionread(struct psock *ps, int fd, int *avail)
@@ -262,13 +312,19 @@ int pl_fionread(struct psock *ps, int fd, int *avail)
 	if (!ps->nfeed && !ps->stash.full)
 		return real.ioctl(ps->shadow, FIONREAD, avail);
 	struct rxres r;
+	int rc = 0, e;
 
+	pthread_mutex_lock(&ps->rxlock);
 	if (!ps->stash.full && fill_stash(ps, fd, MSG_DONTWAIT, &r)) {
 		if (errno != EAGAIN)
-			return -1;
-		*avail = 0;
-		return 0;
+			rc = -1;
+		else
+			*avail = 0;
+	} else {
+		*avail = (int)ps->stash.wire_len;
 	}
-	*avail = (int)ps->stash.wire_len;
-	return 0;
+	e = errno;
+	pthread_mutex_unlock(&ps->rxlock);
+	errno = e;
+	return rc;
 }

@@ -75,6 +75,9 @@ struct psock *pl_track(int fd)
 	ps->shadow = -1;
 	ps->loop = 1;
 	ps->last_feed = -1;
+	ps->nb = -1;
+	ps->busy = -1;
+	pthread_mutex_init(&ps->rxlock, NULL);
 	__atomic_store_n(&tab[fd], ps, __ATOMIC_RELEASE);
 	return ps;
 }
@@ -132,6 +135,16 @@ static void report(struct psock *ps, const char *when)
 		       (unsigned long long)f->delivered, (unsigned long long)f->lost,
 		       (unsigned long long)f->filtered);
 	}
+	if (ps->nfeed || ps->ring_ticks || ps->kernel_ticks)
+		pl_log("fd %d: %s: ticks read from the rings %llu, by recvmsg %llu; cursor syncs %llu, look-ups %llu; to the kernel for laps %llu, sources %llu, nodata %llu, looks %llu%s",
+		       ps->fds[0], when, (unsigned long long)ps->ring_ticks,
+		       (unsigned long long)ps->kernel_ticks, (unsigned long long)ps->syncs,
+		       (unsigned long long)ps->resolves,
+		       (unsigned long long)ps->why[PL_WHY_LAPPED],
+		       (unsigned long long)ps->why[PL_WHY_SOURCE],
+		       (unsigned long long)ps->why[PL_WHY_NODATA],
+		       (unsigned long long)ps->why[PL_WHY_LOOK],
+		       ps->ring_off || !pl_ring_on ? " (rings not read)" : "");
 	for (i = 0; i < ps->npub; i++) {
 		struct ppub *p = &ps->pub[i];
 
@@ -150,6 +163,7 @@ static void finish(struct psock *ps)
 	int i;
 
 	report(ps, "closed");
+	pl_ring_forget(ps);	/* the mappings hold the ibtick socket */
 	for (i = 0; i < ps->npub; i++)
 		if (ps->pub[i].fd >= 0)
 			real.close(ps->pub[i].fd);
@@ -178,6 +192,17 @@ __attribute__((destructor)) static void at_exit(void)
 			report(ps, "at exit");
 	}
 	pthread_mutex_unlock(&pl_lock);
+}
+
+/* In the child of a fork(): the rings' mappings were not copied. */
+void pl_forked(void)
+{
+	int fd;
+
+	pl_ring_forked_child();
+	for (fd = 0; tab && fd < ntab; fd++)
+		if (tab[fd])
+			pl_ring_forked(tab[fd]);
 }
 
 /* Called with pl_lock held: @fd no longer names its socket. */
@@ -219,6 +244,7 @@ void pl_forget(int fd)
 	pl_log("fd %d: closed without close(): forgotten (its hidden descriptors left alone)", fd);
 	for (i = 0; i < ps->nfds; i++)
 		__atomic_store_n(&tab[ps->fds[i]], NULL, __ATOMIC_RELEASE);
+	pl_ring_forget(ps);
 	free(ps->stash.buf);
 	free(ps);
 }

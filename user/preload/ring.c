@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * libibtick-preload: reading a taken-over socket's feeds from their rings,
+ * without a system call per tick, as libibtick's mapped reader does.
+ *
+ * Each feed the socket reads has its ring mapped (IBTICK_MMAP_FEED, found
+ * with IBTICK_FEEDS) and a cursor here.  A read takes the next tick of the
+ * first feed, in turn, that has one, with the ring protocol of
+ * <linux/ibtick.h> (libibtick.h's ibtick_next()/ibtick_done()).  The kernel
+ * is entered only to wait, and for what only it can do right:
+ *
+ * - a feed that lapped this reader, or a copy the producer overwrote: the
+ *   kernel counts the loss (the socket's, the feed's, the admin's
+ *   counters and event) and reports it with IBTICK_CMSG_LOST, so losses
+ *   are counted once, where they always are;
+ * - a tick from a publisher whose address is not known yet (the kernel's
+ *   IBTICK_CMSG_SOURCE teaches it: pub_id -> IPv4 address, kept here);
+ * - an arbitrated feed's NODATA slot.
+ *
+ * The cursors.  Before the kernel reads or waits, it is told where every
+ * feed's cursor is (IBTICK_MEMBER_CURSOR, for those that moved: "sync"):
+ * before its recvmsg, and before poll, select and epoll_wait (wait.c), which
+ * look at the kernel's cursors.  A read that finds every ring empty syncs
+ * too, for programs that wait some other way: for them a tick already read
+ * may make the socket look ready until they read to EAGAIN (a spurious
+ * wake-up, never a lost one: the kernel's cursor is never ahead of ours).  After the kernel delivered tick i of a feed whose cursor was c,
+ * with L reported lost, i is c + L: the slot there is compared with the
+ * tick's IBTICK_CMSG_TICK (publisher, sequence, send time) and the cursor
+ * goes to i + 1.  Where that does not hold (the kernel skipped the
+ * socket's own ticks, a revocation moved it) the cursor is "unknown" and
+ * is read back with IBTICK_FEEDS before the ring is read again.
+ *
+ * A non-blocking read that finds every ring empty returns EAGAIN without a
+ * system call, except one look in PL_KERNEL_LOOK, which also lets the
+ * kernel say what the rings cannot: an error, the feed's end, a
+ * revocation.  The CQ is then drained by its event (or by the feed's poll
+ * thread), as for a mapped reader.  A socket with SO_BUSY_POLL (ibtick-run
+ * -b, or the program's own) asked for its calls to drain the CQ: it reads
+ * through the kernel alone, as with -K (measured: looking at the rings
+ * first only added to each call there).
+ *
+ * Locking: ps->rxlock, taken by rx.c around a whole read: one reader of a
+ * socket at a time, as the kernel's socket lock would serialise them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "preload.h"
+
+int pl_ring_on = 1;
+
+/*
+ * The sockets with a cursor the kernel was not told, for epoll_wait (which
+ * does not say which sockets it waits on).  dirty_lock is taken inside a
+ * socket's rxlock, and takes a socket's rxlock only with a trylock.  A
+ * socket that finds the list full is synced by its own reads alone (its
+ * first empty look, its next wait in the kernel).
+ */
+#define PL_MAX_DIRTY	1024
+/* recursive: pl_sync_all() holds it while a sync takes a socket off the list */
+static pthread_mutex_t dirty_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static struct psock *dirty[PL_MAX_DIRTY];
+int pl_ndirty;	/* entries in dirty[]: read without the lock as a hint */
+
+/* rxlock held */
+static void set_dirty(struct psock *ps, struct pfeed *f)
+{
+	f->dirty = 1;
+	if (ps->dirty_any)
+		return;
+	ps->dirty_any = 1;
+	pthread_mutex_lock(&dirty_lock);
+	if (pl_ndirty < PL_MAX_DIRTY) {
+		dirty[pl_ndirty] = ps;
+		__atomic_store_n(&pl_ndirty, pl_ndirty + 1, __ATOMIC_RELAXED);
+		ps->listed = 1;
+	}
+	pthread_mutex_unlock(&dirty_lock);
+}
+
+/* rxlock held, or the socket is going */
+static void clear_dirty(struct psock *ps)
+{
+	int i;
+
+	ps->dirty_any = 0;
+	if (!ps->listed)
+		return;
+	pthread_mutex_lock(&dirty_lock);
+	for (i = 0; i < pl_ndirty; i++) {
+		if (dirty[i] == ps) {
+			dirty[i] = dirty[pl_ndirty - 1];
+			__atomic_store_n(&pl_ndirty, pl_ndirty - 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	ps->listed = 0;
+	pthread_mutex_unlock(&dirty_lock);
+}
+
+static int ring_usable(const struct psock *ps)
+{
+	return pl_ring_on && ps->multi && ps->nfeed && !ps->ring_off;
+}
+
+/*
+ * SO_BUSY_POLL is on (ibtick-run -b, or the program's own): the program's
+ * calls are to drain the CQ, so every read is the kernel's recvmsg.
+ */
+static int busy(struct psock *ps, int fd)
+{
+	if (ps->busy < 0) {
+		int us = 0;
+		socklen_t len = sizeof(us);
+
+		if (real.getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &us, &len))
+			us = 0;
+		ps->busy = us > 0;
+	}
+	return ps->busy;
+}
+
+/* Read every cursor the library does not know back from the kernel. */
+static int resolve(struct psock *ps, int fd)
+{
+	struct ibtick_member e[IBTICK_FEEDS_PER_SOCKET];
+	socklen_t len = sizeof(e);
+	int i, k, n;
+
+	if (real.getsockopt(fd, SOL_IBTICK, IBTICK_FEEDS, e, &len))
+		return -1;
+	n = (int)(len / sizeof(e[0]));
+	for (i = 0; i < ps->nfeed; i++) {
+		struct pfeed *f = &ps->feed[i];
+
+		for (k = 0; k < n && !f->cur_known; k++) {
+			if (e[k].feed_id != f->feed_id)
+				continue;
+			f->rd.cursor = e[k].cursor;
+			f->cur_known = 1;
+			f->dirty = 0;
+		}
+	}
+	ps->resolves++;
+	return 0;
+}
+
+static void ring_off(struct psock *ps, const char *why, int err)
+{
+	if (!ps->ring_off)
+		pl_log("fd %d: %s: %s: its feeds are read through the kernel", ps->fds[0], why,
+		       strerror(err));
+	ps->ring_off = 1;
+}
+
+void pl_ring_map(struct psock *ps, int fd, struct pfeed *f)
+{
+	struct ibtick_member e[IBTICK_FEEDS_PER_SOCKET];
+	socklen_t len = sizeof(e);
+	uint32_t group;
+	void *p;
+	int k, n;
+
+	if (!pl_ring_on || !ps->multi || ps->ring_off)
+		return;
+	if (real.getsockopt(fd, SOL_IBTICK, IBTICK_FEEDS, e, &len)) {
+		ring_off(ps, "IBTICK_FEEDS", errno);
+		return;
+	}
+	n = (int)(len / sizeof(e[0]));
+	for (k = 0; k < n; k++) {
+		memcpy(&group, e[k].addr.sibt_group, 4);
+		if (group == f->group && e[k].addr.sibt_port == f->port)
+			break;
+	}
+	if (k == n) {
+		ring_off(ps, "feed not listed by IBTICK_FEEDS", ENOENT);
+		return;
+	}
+	p = mmap(NULL, e[k].mmap_size, PROT_READ, MAP_SHARED, fd, (off_t)e[k].mmap_offset);
+	if (p == MAP_FAILED) {
+		ring_off(ps, "mmap of a feed's ring", errno);
+		return;
+	}
+	if (ibtick_reader_init_mem(&f->rd, p, e[k].mmap_size, e[k].cursor)) {
+		int err = errno;
+
+		munmap(p, e[k].mmap_size);
+		memset(&f->rd, 0, sizeof(f->rd));
+		ring_off(ps, "a feed's ring header", err);
+		return;
+	}
+	f->rd.map = p;
+	f->rd.map_len = e[k].mmap_size;
+	f->feed_id = e[k].feed_id;
+	f->kifindex = e[k].addr.sibt_ifindex;
+	f->cur_known = 1;
+	f->dirty = 0;
+}
+
+void pl_ring_unmap(struct pfeed *f)
+{
+	/* (a socket's last dirty feed going leaves dirty_any: one sync for nothing) */
+	if (f->rd.map)
+		munmap(f->rd.map, f->rd.map_len);
+	memset(&f->rd, 0, sizeof(f->rd));
+	f->cur_known = 0;
+	f->dirty = 0;
+}
+
+/* the socket is going: its mappings (which hold it) and its place in the list */
+void pl_ring_forget(struct psock *ps)
+{
+	int i;
+
+	if (ps->dirty_any)
+		clear_dirty(ps);
+	for (i = 0; i < ps->nfeed; i++)
+		pl_ring_unmap(&ps->feed[i]);
+}
+
+/* Before a fork: the kernel learns every cursor, for a child that reads through it. */
+void pl_ring_prefork(void)
+{
+	pl_sync_all();
+}
+
+void pl_ring_forked_child(void)
+{
+	pthread_mutexattr_t a;
+
+	/* the list's lock may have been held by a parent's thread */
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&dirty_lock, &a);
+	pthread_mutexattr_destroy(&a);
+	pl_ndirty = 0;
+}
+
+void pl_ring_forked(struct psock *ps)
+{
+	int i;
+
+	/* the child has no mapping (the kernel does not copy it): the kernel reads */
+	for (i = 0; i < ps->nfeed; i++) {
+		memset(&ps->feed[i].rd, 0, sizeof(ps->feed[i].rd));
+		ps->feed[i].cur_known = 0;
+		ps->feed[i].dirty = 0;
+	}
+	ps->ring_off = 1;
+	/* a parent's thread may have held it: this child has that thread no more */
+	pthread_mutex_init(&ps->rxlock, NULL);
+	ps->dirty_any = 0;
+	ps->listed = 0;
+	ps->in_kernel = 0;
+}
+
+int pl_ring_sync(struct psock *ps, int fd)
+{
+	int i, rc = 0;
+
+	if (!ps->dirty_any)
+		return 0;
+	clear_dirty(ps);
+	for (i = 0; i < ps->nfeed; i++) {
+		struct pfeed *f = &ps->feed[i];
+		struct ibtick_member_cursor mc = { .feed_id = f->feed_id };
+
+		if (!f->dirty)
+			continue;
+		mc.cursor = f->rd.cursor;
+		f->dirty = 0;
+		ps->syncs++;
+		if (real.setsockopt(fd, SOL_IBTICK, IBTICK_MEMBER_CURSOR, &mc, sizeof(mc))) {
+			/* the kernel reads on from where it was: ticks come twice, none is lost */
+			pl_err("fd %d: IBTICK_MEMBER_CURSOR feed %u: %s", fd, f->feed_id,
+			       strerror(errno));
+			f->cur_known = 0;
+			ring_off(ps, "IBTICK_MEMBER_CURSOR", errno);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+/* ---- the senders' addresses, learnt from the kernel's IBTICK_CMSG_SOURCE ---- */
+
+/* Two places per publisher's hash: two publishers that share one both fit. */
+static struct psrc *src_slot(struct psock *ps, uint32_t pub_id)
+{
+	return &ps->src[((pub_id * 2654435761u) >> (32 - PL_SRC_BITS)) & ~1u];
+}
+
+static const struct psrc *src_find(struct psock *ps, uint32_t pub_id)
+{
+	struct psrc *e = src_slot(ps, pub_id);
+
+	if (e[0].valid && e[0].pub_id == pub_id)
+		return &e[0];
+	if (e[1].valid && e[1].pub_id == pub_id)
+		return &e[1];
+	return NULL;
+}
+
+void pl_ring_learn(struct psock *ps, uint32_t pub_id, uint32_t ip)
+{
+	struct psrc *e = src_slot(ps, pub_id);
+
+	if (e[0].valid && e[0].pub_id != pub_id)
+		e++;	/* the second place, whoever had it */
+	e->pub_id = pub_id;
+	e->ip = ip;
+	e->valid = 1;
+}
+
+/* ---- reading ---- */
+
+int pl_source_allowed(const struct pfeed *f, uint32_t ip)
+{
+	int i;
+
+	for (i = 0; i < f->nsrc; i++)
+		if (f->src[i] == ip)
+			return 1;
+	return 0;
+}
+
+static size_t to_iov(const struct iovec *iov, size_t iovlen, const void *data, size_t len)
+{
+	size_t off = 0, i;
+
+	for (i = 0; i < iovlen && off < len; i++) {
+		size_t k = iov[i].iov_len < len - off ? iov[i].iov_len : len - off;
+
+		memcpy(iov[i].iov_base, (const char *)data + off, k);
+		off += k;
+	}
+	return off;
+}
+
+/*
+ * The next tick of feed @f into @iov: 1 taken (@r filled), 0 none, -1 the
+ * kernel must read this one (the cursor is left where it was).
+ */
+static int take_feed(struct psock *ps, struct pfeed *f, const struct iovec *iov, size_t iovlen,
+		     int flags, struct rxres *r)
+{
+	for (;;) {
+		uint64_t c0 = f->rd.cursor, l0 = f->rd.lost;
+		struct ibtick_tick t;
+		struct ibtick_slot d;
+		uint32_t ip = 0;
+		size_t n;
+
+		if (!ibtick_next(&f->rd, &t) && !t.lost)
+			return 0;
+		if (t.lost) {
+			ps->why[PL_WHY_LAPPED]++;
+			goto kernel;
+		}
+		memcpy(&d, t.slot, sizeof(d));
+		if (d.flags & IBTICK_TICK_NODATA) {
+			ps->why[PL_WHY_NODATA]++;
+			goto kernel;
+		}
+		if (ps->source_cmsg) {
+			const struct psrc *e = src_find(ps, d.pub_id);
+
+			if (!e) {
+				ps->why[PL_WHY_SOURCE]++;
+				goto kernel;
+			}
+			ip = e->ip;
+		}
+		n = to_iov(iov, iovlen, t.data, t.len);
+		if (!ibtick_done(&f->rd, &t)) {
+			ps->why[PL_WHY_LAPPED]++;	/* overwritten while we copied */
+			goto kernel;
+		}
+		set_dirty(ps, f);
+		if ((d.flags & IBTICK_TICK_LOCAL) && !ps->loop)
+			continue;	/* our own, as the kernel skips it */
+		ps->ring_ticks++;	/* (as kernel_ticks: filtered ones too) */
+		if (f->nsrc && ps->source_cmsg && !pl_source_allowed(f, ip)) {
+			f->filtered++;
+			continue;
+		}
+		f->delivered++;
+		r->n = (flags & MSG_TRUNC) ? (ssize_t)d.orig_len : (ssize_t)n;
+		r->trunc = n < d.orig_len;
+		r->group = f->group;
+		r->ifindex = f->kifindex;
+		memset(&r->from, 0, sizeof(r->from));
+		r->from.sin_family = AF_INET;
+		r->from.sin_port = htons(f->port);
+		r->from.sin_addr.s_addr = ip ? ip : f->group;
+		r->have_ts = 1;
+		r->ts.tv_sec = (time_t)(d.rx_ns / 1000000000u);
+		r->ts.tv_nsec = (long)(d.rx_ns % 1000000000u);
+		return 1;
+kernel:
+		f->rd.cursor = c0;
+		f->rd.lost = l0;
+		return -1;
+	}
+}
+
+int pl_ring_take(struct psock *ps, int fd, const struct iovec *iov, size_t iovlen, int flags,
+		 struct rxres *r)
+{
+	int k, rc;
+
+	/* another reader is in the kernel, whose tick must not come from a ring too */
+	if (!ring_usable(ps) || busy(ps, fd) || ps->in_kernel)
+		return -1;
+	for (k = 0; k < ps->nfeed; k++) {
+		int i = (int)((ps->rr + (unsigned int)k) % (unsigned int)ps->nfeed);
+		struct pfeed *f = &ps->feed[i];
+
+		if (!f->rd.hdr)
+			return -1;
+		if (!f->cur_known && resolve(ps, fd))
+			return -1;
+		if (!f->cur_known)
+			return -1;
+		rc = take_feed(ps, f, iov, iovlen, flags, r);
+		if (rc) {
+			if (rc > 0)
+				ps->rr = (unsigned int)i + 1;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* every feed's ring is dead: the kernel has the end of the stream to tell */
+static int pl_ring_dead(const struct psock *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->nfeed; i++)
+		if (!ps->feed[i].rd.hdr || !ibtick_dead(&ps->feed[i].rd))
+			return 0;
+	return 1;
+}
+
+int pl_ring_empty_ok(struct psock *ps, int fd, int kflags)
+{
+	if (!ring_usable(ps) || busy(ps, fd))
+		return 0;
+	if (!(kflags & MSG_DONTWAIT)) {
+		if (ps->nb < 0) {
+			int fl = real.fcntl(fd, F_GETFL);
+
+			if (fl < 0)
+				return 0;
+			ps->nb = !!(fl & O_NONBLOCK);
+		}
+		if (!ps->nb)
+			return 0;
+	}
+	pl_ring_sync(ps, fd);
+	if (!(++ps->empty % PL_KERNEL_LOOK) || pl_ring_dead(ps)) {
+		ps->why[PL_WHY_LOOK]++;
+		return 0;
+	}
+	return 1;
+}
+
+void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64_t lost,
+			 const struct ibtick_tick_info *ti)
+{
+	struct pfeed *f = fi >= 0 ? &ps->feed[fi] : NULL;
+	int i, ok = 0;
+
+	ps->empty = 0;
+	if (f)
+		ps->kernel_ticks++;
+	if (!ring_usable(ps))
+		return;
+	/*
+	 * A revoked feed: the kernel withholds its ticks, the ring would not;
+	 * the kernel reads every tick from now on.
+	 */
+	if (err == EACCES && !ps->ring_off)
+		ring_off(ps, "a feed's read access revoked", err);
+	/*
+	 * Tick i is cursor + lost when nothing else moved the kernel's cursor;
+	 * the slot there must be the tick (a network duplicate looks the same,
+	 * so after a loss the cursor is looked up instead).  A busy socket
+	 * does not read the rings: no need to know where it is.
+	 */
+	if (f && f->rd.hdr && f->cur_known && ti && !lost && ps->busy != 1) {
+		uint64_t g = f->rd.cursor;
+		const struct ibtick_slot *s = ibtick__slot(&f->rd, g);
+
+		if (ibtick__load_acquire(&s->seq) == g && s->pub_id == ti->pub_id &&
+		    s->pub_seq == ti->pub_seq && s->send_ns == ti->send_ns) {
+			IBTICK__FENCE_ACQUIRE();
+			if (IBTICK__LOAD(&s->seq, relaxed) == g) {
+				f->rd.cursor = g + 1;
+				ok = 1;
+			}
+		}
+	}
+	/*
+	 * What else may have moved the kernel's cursors: an error part way
+	 * (a copy that failed consumed its tick, a revocation).  Its skipping
+	 * the socket's own ticks (no loopback) leaves ours behind, on ticks
+	 * that ring.c skips too: no harm.
+	 */
+	for (i = 0; i < ps->nfeed; i++) {
+		struct pfeed *o = &ps->feed[i];
+
+		if (o == f ? !ok : err && err != EAGAIN && err != EINTR)
+			o->cur_known = 0;
+		if (o == f)
+			o->dirty = 0;
+	}
+}
+
+/* ---- before the program waits (wait.c) ---- */
+
+static void sync_ps(struct psock *ps, int fd)
+{
+	/* a reader inside syncs before it waits in the kernel itself */
+	if (pthread_mutex_trylock(&ps->rxlock))
+		return;
+	pl_ring_sync(ps, fd);
+	pthread_mutex_unlock(&ps->rxlock);
+}
+
+void pl_sync_fd(int fd)
+{
+	struct psock *ps = pl_get(fd);
+
+	if (ps && ps->dirty_any && __atomic_load_n(&ps->ibtick, __ATOMIC_ACQUIRE))
+		sync_ps(ps, fd);
+}
+
+void pl_sync_all(void)
+{
+	struct psock *todo[PL_MAX_DIRTY];
+	int i, n;
+
+	if (!__atomic_load_n(&pl_ndirty, __ATOMIC_RELAXED))
+		return;
+	/* held throughout: a socket leaves the list, under it, before it is freed */
+	pthread_mutex_lock(&dirty_lock);
+	n = pl_ndirty;
+	memcpy(todo, dirty, (size_t)n * sizeof(todo[0]));
+	for (i = 0; i < n; i++)
+		sync_ps(todo[i], todo[i]->fds[0]);
+	pthread_mutex_unlock(&dirty_lock);
+}
