@@ -40,6 +40,12 @@ PATHS = {
     'inet': ('udppp (AF_INET ping-pong of ours), kernel UDP, blocking', 'sleep'),
     'inet-run-spin': ('udppp under ibtick-run, O_NONBLOCK spin', 'spin'),
     'inet-run': ('udppp under ibtick-run, blocking', 'sleep'),
+    # the spinning one-group paths without busy polling (--busy-us 0): the
+    # reads take what the CQ event brings; under ibtick-run the library
+    # takes it from the mapped rings, with no system call
+    'spin-1g-ev': ('ibtick recvmsg(MSG_DONTWAIT) spin without SO_BUSY_POLL, one group both ways', 'spin'),
+    'inet-run-spin-ev': ('udppp under ibtick-run, O_NONBLOCK spin without busy polling (mapped rings)', 'spin'),
+    'run-spin-ev': ('sockperf under ibtick-run, --nonblocked spin without busy polling (mapped rings)', 'spin'),
 }
 
 # what a row under ibtick-run is held against: ibtick's own socket path of
@@ -47,7 +53,8 @@ PATHS = {
 # it; else the path of its class with a group each way (runs before the
 # one-group paths existed)
 NATIVE = {'run-spin': ('spin-1g', 'busy'), 'run': ('recvmsg-1g', 'recvmsg'),
-          'inet-run-spin': ('spin-1g',), 'inet-run': ('recvmsg-1g',)}
+          'inet-run-spin': ('spin-1g',), 'inet-run': ('recvmsg-1g',),
+          'run-spin-ev': ('spin-1g-ev',), 'inet-run-spin-ev': ('spin-1g-ev',)}
 
 # "What ibtick-run adds": (numerator, denominator, what the ratio shows)
 RUN_PARTS = [
@@ -64,6 +71,11 @@ RUN_PARTS = [
     ('run', 'inet-run', 'sockperf\'s loop against udppp\'s, both under ibtick-run'),
     ('udp', 'inet', 'sockperf\'s loop against udppp\'s, both on kernel UDP'),
     ('recvmsg-1g', 'recvmsg', 'one group both ways against a group each way: each host\'s QP gets its own sends too'),
+    ('inet-run-spin-ev', 'spin-1g-ev', 'the library alone, spinning without busy polling: ticks from the mapped rings '
+     'against native recvmsg(MSG_DONTWAIT)'),
+    ('run-spin-ev', 'spin-1g-ev', 'sockperf under ibtick-run against ibtick\'s own socket, both spinning without '
+     'busy polling'),
+    ('spin-1g-ev', 'spin-1g', 'native, spinning without busy polling against with it'),
 ]
 
 
