@@ -66,7 +66,7 @@ cases=(
 	"2|lat -L veth0 --peer 10.99.0.1 -k mapped,floor $G|several reader kinds are for lat with -I"
 	"2|lat -L veth0 -k floor $G|-k floor is for lat with -I, --peer or -e"
 	"2|lat --help|--peer IPV4 lat:"
-	"2|lat -L veth0 -I veth1 -k busy --busy-us 0 $G|'0': want a number in [1, 1000000]"
+	"2|lat -L veth0 -I veth1 -k busy --busy-us 1000001 $G|'1000001': want a number in [0, 1000000]"
 	"2|lat --help|--busy-us US  busy, busy-prefer, spin-1g, run-spin and inet-run-spin readers:"
 	# sockperf's layout (one group both ways) and our own AF_INET ping-pong
 	"2|lat -L veth0 -k inet-run-spin $G|-k inet-run-spin is for lat with -I, --peer or -e"
