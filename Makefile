@@ -187,7 +187,7 @@ tests/vm/uffdsend: tests/vm/uffdsend.c include/uapi/linux/ibtick.h
 
 # plain AF_INET programs for ibtick-run: nothing of ibtick's in them
 tests/vm/mcsend tests/vm/mcrecv: tests/vm/%: tests/vm/%.c tests/vm/mctick.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra $(if $(WERROR),-Werror) -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra $(if $(WERROR),-Werror) -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -lpthread
 
 tests/vm/sockapi: tests/vm/sockapi.c tests/vm/vmcheck.h $(ADDRARG)
 	$(CC) $(UCFLAGS) -Iuser/lib $(LDFLAGS) -o $@ $< user/common/addrarg.c $(LIB_A) -lm

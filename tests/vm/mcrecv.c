@@ -3,7 +3,7 @@
  * mcrecv: a plain UDP multicast receiver, AF_INET only (tests/vm/preload.sh).
  *
  *   mcrecv [-i IFADDR] [-m MODE] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E]
- *          [-d USEC] [-F SOURCE] [-b IFNAME] [-X] GROUP:PORT...
+ *          [-d USEC] [-F SOURCE] [-b IFNAME] [-X] [-C GROUP] GROUP:PORT...
  *
  * For each port, SOCKS sockets (default 1) bound to INADDR_ANY:port, each
  * joined to every group given with that port (IP_ADD_MEMBERSHIP on the
@@ -22,7 +22,10 @@
  * memberships (IP_ADD_SOURCE_MEMBERSHIP) of SOURCE instead.  -b: SO_BINDTODEVICE
  * IFNAME on every socket (and no interface in the memberships).  -X: each
  * socket leaves its last group (IP_DROP_MEMBERSHIP) right after joining;
- * a datagram of it that still arrives is counted in "stray".
+ * a datagram of it that still arrives is counted in "stray".  -C: while
+ * it reads, a second thread joins GROUP on the first socket and leaves it
+ * again, every 500 us ("churn N": the cycles it made; a failed join or
+ * leave is counted in "churnerr").
  *
  * Output, per socket and group: "sock K GROUP:PORT delivered D gaps G dups U
  * tail T from ADDR late L"; per socket "sock K drops N stamped S"; then
@@ -39,6 +42,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +81,26 @@ static int ns;
 static unsigned long count = 1000;
 static unsigned int delay_us;
 static unsigned long peekbad, stray;
+
+/* -C: memberships made and dropped beside the reads */
+static struct ip_mreq churn_mr;
+static volatile int churn_stop;
+static unsigned long churn_n, churn_err;
+
+static void *churn(void *arg)
+{
+	int fd = *(int *)arg;
+
+	while (!churn_stop) {
+		if (setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &churn_mr, sizeof(churn_mr)) ||
+		    setsockopt(fd, IPPROTO_IP, IP_DROP_MEMBERSHIP, &churn_mr, sizeof(churn_mr)))
+			churn_err++;
+		else
+			churn_n++;
+		usleep(500);
+	}
+	return NULL;
+}
 
 static long now_ms(void)
 {
@@ -205,13 +229,15 @@ static int parse_dest(const char *str, uint32_t *group, uint16_t *port)
 int main(int argc, char **argv)
 {
 	const char *mode = "epoll", *ifaddr = NULL, *source = NULL, *bindif = NULL;
+	const char *churn_group = NULL;
+	pthread_t churn_thread;
 	int leave = 0;
 	long idle = 3000, last;
 	int c, i, j, per = 1, early = 0, ep = -1, one = 1;
 	struct in_addr ifa = { .s_addr = htonl(INADDR_ANY) };
 	uint64_t td = 0, tg = 0, tt = 0, tdrops = 0, texp = 0;
 
-	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:F:b:X")) != -1) {
+	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:F:b:XC:")) != -1) {
 		switch (c) {
 		case 'i': ifaddr = optarg; break;
 		case 'm': mode = optarg; break;
@@ -223,6 +249,7 @@ int main(int argc, char **argv)
 		case 'F': source = optarg; break;
 		case 'b': bindif = optarg; break;
 		case 'X': leave = 1; break;
+		case 'C': churn_group = optarg; break;
 		default: return 2;
 		}
 	}
@@ -328,6 +355,15 @@ int main(int argc, char **argv)
 			struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
 
 			epoll_ctl(ep, EPOLL_CTL_ADD, k->fd, &ev);
+		}
+	}
+	if (churn_group) {
+		if (inet_pton(AF_INET, churn_group, &churn_mr.imr_multiaddr) != 1)
+			return 2;
+		churn_mr.imr_interface = ifa;
+		if (pthread_create(&churn_thread, NULL, churn, &s[0].fd)) {
+			fprintf(stderr, "mcrecv: pthread_create failed\n");
+			return 1;
 		}
 	}
 	fprintf(stderr, "ready\n");
@@ -464,6 +500,11 @@ int main(int argc, char **argv)
 		}
 		if (got)
 			last = now_ms();
+	}
+	if (churn_group) {
+		churn_stop = 1;
+		pthread_join(churn_thread, NULL);
+		printf("churn %lu churnerr %lu\n", churn_n, churn_err);
 	}
 	for (i = 0; i < ns; i++) {
 		for (j = 0; j < s[i].ng; j++) {

@@ -17,7 +17,7 @@ SUB=user/tools/ibtick-sub
 RUN=user/preload/ibtick-run
 RECV=tests/vm/mcrecv
 SEND=tests/vm/mcsend
-ALL_TESTS="read_modes rings_or_kernel lapped_reader_counts_loss several_groups_one_socket drop_membership
+ALL_TESTS="read_modes rings_or_kernel churn_while_reading lapped_reader_counts_loss several_groups_one_socket drop_membership
 	several_sockets_one_group
 	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
 	mixed_socket_drops_counted publish_refused_clear_message busy_poll_option busy_blocking_one busy_prefer_option sockperf_smoke"
@@ -171,6 +171,30 @@ rings_or_kernel() {
 		echo "  ibtick-run${k:- }: from the rings / by recvmsg: $rk"
 	done
 	log_test "a non-blocking reader of two groups takes its ticks from the mapped rings (ibtick-run -K: from recvmsg alone); delivered + lost == published either way"
+}
+
+# A second thread joins and leaves a configured group on the reading
+# socket all the while (a feed added and dropped, its ring mapped and
+# unmapped): the reader's counts still add up, blocking or not
+churn_while_reading() {
+	local g=239.3.10.1 p=7410 m log out n rk
+	for m in nonblock block; do
+		p=$((p + 1))
+		log=$R/churn-$m.log out=$R/churn-$m.out
+		rm -f "$log"
+		IBTICK_LOG=$log $RUN -g 239.3.10.0/24:$p@veth0 -- $RECV -m $m -C 239.3.10.9 -i 10.99.0.1 \
+			-n "$N" -t $(tmo 5)000 $g:$p >"$out" 2>"$R/churn-$m.err" &
+		wait_for "$R/churn-$m.err" ready || { check_err 1 "$m: receiver not ready"; continue; }
+		$RUN -g 239.3.10.0/24:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" $g:$p >/dev/null 2>&1 ||
+			check_err 1 "$m: sender failed"
+		wait
+		FROM=10.99.0.2 tally "$out" "$N" "$log" || check_err 1 "$m: counts"
+		n=$(sed -n 's/^churn \([0-9]*\) churnerr 0$/\1/p' "$out")
+		((${n:-0} >= 10)) || check_err 1 "$m: $(grep churn "$out"): too few clean join/leave cycles"
+		rk=$(ring_reads "$log" 0) || check_err 1 "$m: rings + recvmsg ($rk) != delivered"
+		echo "  $m: $(tail -n 1 "$out"); join/leave cycles $n; rings/recvmsg $rk"
+	done
+	log_test "a thread joins and leaves a group on the socket while another reads it (blocking, non-blocking): delivered + lost == published"
 }
 
 lapped_reader_counts_loss() {
