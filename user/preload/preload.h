@@ -33,6 +33,7 @@
 #include <signal.h>
 #include <sys/select.h>
 #include <stdint.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -127,6 +128,7 @@ struct pfeed {				/* a configured group the socket reads */
 struct psrc {				/* a publisher's address (ring.c) */
 	uint32_t	pub_id;
 	uint32_t	ip;		/* network byte order; 0 not known */
+	time_t		when;		/* ip 0: when the kernel last said so */
 	int		valid;
 };
 #define PL_SRC_BITS	6		/* 64 publishers remembered per socket */

@@ -46,6 +46,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "preload.h"
 
@@ -293,15 +294,22 @@ static struct psrc *src_slot(struct psock *ps, uint32_t pub_id)
 	return &ps->src[((pub_id * 2654435761u) >> (32 - PL_SRC_BITS)) & ~1u];
 }
 
+/*
+ * A publisher's address, or NULL: not learnt yet, or not known when learnt
+ * (InfiniBand, no IPoIB neighbour entry yet) a second ago or more - the
+ * kernel's next tick of it looks again, as srcaddr.c does.
+ */
 static const struct psrc *src_find(struct psock *ps, uint32_t pub_id)
 {
 	struct psrc *e = src_slot(ps, pub_id);
 
-	if (e[0].valid && e[0].pub_id == pub_id)
-		return &e[0];
-	if (e[1].valid && e[1].pub_id == pub_id)
-		return &e[1];
-	return NULL;
+	if (!e[0].valid || e[0].pub_id != pub_id)
+		e++;
+	if (!e->valid || e->pub_id != pub_id)
+		return NULL;
+	if (!e->ip && time(NULL) != e->when)
+		return NULL;
+	return e;
 }
 
 void pl_ring_learn(struct psock *ps, uint32_t pub_id, uint32_t ip)
@@ -312,6 +320,7 @@ void pl_ring_learn(struct psock *ps, uint32_t pub_id, uint32_t ip)
 		e++;	/* the second place, whoever had it */
 	e->pub_id = pub_id;
 	e->ip = ip;
+	e->when = ip ? 0 : time(NULL);
 	e->valid = 1;
 }
 
