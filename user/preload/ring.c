@@ -551,7 +551,7 @@ void pl_sync_fd(int fd)
 
 void pl_sync_all(void)
 {
-	struct psock *todo[PL_MAX_DIRTY];
+	struct psock *snap[PL_MAX_DIRTY];
 	int i, n;
 
 	if (!__atomic_load_n(&pl_ndirty, __ATOMIC_RELAXED))
@@ -559,8 +559,8 @@ void pl_sync_all(void)
 	/* held throughout: a socket leaves the list, under it, before it is freed */
 	pthread_mutex_lock(&dirty_lock);
 	n = pl_ndirty;
-	memcpy(todo, dirty, (size_t)n * sizeof(todo[0]));
+	memcpy(snap, dirty, (size_t)n * sizeof(snap[0]));
 	for (i = 0; i < n; i++)
-		sync_ps(todo[i], todo[i]->fds[0]);
+		sync_ps(snap[i], snap[i]->fds[0]);
 	pthread_mutex_unlock(&dirty_lock);
 }
