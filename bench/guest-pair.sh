@@ -69,18 +69,11 @@ host_counts() {
 # step KIND ROUND PATH GROUP PORT FILE: one path once, on both nodes
 # (KIND count: node 1 counts with --counts, node 0 its own host's work)
 step() {
-	local kind=$1 r=$2 p=$3 g=$4 port=$5 file=$6 tag=$1-$2-$3 e i n=$N w=1000 k=$3 busy=()
-	local ren='s/^x//'
+	local kind=$1 r=$2 p=$3 g=$4 port=$5 file=$6 tag=$1-$2-$3 e i n=$N w=1000
 	[[ $kind != count ]] || { n=$NCOUNT; w=100; }
-	# KIND-ev: KIND without busy polling, its rows and samples named KIND-ev (bench/guest.sh)
-	if [[ $p == *-ev ]]; then
-		k=${p%-ev}
-		busy=(--busy-us 0)
-		ren='s/"kind":"\([a-z0-9-]*\)"/"kind":"\1-ev"/'
-	fi
 	if ((node == 0)); then
 		[[ $kind != count ]] || host_counts >"$RESULTS/b0-$p"
-		"$P" lat -e -k "$k" -n "$n" -w "$w" -L "$nic" -c 0 "${defer[@]}" "${busy[@]}" "$g" "$port" \
+		"$P" lat -e -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 "${defer[@]}" "$g" "$port" \
 			2>"$RESULTS/echo-$tag.err" &
 		e=$!
 		for ((i = 0; i < 1200; i++)); do
@@ -111,18 +104,16 @@ print(json.dumps({"kind": sys.argv[2], "host_b_total": {
 	elif [[ $kind == count ]]; then
 		# no echo within the time: this path is left out, the run goes on
 		pair_wait "ready-$tag" 900 || { pair_flag "done-$tag"; return 0; }
-		"$P" lat -j --counts -k "$k" -n "$n" -w "$w" -L "$nic" -c 0 --peer "$peer" "${defer[@]}" "${busy[@]}" \
-			"$g" "$port" | sed "$ren" >>"$file" || echo "counted: $p failed"
+		"$P" lat -j --counts -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 --peer "$peer" "${defer[@]}" \
+			"$g" "$port" >>"$file" || echo "counted: $p failed"
 		pair_flag "done-$tag"
 		pair_wait "counted-$tag" 120 || true
 	else
 		pair_wait "ready-$tag" 900 || { pair_flag "done-$tag"; return 0; }
-		"$P" lat -j -k "$k" -n "$n" -w "$w" -L "$nic" -c 0 --peer "$peer" "${defer[@]}" "${busy[@]}" \
+		"$P" lat -j -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 --peer "$peer" "${defer[@]}" \
 			--raw "$out/raw/${kind#feed}r$r-" "$g" "$port" |
-			sed "s/^{/{\"round\":$r,/; $ren" >>"$file" ||
+			sed "s/^{/{\"round\":$r,/" >>"$file" ||
 			echo "round $r: $p failed; the summary leaves out what has no samples"
-		[[ $k == "$p" || ! -e $out/raw/${kind#feed}r$r-$k.txt ]] ||
-			mv "$out/raw/${kind#feed}r$r-$k.txt" "$out/raw/${kind#feed}r$r-$p.txt"
 		gzip -9f "$out"/raw/"${kind#feed}"r"$r"-*.txt 2>/dev/null || true
 		pair_flag "done-$tag"
 	fi

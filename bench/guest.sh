@@ -45,9 +45,10 @@ PATHS=${PATHS:-floor mapped busy busy-prefer kpoll udp-spin run-spin spin-1g ine
 R=$RESULTS
 P=user/tools/ibtick-perf
 # A path named KIND-ev is ibtick-perf's KIND spinning without busy polling
-# (--busy-us 0): spin-1g-ev, inet-run-spin-ev and run-spin-ev spin on
-# non-blocking reads that take what the CQ event brings, which under
-# ibtick-run the library takes from the mapped rings.
+# (as --busy-us 0, in the same ibtick-perf as the others): spin-1g-ev,
+# inet-run-spin-ev and run-spin-ev spin on non-blocking reads that take
+# what the CQ event brings, which under ibtick-run the library takes from
+# the mapped rings.
 # run, run-spin: ibtick-perf starts sockperf under this tree's ibtick-run;
 # --prefer-defer: this tree's ibtick makes the feeds
 export PATH="$PWD/user/preload:$PWD/user/ibtick:$PATH"
@@ -85,35 +86,6 @@ mkdir -p "$R/raw"
 : >"$R/rounds.json"
 printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s","prefer_defer_us":%d}\n' \
 	"$ROUNDS" "$N" "$SEED" "$PATHS" "${PREFER_DEFER_US:--1}" >>"$R/rounds.json"
-# lat_chunk ROUND KINDS EV: one ibtick-perf lat of those paths in that
-# order; EV 1: KINDS are -ev paths, run as their KIND with --busy-us 0 and
-# their rows and samples named KIND-ev
-lat_chunk() {
-	local r=$1 kinds=$2 ev=$3 busy=() raw=$R/raw/r$1- tag='s/^x//' f k h=("${hist[@]}")
-	if ((ev)); then
-		h=()	# (the histograms are named by KIND: the plain paths' alone)
-		kinds=${kinds//-ev/}
-		busy=(--busy-us 0)
-		raw=$R/raw/ev/r$r-
-		tag='s/"kind":"\([a-z0-9-]*\)"/"kind":"\1-ev"/'
-		mkdir -p "$R/raw/ev"
-	elif ((${#h[@]})) && [[ $kinds != *,* ]]; then
-		h=(-H "$R/lat-$kinds.svg")	# one kind alone gets the name itself
-	fi
-	$P lat -j -k "$kinds" -n "$N" -w 1000 -c 1 -C 0 -L veth1 -I veth0 "${defer[@]}" "${busy[@]}" \
-		--raw "$raw" "${h[@]}" 239.9.0.1 7900 |
-		sed "s/^{/{\"round\":$r,/; $tag" >>"$R/rounds.json" ||
-		echo "round $r: ibtick-perf failed; the summary leaves out what has no samples"
-	if ((ev)); then
-		for f in "$R"/raw/ev/r"$r"-*.txt; do
-			[[ -e $f ]] || continue
-			k=${f##*/r"$r"-}
-			mv "$f" "$R/raw/r$r-${k%.txt}-ev.txt"
-		done
-		rmdir "$R/raw/ev" 2>/dev/null || true
-	fi
-}
-
 for ((r = 1; r <= ROUNDS; r++)); do
 	order=$(python3 -c 'import random, sys
 rng = random.Random(int(sys.argv[1]) * 1000 + int(sys.argv[2]))
@@ -124,17 +96,10 @@ print(",".join(p))' "$SEED" "$r" "$PATHS")
 	printf '{"round":%d,"order":"%s"}\n' "$r" "$order" >>"$R/rounds.json"
 	hist=()
 	((r == ROUNDS)) && hist=(-H "$R/lat.svg")
-	# the order in runs of like paths: one ibtick-perf each (-ev: its own --busy-us)
-	chunk='' chunk_ev=''
-	for p in ${order//,/ } end; do
-		ev=0
-		[[ $p == *-ev ]] && ev=1
-		if [[ -n $chunk && ($p == end || $ev != "$chunk_ev") ]]; then
-			lat_chunk "$r" "${chunk#,}" "$chunk_ev"
-			chunk=
-		fi
-		chunk+=,$p chunk_ev=$ev
-	done
+	$P lat -j -k "$order" -n "$N" -w 1000 -c 1 -C 0 -L veth1 -I veth0 "${defer[@]}" \
+		--raw "$R/raw/r$r-" "${hist[@]}" 239.9.0.1 7900 |
+		sed "s/^{/{\"round\":$r,/" >>"$R/rounds.json" ||
+		echo "round $r: ibtick-perf failed; the summary leaves out what has no samples"
 	gzip -9f "$R"/raw/r"$r"-*.txt 2>/dev/null || true
 done
 grep -c '"kind"' "$R/rounds.json" | sed 's/$/ rows/'
@@ -142,22 +107,9 @@ grep -c '"kind"' "$R/rounds.json" | sed 's/$/ rows/'
 # The same paths once more with the kernel's work counted per round trip
 # (tracing slows every path: these times are not used)
 say "ping-pong, counted: system calls, softirqs, CQ events and arms, QP deliveries, allocations"
-plain='' evs=''
-for p in $PATHS; do
-	if [[ $p == *-ev ]]; then evs+=" ${p%-ev}"; else plain+=" $p"; fi
-done
-plain=${plain# } evs=${evs# }
 : >"$R/counts.json"
-[[ -z $plain ]] || $P lat -j --counts -k "${plain// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 -L veth1 -I veth0 \
+$P lat -j --counts -k "${PATHS// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 -L veth1 -I veth0 \
 	"${defer[@]}" 239.9.0.1 7900 >>"$R/counts.json"
-# The -ev paths counted need a second ibtick-perf --counts (its own
-# --busy-us), which sets the tracing up a second time in this boot: once,
-# at 2 vCPUs, that left both CPUs stuck in syscall_trace_enter() (soft
-# lockups; a guest that never came back).  So only with COUNT_EV=1; the
-# two-guest run counts each path in an ibtick-perf of its own, -ev too.
-[[ -z $evs || ${COUNT_EV:-} != 1 ]] || $P lat -j --counts -k "${evs// /,}" -n "$NCOUNT" -w 100 -c 1 -C 0 \
-	-L veth1 -I veth0 "${defer[@]}" --busy-us 0 239.9.0.1 7900 |
-	sed 's/"kind":"\([a-z0-9-]*\)"/"kind":"\1-ev"/' >>"$R/counts.json"
 grep -o '"kind":"[^"]*"\|"qp_deliveries_[ab]":[0-9.]*\|"cq_events":[0-9.]*' "$R/counts.json" | paste -sd' ' | fold -w 160
 if [[ ${PINGPONG_ONLY:-} == 1 ]]; then
 	say "PINGPONG_ONLY=1: the other sections are not run"

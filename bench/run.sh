@@ -29,9 +29,6 @@
 # PATHS (the single guest's ping-pong paths, bench/guest.sh's default when
 # unset) and PINGPONG_ONLY=1 (the single guest's ping-pong alone, no other
 # section) are passed on: a focused run, e.g. bench/results/preload-cost.
-# COUNT_EV=1: the single guest's counted run covers the -ev paths too (a
-# second traced ibtick-perf in that boot; bench/guest.sh says why not by
-# default).
 # PREFER_DEFER_US (default 2000; "" for none): the busy-prefer path reads feeds with that
 # prefer-defer (ibtick-perf --prefer-defer, ibtick-feed(8)), in both
 # topologies: NAPI's gro_flush_timeout scaled, as the deferral must outlast
@@ -86,7 +83,7 @@ if [[ " $topologies " == *" single "* ]]; then
 		PREFER_DEFER_US="${PREFER_DEFER_US-2000}" BUSY_US="${BUSY_US:-20000}" \
 		${RATE_ROUNDS:+RATE_ROUNDS="$RATE_ROUNDS"} ${RATE_N:+RATE_N="$RATE_N"} \
 		${PATHS:+PATHS="$PATHS"} ${PINGPONG_ONLY:+PINGPONG_ONLY="$PINGPONG_ONLY"} \
-		${COUNT_EV:+COUNT_EV="$COUNT_EV"} bench/guest.sh || rc=1
+		bench/guest.sh || rc=1
 fi
 if [[ " $topologies " == *" pair "* ]]; then
 	scripts/vm-run.sh -T pair -t 3600 -o "$out/pair" -- env N="${N:-5000}" \

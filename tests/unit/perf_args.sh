@@ -71,6 +71,15 @@ cases=(
 	# sockperf's layout (one group both ways) and our own AF_INET ping-pong
 	"2|lat -L veth0 -k inet-run-spin $G|-k inet-run-spin is for lat with -I, --peer or -e"
 	"2|oneway -L veth0 -I veth1 -k spin-1g $G|-k spin-1g is for lat"
+	# KIND-ev: the spinning paths that busy-poll, without it, in the same run
+	"2|lat -L veth0 -I veth1 -k mapped-ev $G|Usage:"
+	"2|lat -L veth0 -I veth1 -k recvmsg-1g-ev $G|Usage:"
+	"2|lat -L veth0 -I veth1 -k spin-1g-ev,spin-1g-ev $G|Usage:"
+	"2|lat -L veth0 -I veth1 -k spin-1g-e $G|Usage:"
+	"2|lat -L veth0 -I veth1 -k -ev $G|Usage:"
+	"2|oneway -L veth0 -I veth1 -k spin-1g-ev $G|-k spin-1g-ev is for lat"
+	"2|lat -L veth0 -k run-spin-ev $G|-k run-spin is for lat with -I, --peer or -e"
+	"2|lat --help|spin-1g-ev,"
 	"2|_udppp pong spin 10.0.0.1 239.1.1.1 7000 64 10 0|Usage:"
 	"2|_udppp ping spin 10.0.0.1 239.1.1.1 7000 64 10 0|Usage:"
 	"2|_udppp echo spin 10.0.0.1 239.1.1.1 7000 64 10 0 x|Usage:"
@@ -82,7 +91,7 @@ cases=(
 )
 if [[ -d /sys/module/ibtick ]]; then
 	echo "# the ibtick module is loaded: good command lines not run (they would measure)"
-	skip=13
+	skip=14
 else
 	skip=0
 	cases+=(
@@ -95,6 +104,7 @@ else
 		"1|lat -L veth0 --peer 10.99.0.1 -k floor $G|the ibtick module is not loaded"
 		"1|lat -L veth0 -e -k udp-spin $G|the ibtick module is not loaded"
 		"1|lat -L veth0 -I veth1 -k spin-1g,recvmsg-1g,inet,inet-run $G|the ibtick module is not loaded"
+		"1|lat -L veth0 -I veth1 -k spin-1g,spin-1g-ev,inet-run-spin-ev,run-spin-ev $G|the ibtick module is not loaded"
 		"1|fanout --netdev veth0 --peer-netdev veth1 $G|the ibtick module is not loaded"
 		"1|arb -L veth0 -I veth1 --rail-b veth2 --peer-rail-b veth3 $G|the ibtick module is not loaded"
 		"1|arb -d rxe0 -I veth1 --rail-b veth2 --peer-rail-b veth3 -k arb-cost,rail-a-cost,rail-a,arb -r 5000 --raw x $G|the ibtick module is not loaded"

@@ -107,6 +107,19 @@ static const char *const path_class[P_NPATHS] = {
 	"sleep", "spin", "spin", "sleep", "spin", "sleep", "spin",
 };
 
+/*
+ * In o.paths[]: the path spinning without busy polling, named KIND-ev
+ * (spin-1g-ev, inet-run-spin-ev, run-spin-ev): its reader takes what the
+ * CQ event brings with non-blocking reads, as --busy-us 0 makes every
+ * busy reader do; one lat runs both kinds in the same rounds.
+ */
+#define PATH_EV		0x100
+
+static bool path_has_ev(int path)
+{
+	return path == P_SPIN_1G || path == P_INET_RUN_SPIN || path == P_RUN_SPIN;
+}
+
 static const char *const mode_names[] = { "lat", "oneway", "rate", "fanout", "arb" };
 #define NMODES	((int)(sizeof(mode_names) / sizeof(mode_names[0])))
 #define kind_names tickrd_kind_names
@@ -128,6 +141,7 @@ static struct {
 	int		paths[P_NPATHS];	/* enum tickrd_kind or enum path */
 	int		nkinds;		/* of paths[] */
 	int		path;		/* the one being measured */
+	bool		ev;		/* ... is its KIND-ev (PATH_EV) */
 	bool		kpoll;		/* lat: feeds in busy-poll mode, thread on the side's CPU */
 	bool		prefer;		/* busy readers: SO_PREFER_BUSY_POLL too */
 	bool		one_group;	/* lat: GROUP/PORT both ways (spin-1g, recvmsg-1g) */
@@ -255,7 +269,7 @@ static void rdr_open(struct tickrd *d, enum tickrd_kind kind, const char *ifname
 		.slot_size = o.sweep ? 2048 : 0,
 		.busy_cpu = o.busy_cpu,
 		.prefer_busy_poll = o.prefer,
-		.busy_poll_us = o.busy_us,
+		.busy_poll_us = o.ev ? -1 : o.busy_us,
 		.nonblock = o.path == P_SPIN_1G,
 	};
 
@@ -382,9 +396,26 @@ static void env_read(void)
 }
 
 /* The busy readers' SO_BUSY_POLL: --busy-us, or 200 us; --busy-us 0 (-1 here): none. */
-static int busy_us(void)
+static int busy_us_opt(void)
 {
 	return o.busy_us < 0 ? 0 : o.busy_us ? o.busy_us : 200;
+}
+
+/* ... the current path's: none for a KIND-ev */
+static int busy_us(void)
+{
+	return o.ev ? 0 : busy_us_opt();
+}
+
+/* The current path's name, with its -ev. */
+static const char *path_name(void)
+{
+	static char buf[32];
+
+	if (!o.ev)
+		return path_names[o.path];
+	snprintf(buf, sizeof(buf), "%s-ev", path_names[o.path]);
+	return buf;
 }
 
 static void env_print(void)
@@ -397,7 +428,7 @@ static void env_print(void)
 		       jstr(env.kernel), jstr(env.cpu), jstr(env.governor), env.virt,
 		       jstr(o.ifname), jstr(o.ifname2 ? o.ifname2 : ""),
 		       o.busy_cpu >= -1 ? "busy" : "irq",
-		       o.busy_cpu, o.cpu, o.cpu2, busy_us(), o.prefer_defer);
+		       o.busy_cpu, o.cpu, o.cpu2, busy_us_opt(), o.prefer_defer);
 		return;
 	}
 	printf("# %s %s, reader %s, kernel side %s%s, %s%s%s\n", PROG,
@@ -407,8 +438,8 @@ static void env_print(void)
 	       o.ifname2 ? " <- " : "", o.ifname2 ? o.ifname2 : "");
 	printf("# kernel %s, cpu %s, governor %s, virtualisation %s\n",
 	       env.kernel, env.cpu, env.governor, env.virt);
-	printf("# busy readers (busy, busy-prefer, run-spin): SO_BUSY_POLL %d us\n",
-	       busy_us());
+	printf("# busy readers (busy, busy-prefer, run-spin): SO_BUSY_POLL %d us"
+	       " (KIND-ev: none)\n", busy_us_opt());
 	if (o.prefer_defer >= 0)
 		printf("# busy-prefer: feeds with prefer-defer %d us\n", o.prefer_defer);
 	if (!strcmp(env.virt, "qemu-tcg"))
@@ -427,7 +458,7 @@ static void report(long size, uint64_t *lat, size_t n, const char *extra)
 		       "\"t_typical\":%.2f,\"t_avg\":%.2f,\"t_stdev\":%.2f,"
 		       "\"percentile_99\":%.2f,\"percentile_99.9\":%.2f,"
 		       "\"percentile_99.99\":%.2f%s%s}\n",
-		       mode_names[o.mode], path_names[o.path], path_class[o.path], size, s.n,
+		       mode_names[o.mode], path_name(), path_class[o.path], size, s.n,
 		       s.min / 1e3, s.max / 1e3, s.typical / 1e3, s.avg / 1e3, s.stdev / 1e3,
 		       s.p99 / 1e3, s.p99_9 / 1e3, s.p99_99 / 1e3, extra ? "," : "",
 		       extra ? extra : "");
@@ -715,7 +746,7 @@ static void raw_out(const uint64_t *lat, size_t n)
 	if (!o.raw)
 		return;
 	snprintf(path, sizeof(path), "%s%s.txt", o.raw,
-		 o.raw_name[0] ? o.raw_name : path_names[o.path]);
+		 o.raw_name[0] ? o.raw_name : path_name());
 	f = fopen(path, "w");
 	if (!f)
 		die(path);
@@ -1767,7 +1798,7 @@ static int lat_run(void)
 		return 0;
 	}
 	for (j = 0; j < o.nkinds; j++)
-		others |= o.paths[j] >= P_FLOOR;
+		others |= (o.paths[j] & ~PATH_EV) >= P_FLOOR;
 	if (o.ifname2 || o.peer)
 		rdma_dev_of(o.ifname, dev_a, sizeof(dev_a));
 	if (o.ifname2)
@@ -1797,7 +1828,8 @@ static int lat_run(void)
 	for (j = 0; j < o.nkinds; j++) {
 		char name[64];
 
-		o.path = o.paths[j];
+		o.path = o.paths[j] & ~PATH_EV;
+		o.ev = o.paths[j] & PATH_EV;
 		if (!o.json && o.nkinds > 1)
 			printf("# %s\n", path_title(o.path) ? path_title(o.path) : path_names[o.path]);
 		if (o.path >= P_FLOOR) {
@@ -2033,16 +2065,16 @@ static void hist_out(uint64_t *lat, size_t n, const char *what)
 	dot = strrchr(o.hist, '.');
 	if (o.nkinds > 1 && dot && !strchr(dot, '/'))
 		snprintf(path, sizeof(path), "%.*s-%s%s", (int)(dot - o.hist),
-			 o.hist, path_names[o.path], dot);
+			 o.hist, path_name(), dot);
 	else if (o.nkinds > 1)
-		snprintf(path, sizeof(path), "%s-%s", o.hist, path_names[o.path]);
+		snprintf(path, sizeof(path), "%s-%s", o.hist, path_name());
 	else
 		snprintf(path, sizeof(path), "%s", o.hist);
 	f = fopen(path, "w");
 	if (!f)
 		die(path);
 	snprintf(title, sizeof(title), "ibtick-perf %s, %s, %ld B: %s",
-		 mode_names[o.mode], path_names[o.path], o.size, what);
+		 mode_names[o.mode], path_name(), o.size, what);
 	snprintf(sub, sizeof(sub), "%zu samples; kernel %s; %s; kernel side %s",
 		 n, env.kernel, env.virt, o.busy_cpu >= -1 ? "busy-poll" : "interrupt");
 	latstats_svg(f, lat, n, title, sub);
@@ -2888,7 +2920,9 @@ static void usage(void)
 		"              and recvmsg-1g, on one group both ways as sockperf's ping-pong\n"
 		"              (what run-spin and run are held to); inet, inet-spin, inet-run,\n"
 		"              inet-run-spin: our own AF_INET ping-pong (udppp) laid out as\n"
-		"              sockperf's, on kernel UDP and under ibtick-run\n"
+		"              sockperf's, on kernel UDP and under ibtick-run; spin-1g-ev,\n"
+		"              run-spin-ev, inet-run-spin-ev: those spinning without busy\n"
+		"              polling (as --busy-us 0), in the same run as the others\n"
 		"  --busy-us US  busy, busy-prefer, spin-1g, run-spin and inet-run-spin readers:\n"
 		"              SO_BUSY_POLL (default 200; 0: none, the spinning readers then\n"
 		"              take what the CQ event brings)\n"
@@ -2928,40 +2962,48 @@ static void usage(void)
 /*
  * A comma-separated list of @n @names, each at most once, into @out (their
  * indexes, in order) and *@nout; -1 for an unknown, repeated or no name.
+ * With @ev_ok, NAME-ev is NAME's index | PATH_EV where @ev_ok(index).
  */
 static int parse_names(const char *arg, const char *const *names, int n,
-		       int *out, int *nout)
+		       bool (*ev_ok)(int), int *out, int *nout)
 {
 	char copy[512], *tok, *save;
-	int k, j;
+	size_t len;
+	int k, j, ev;
 
 	if (strlen(arg) >= sizeof(copy))
 		return -1;
 	strcpy(copy, arg);
 	*nout = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		len = strlen(tok);
+		ev = 0;
+		if (ev_ok && len > 3 && !strcmp(tok + len - 3, "-ev")) {
+			tok[len - 3] = 0;
+			ev = PATH_EV;
+		}
 		for (k = 0; k < n && strcmp(tok, names[k]); k++)
 			;
-		if (k == n)
+		if (k == n || (ev && !ev_ok(k)))
 			return -1;
 		for (j = 0; j < *nout; j++)
-			if (out[j] == k)
+			if (out[j] == (k | ev))
 				return -1;
-		out[(*nout)++] = k;
+		out[(*nout)++] = k | ev;
 	}
 	return *nout ? 0 : -1;
 }
 
 /*
  * -k mapped,busy,...: each path once (lat also takes the paths of enum
- * path); one reader kind only outside lat.  For arb: arb, rail-a, rail-a-b,
- * arb-cost, rail-a-cost.
+ * path, and KIND-ev of the spinning ones that busy-poll); one reader kind
+ * only outside lat.  For arb: arb, rail-a, rail-a-b, arb-cost, rail-a-cost.
  */
 static int parse_kinds(const char *arg)
 {
 	if (o.mode == M_ARB)
-		return parse_names(arg, arb_path_names, AP_NPATHS, o.arb, &o.narb);
-	return parse_names(arg, path_names, P_NPATHS, o.paths, &o.nkinds);
+		return parse_names(arg, arb_path_names, AP_NPATHS, NULL, o.arb, &o.narb);
+	return parse_names(arg, path_names, P_NPATHS, path_has_ev, o.paths, &o.nkinds);
 }
 
 static int parse_list(const char *arg)
@@ -3099,7 +3141,8 @@ int main(int argc, char **argv)
 		usage();
 	if (!o.nkinds)
 		o.paths[o.nkinds++] = TICKRD_MAPPED;
-	o.path = o.paths[0];
+	o.path = o.paths[0] & ~PATH_EV;
+	o.ev = o.paths[0] & PATH_EV;
 	o.kind = path_kind(o.path);
 	o.kpoll = o.path == P_KPOLL;
 	o.prefer = o.path == P_BUSY_PREFER;
@@ -3137,13 +3180,18 @@ int main(int argc, char **argv)
 		}
 	}
 	for (m = 0; m < o.nkinds && o.mode != M_ARB; m++) {
-		bool ours = o.paths[m] == P_KPOLL || o.paths[m] == P_BUSY_PREFER ||
-			    o.paths[m] == P_SPIN_1G || o.paths[m] == P_RECVMSG_1G;
+		int pm = o.paths[m] & ~PATH_EV;
+		bool ours = pm == P_KPOLL || pm == P_BUSY_PREFER ||
+			    pm == P_SPIN_1G || pm == P_RECVMSG_1G;
 
-		if (o.paths[m] < TICKRD_NKINDS || (o.mode == M_LAT &&
+		if (o.paths[m] & PATH_EV && o.mode != M_LAT) {
+			fprintf(stderr, "%s: -k %s-ev is for lat\n", PROG, path_names[pm]);
+			return 2;
+		}
+		if (pm < TICKRD_NKINDS || (o.mode == M_LAT &&
 		    (o.ifname2 || o.peer || o.echo || ours)))
 			continue;
-		fprintf(stderr, "%s: -k %s is for lat%s\n", PROG, path_names[o.paths[m]],
+		fprintf(stderr, "%s: -k %s is for lat%s\n", PROG, path_names[pm],
 			ours ? "" : " with -I, --peer or -e");
 		return 2;
 	}
