@@ -68,7 +68,8 @@ UNIT_SRCS := tests/unit/unit_main.c tests/unit/out_test.c \
 	     tests/unit/doctor_test.c user/ibtick/doctor_checks.c \
 	     tests/unit/runconf_test.c user/preload/runconf.c \
 	     tests/unit/arpparse_test.c user/preload/arpparse.c \
-	     tests/unit/ring_test.c user/preload/ring.c \
+	     tests/unit/ring_test.c user/preload/ring.c user/preload/rx.c \
+	     user/preload/srcaddr.c \
 	     tests/unit/relayarg_test.c user/common/relayarg.c \
 	     tests/unit/ibport_test.c user/bench/ibport.c
 

@@ -4,12 +4,16 @@
  * memory, written as the kernel's producer writes it: what it takes itself,
  * what it leaves to the kernel (a lap, a publisher not known yet, NODATA)
  * with the cursor where it was, the cursors it tells the kernel, and how it
- * follows a tick the kernel delivered.  The system calls it makes are this
- * file's fakes, which record them.
+ * follows a tick the kernel delivered; and rx.c's stash (MSG_PEEK,
+ * FIONREAD) over both.  The system calls they make are this file's fakes,
+ * which record them (recvmsg answers as the kernel's multi-feed socket).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "preload.h"
 #include "unit.h"
@@ -329,11 +333,153 @@ static void test_empty_looks(void)
 	pl_ring_on = 1;
 }
 
+/* ---- rx.c's stash, over the ring and the kernel ---- */
+
+/*
+ * The kernel's recvmsg of a multi-feed socket, reading feed 0: one tick of
+ * kr_len bytes of 'k', kr_orig on the wire, publisher 7; the name and
+ * IBTICK_CMSG_TICK as the kernel puts them.  With kr_gate, each call waits
+ * until it opens.
+ */
+static int kr_calls, kr_len, kr_orig, kr_gate;
+static pthread_mutex_t kr_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t kr_cond = PTHREAD_COND_INITIALIZER;
+
+static ssize_t fake_recvmsg(int fd, struct msghdr *m, int flags)
+{
+	struct ibtick_tick_info ti = { .pub_seq = 1, .pub_id = 7, .orig_len = (uint32_t)kr_orig };
+	struct sockaddr_ibtick *sa = m->msg_name;
+	struct cmsghdr *c = CMSG_FIRSTHDR(m);
+	size_t copy;
+
+	(void)fd;
+	pthread_mutex_lock(&kr_lock);
+	kr_calls++;
+	while (kr_gate)
+		pthread_cond_wait(&kr_cond, &kr_lock);
+	pthread_mutex_unlock(&kr_lock);
+	copy = m->msg_iov[0].iov_len < (size_t)kr_len ? m->msg_iov[0].iov_len : (size_t)kr_len;
+	memset(m->msg_iov[0].iov_base, 'k', copy);
+	memset(sa, 0, sizeof(*sa));
+	sa->sibt_port = ps.feed[0].port;
+	memcpy(sa->sibt_group, &ps.feed[0].group, 4);
+	m->msg_namelen = sizeof(*sa);
+	c->cmsg_level = SOL_IBTICK;
+	c->cmsg_type = IBTICK_CMSG_TICK;
+	c->cmsg_len = CMSG_LEN(sizeof(ti));
+	memcpy(CMSG_DATA(c), &ti, sizeof(ti));
+	m->msg_controllen = CMSG_SPACE(sizeof(ti));
+	m->msg_flags = copy < (size_t)kr_orig ? MSG_TRUNC : 0;
+	return (flags & MSG_TRUNC) ? kr_orig : (ssize_t)copy;
+}
+
+static void rx_setup(void)
+{
+	setup();
+	pthread_mutex_init(&ps.rxlock, NULL);
+	pthread_mutex_init(&ps.stashlock, NULL);
+	real.recvmsg = fake_recvmsg;
+	kr_calls = 0;
+	kr_gate = 0;
+}
+
+static ssize_t rx(char *buf, size_t len, int flags, int *mflags)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	memset(buf, 0, len);
+	n = pl_recvmsg(&ps, 9, &m, flags);
+	*mflags = m.msg_flags;
+	return n;
+}
+
+/*
+ * A tick cut to its slot (TRUNCATED: 20 of 300 bytes), peeked: the stash
+ * holds the 20 bytes that came, says 300 to FIONREAD and MSG_TRUNC, and
+ * hands no byte that did not come.  From the ring, then from the kernel.
+ */
+static void test_stash_truncated(void)
+{
+	char buf[200];
+	int fl, avail = -1;
+
+	rx_setup();
+	ps.nb = 1;
+	pl_ring_learn(&ps, 7, inet_addr("10.0.0.2"));
+	produce(7, 1, IBTICK_TICK_TRUNCATED, 20, 300, 't');
+	CHECK(rx(buf, sizeof(buf), MSG_PEEK, &fl) == 20 && (fl & MSG_TRUNC));
+	CHECK(buf[19] == 't' && buf[20] == 0 && ps.stash.full);
+	CHECK(!pl_fionread(&ps, 9, &avail) && avail == 300);
+	CHECK(rx(buf, sizeof(buf), MSG_TRUNC, &fl) == 300 && (fl & MSG_TRUNC) && buf[19] == 't');
+	CHECK(!ps.stash.full && ps.ring_ticks == 1 && kr_calls == 0);
+	/* the kernel's tick: the same (it returns 300 for MSG_TRUNC) */
+	rx_setup();
+	ps.nb = 0;
+	ps.feed[0].cur_known = 0;	/* (the ring is not read) */
+	pl_ring_on = 0;
+	kr_len = 20;
+	kr_orig = 300;
+	CHECK(rx(buf, sizeof(buf), MSG_PEEK, &fl) == 20 && (fl & MSG_TRUNC));
+	CHECK(buf[19] == 'k' && buf[20] == 0 && kr_calls == 1);
+	CHECK(!pl_fionread(&ps, 9, &avail) && avail == 300);
+	CHECK(rx(buf, sizeof(buf), 0, &fl) == 20 && (fl & MSG_TRUNC) && kr_calls == 1);
+	pl_ring_on = 1;
+}
+
+static void *peeker(void *arg)
+{
+	char buf[64];
+	int fl;
+
+	*(ssize_t *)arg = rx(buf, sizeof(buf), MSG_PEEK, &fl);
+	return NULL;
+}
+
+/*
+ * Two threads peek at once while the kernel reads for the first (without
+ * rxlock): the second waits for that tick instead of reading another over
+ * it in the stash - one kernel read, both see the tick, which a read then
+ * takes.  (Without the filler lock the second read a second tick, and one
+ * was lost.)
+ */
+static void test_stash_two_peekers(void)
+{
+	pthread_t a, b;
+	ssize_t na = 0, nb = 0;
+	char buf[64];
+	int fl;
+
+	rx_setup();
+	ps.nb = 0;
+	pl_ring_on = 0;
+	kr_len = 8;
+	kr_orig = 8;
+	kr_gate = 1;
+	CHECK(!pthread_create(&a, NULL, peeker, &na));
+	while (!__atomic_load_n(&kr_calls, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	CHECK(!pthread_create(&b, NULL, peeker, &nb));
+	usleep(50000);	/* b waits for a's tick (or, were it wrong, reads another) */
+	pthread_mutex_lock(&kr_lock);
+	kr_gate = 0;
+	pthread_cond_broadcast(&kr_cond);
+	pthread_mutex_unlock(&kr_lock);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	CHECK(na == 8 && nb == 8 && kr_calls == 1 && ps.stash.full);
+	CHECK(rx(buf, sizeof(buf), 0, &fl) == 8 && buf[7] == 'k' && !ps.stash.full && kr_calls == 1);
+	pl_ring_on = 1;
+}
+
 const struct unit_case ring_cases[] = {
 	{ "preload ring: a tick taken, its publisher learnt first, the cursor told once", test_take_and_sync },
 	{ "preload ring: a lap is the kernel's; its tick followed by cursor + lost", test_lapped_left_to_kernel },
 	{ "preload ring: own ticks skipped without loopback, source filter, NODATA", test_skips_and_filters },
 	{ "preload ring: two publishers on one hash place", test_source_collision },
 	{ "preload ring: empty non-blocking looks; SO_BUSY_POLL reads the kernel; blocking; -K", test_empty_looks },
+	{ "preload rx: a truncated tick peeked: the bytes that came, its length to FIONREAD", test_stash_truncated },
+	{ "preload rx: two threads peek at once: one tick read, both see it", test_stash_two_peekers },
 	{ NULL, NULL },
 };

@@ -216,6 +216,8 @@ struct psock {
 	struct pstash	stash;
 	/* ring.c: reading the feeds' rings; rx.c takes rxlock around a read */
 	pthread_mutex_t	rxlock;
+	/* rx.c: one thread fills the stash at a time; taken before rxlock */
+	pthread_mutex_t	stashlock;
 	int		ring_off;	/* read through the kernel (a mapping failed, fork) */
 	int		dirty_any;	/* a feed's cursor moved, the kernel not told */
 	int		listed;		/* in ring.c's list of such sockets */
@@ -275,6 +277,7 @@ void pl_pending_to_feed(struct psock *ps, int fd, uint32_t group, uint16_t port,
 /* ---- rx.c ---- */
 struct rxres {				/* one tick read */
 	ssize_t			n;	/* what the program's call returns */
+	ssize_t			wire;	/* the tick's length (orig_len), -1 not known */
 	int			trunc;	/* MSG_TRUNC */
 	struct sockaddr_in	from;
 	uint32_t		group;

@@ -253,6 +253,7 @@ void pl_ring_forked(struct psock *ps)
 	ps->ring_off = 1;
 	/* a parent's thread may have held it: this child has that thread no more */
 	pthread_mutex_init(&ps->rxlock, NULL);
+	pthread_mutex_init(&ps->stashlock, NULL);
 	ps->dirty_any = 0;
 	ps->listed = 0;
 	ps->in_kernel = 0;
@@ -399,6 +400,7 @@ static int take_feed(struct psock *ps, struct pfeed *f, const struct iovec *iov,
 		f->delivered++;
 		r->n = (flags & MSG_TRUNC) ? (ssize_t)d.orig_len : (ssize_t)n;
 		r->trunc = n < d.orig_len;
+		r->wire = d.orig_len;
 		r->group = f->group;
 		r->ifindex = f->kifindex;
 		memset(&r->from, 0, sizeof(r->from));

@@ -129,6 +129,7 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		if (f)
 			f->delivered++;
 		r->trunc = km.msg_flags & MSG_TRUNC;
+		r->wire = ti ? (ssize_t)ti->orig_len : -1;
 		r->group = group;
 		r->ifindex = sa.sibt_ifindex;
 		memset(&r->from, 0, sizeof(r->from));
@@ -211,8 +212,8 @@ static void to_app(struct psock *ps, struct msghdr *m, const struct rxres *r)
 	m->msg_flags = (r->trunc ? MSG_TRUNC : 0) | (c.trunc ? MSG_CTRUNC : 0);
 }
 
-/* Read one tick into the stash. */
-static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
+/* Read one tick into the stash: fill_stash() with stashlock held. */
+static int fill_stash_locked(struct psock *ps, int fd, int kflags, struct rxres *r)
 {
 	struct pstash *s = &ps->stash;
 	struct iovec iov;
@@ -226,10 +227,14 @@ static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
 	}
 	iov.iov_base = s->buf;
 	iov.iov_len = PL_STASH_MAX;
-	if (rx_next(ps, fd, &iov, 1, kflags | MSG_TRUNC, r))
+	/*
+	 * Without MSG_TRUNC, so that n is what was copied: a tick cut to its
+	 * slot (IBTICK_TICK_TRUNCATED) has fewer bytes than its length
+	 */
+	if (rx_next(ps, fd, &iov, 1, kflags & ~MSG_TRUNC, r))
 		return -1;
-	s->wire_len = r->n;
-	s->len = r->n < PL_STASH_MAX ? r->n : PL_STASH_MAX;
+	s->len = r->n;
+	s->wire_len = r->wire >= r->n ? r->wire : r->n;
 	s->from = r->from;
 	s->group = r->group;
 	s->ifindex = r->ifindex;
@@ -237,6 +242,29 @@ static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
 	s->ts = r->ts;
 	s->full = 1;
 	return 0;
+}
+
+/*
+ * Read one tick into the empty stash.  The kernel fills it without rxlock
+ * (rx_kernel()), so a second thread that peeks meanwhile must wait for
+ * that tick, not read another over it: one filler at a time (stashlock,
+ * taken before rxlock; a caller holding rxlock lets it go to wait).
+ * rxlock held.
+ */
+static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
+{
+	struct pstash *s = &ps->stash;
+	int rc = 0;
+
+	if (pthread_mutex_trylock(&ps->stashlock)) {
+		pthread_mutex_unlock(&ps->rxlock);
+		pthread_mutex_lock(&ps->stashlock);
+		pthread_mutex_lock(&ps->rxlock);
+	}
+	if (!s->full)
+		rc = fill_stash_locked(ps, fd, kflags, r);
+	pthread_mutex_unlock(&ps->stashlock);
+	return rc;
 }
 
 static ssize_t recvmsg_locked(struct psock *ps, int fd, struct msghdr *m, int flags)

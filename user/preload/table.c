@@ -78,6 +78,7 @@ struct psock *pl_track(int fd)
 	ps->nb = -1;
 	ps->busy = -1;
 	pthread_mutex_init(&ps->rxlock, NULL);
+	pthread_mutex_init(&ps->stashlock, NULL);
 	__atomic_store_n(&tab[fd], ps, __ATOMIC_RELEASE);
 	return ps;
 }
