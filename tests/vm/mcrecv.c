@@ -3,7 +3,8 @@
  * mcrecv: a plain UDP multicast receiver, AF_INET only (tests/vm/preload.sh).
  *
  *   mcrecv [-i IFADDR] [-m MODE] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E]
- *          [-d USEC] [-F SOURCE] [-b IFNAME] [-X] [-C GROUP] GROUP:PORT...
+ *          [-d USEC] [-F SOURCE] [-b IFNAME] [-X] [-C GROUP] [-T THREADS] [-f]
+ *          GROUP:PORT...
  *
  * For each port, SOCKS sockets (default 1) bound to INADDR_ANY:port, each
  * joined to every group given with that port (IP_ADD_MEMBERSHIP on the
@@ -25,7 +26,12 @@
  * a datagram of it that still arrives is counted in "stray".  -C: while
  * it reads, a second thread joins GROUP on the first socket and leaves it
  * again, every 500 us ("churn N": the cycles it made; a failed join or
- * leave is counted in "churnerr").
+ * leave is counted in "churnerr").  -T: THREADS (default 1, at most 8)
+ * threads read the same sockets the same way at once (a tick two of them
+ * got is a duplicate).  -f: once a quarter of the ticks came, a thread
+ * forks while the readers read; the child closes every socket and exits
+ * ("forked STATUS": its exit status, 0 when it closed them all; -2: it
+ * was stuck 10 s and killed; -1: no fork, the readers ended first).
  *
  * Output, per socket and group: "sock K GROUP:PORT delivered D gaps G dups U
  * tail T from ADDR late L"; per socket "sock K drops N stamped S"; then
@@ -43,6 +49,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +57,7 @@
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <sys/select.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +86,11 @@ struct sock {
 
 static struct sock s[MAXS];
 static int ns;
+/* take() under it: -T readers share the counts */
+static pthread_mutex_t take_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *mode = "epoll";
+static int ep = -1;
+static long idle = 3000, last;
 static unsigned long count = 1000;
 static unsigned int delay_us;
 static unsigned long peekbad, stray;
@@ -110,25 +123,43 @@ static long now_ms(void)
 	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+static void take_locked(struct sock *k, const struct mctick *t, const struct sockaddr_in *from);
+
 static void take(struct sock *k, const void *buf, ssize_t n, const struct sockaddr_in *from,
 		 struct msghdr *m)
 {
 	const struct mctick *t = buf;
 	struct cmsghdr *c;
-	int i;
 
 	if (m) {
+		pthread_mutex_lock(&take_lock);
 		for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL)
-				memcpy(&k->drops, CMSG_DATA(c), sizeof(k->drops));
+			uint32_t d;
+
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+				/* the socket's count: threads may see it out of order */
+				memcpy(&d, CMSG_DATA(c), sizeof(d));
+				if (d > k->drops)
+					k->drops = d;
+			}
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS)
 				k->stamped++;
 		}
+		pthread_mutex_unlock(&take_lock);
 	}
 	if (delay_us)
 		usleep(delay_us);
 	if (n != (ssize_t)sizeof(*t) || t->magic != MCTICK_MAGIC)
 		return;
+	pthread_mutex_lock(&take_lock);
+	take_locked(k, t, from);
+	pthread_mutex_unlock(&take_lock);
+}
+
+static void take_locked(struct sock *k, const struct mctick *t, const struct sockaddr_in *from)
+{
+	int i;
+
 	for (i = 0; i < k->ng; i++) {
 		struct grp *g = &k->g[i];
 
@@ -196,17 +227,19 @@ static int rx(struct sock *k, int flags)
 
 static int done(void)
 {
-	int i, j;
+	int i, j, r = 1;
 
-	for (i = 0; i < ns; i++) {
+	pthread_mutex_lock(&take_lock);
+	for (i = 0; i < ns && r; i++) {
 		uint64_t d = 0;
 
 		for (j = 0; j < s[i].ng; j++)
 			d += s[i].g[j].delivered;
 		if (d + s[i].drops < count * (uint64_t)s[i].ng)
-			return 0;
+			r = 0;
 	}
-	return 1;
+	pthread_mutex_unlock(&take_lock);
+	return r;
 }
 
 static int parse_dest(const char *str, uint32_t *group, uint16_t *port)
@@ -226,149 +259,13 @@ static int parse_dest(const char *str, uint32_t *group, uint16_t *port)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The reading loop of every -T thread, until done() or IDLE_MS of nothing. */
+static void *reader(void *arg)
 {
-	const char *mode = "epoll", *ifaddr = NULL, *source = NULL, *bindif = NULL;
-	const char *churn_group = NULL;
-	pthread_t churn_thread;
-	int leave = 0;
-	long idle = 3000, last;
-	int c, i, j, per = 1, early = 0, ep = -1, one = 1;
-	struct in_addr ifa = { .s_addr = htonl(INADDR_ANY) };
-	uint64_t td = 0, tg = 0, tt = 0, tdrops = 0, texp = 0;
+	int i, j;
 
-	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:F:b:XC:")) != -1) {
-		switch (c) {
-		case 'i': ifaddr = optarg; break;
-		case 'm': mode = optarg; break;
-		case 's': per = atoi(optarg); break;
-		case 'n': count = strtoul(optarg, NULL, 0); break;
-		case 't': idle = atol(optarg); break;
-		case 'E': early = 1; break;
-		case 'd': delay_us = (unsigned int)atoi(optarg); break;
-		case 'F': source = optarg; break;
-		case 'b': bindif = optarg; break;
-		case 'X': leave = 1; break;
-		case 'C': churn_group = optarg; break;
-		default: return 2;
-		}
-	}
-	if (ifaddr && inet_pton(AF_INET, ifaddr, &ifa) != 1)
-		return 2;
-	if (!strcmp(mode, "epoll") || !strcmp(mode, "mmsg"))
-		ep = epoll_create1(EPOLL_CLOEXEC);
-	for (; optind < argc; optind++) {
-		uint32_t group;
-		uint16_t port;
-		int first = -1;
-
-		if (parse_dest(argv[optind], &group, &port)) {
-			fprintf(stderr, "mcrecv: bad GROUP:PORT %s\n", argv[optind]);
-			return 2;
-		}
-		for (i = 0; i < ns; i++)
-			if (s[i].port == port) {
-				first = i;
-				break;
-			}
-		if (first < 0) {
-			first = ns;
-			for (j = 0; j < per && ns < MAXS; j++) {
-				struct sock *k = &s[ns++];
-
-				k->port = port;
-				k->fd = socket(AF_INET, SOCK_DGRAM, 0);
-				if (k->fd < 0) {
-					perror("socket");
-					return 1;
-				}
-				if (ep >= 0 && early) {
-					struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)(k - s) };
-
-					epoll_ctl(ep, EPOLL_CTL_ADD, k->fd, &ev);
-				}
-			}
-		}
-		for (i = first; i < ns && s[i].port == port; i++) {
-			if (s[i].ng == MAXG)
-				return 2;
-			s[i].g[s[i].ng].group = group;
-			s[i].g[s[i].ng++].port = port;
-		}
-	}
-	if (!ns || ((!strcmp(mode, "block") || !strcmp(mode, "peek")) && ns != 1)) {
-		fprintf(stderr, "usage: mcrecv [-i IFADDR] [-m block|nonblock|spin|select|poll|epoll|mmsg|read|peek] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E] GROUP:PORT...\n");
-		return 2;
-	}
-	for (i = 0; i < ns; i++) {
-		struct sock *k = &s[i];
-		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(k->port) };
-
-		if (bindif && setsockopt(k->fd, SOL_SOCKET, SO_BINDTODEVICE, bindif,
-					 (socklen_t)strlen(bindif))) {
-			perror("SO_BINDTODEVICE");
-			return 1;
-		}
-		setsockopt(k->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		setsockopt(k->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
-		setsockopt(k->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
-		if (bind(k->fd, (struct sockaddr *)&a, sizeof(a))) {
-			perror("bind");
-			return 1;
-		}
-		for (j = 0; j < k->ng; j++) {
-			struct ip_mreq mr = { .imr_multiaddr.s_addr = k->g[j].group, .imr_interface = ifa };
-			struct ip_mreq_source ms = { .imr_multiaddr.s_addr = k->g[j].group,
-						     .imr_interface = ifa };
-
-			if (source) {
-				inet_pton(AF_INET, source, &ms.imr_sourceaddr);
-				if (setsockopt(k->fd, IPPROTO_IP, IP_ADD_SOURCE_MEMBERSHIP, &ms, sizeof(ms))) {
-					perror("IP_ADD_SOURCE_MEMBERSHIP");
-					return 1;
-				}
-				continue;
-			}
-			if (setsockopt(k->fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr))) {
-				perror("IP_ADD_MEMBERSHIP");
-				return 1;
-			}
-		}
-		if (leave && k->ng > 1) {
-			struct ip_mreq mr = { .imr_multiaddr.s_addr = k->g[k->ng - 1].group,
-					      .imr_interface = ifa };
-
-			if (setsockopt(k->fd, IPPROTO_IP, IP_DROP_MEMBERSHIP, &mr, sizeof(mr))) {
-				perror("IP_DROP_MEMBERSHIP");
-				return 1;
-			}
-			k->ng--;
-		}
-		if (strcmp(mode, "block"))
-			fcntl(k->fd, F_SETFL, fcntl(k->fd, F_GETFL) | O_NONBLOCK);
-		else {
-			struct timeval tv = { idle / 1000, (idle % 1000) * 1000 };
-
-			setsockopt(k->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		}
-		if (ep >= 0 && !early) {
-			struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
-
-			epoll_ctl(ep, EPOLL_CTL_ADD, k->fd, &ev);
-		}
-	}
-	if (churn_group) {
-		if (inet_pton(AF_INET, churn_group, &churn_mr.imr_multiaddr) != 1)
-			return 2;
-		churn_mr.imr_interface = ifa;
-		if (pthread_create(&churn_thread, NULL, churn, &s[0].fd)) {
-			fprintf(stderr, "mcrecv: pthread_create failed\n");
-			return 1;
-		}
-	}
-	fprintf(stderr, "ready\n");
-	last = now_ms();
-	while (!done() && now_ms() - last < idle) {
+	(void)arg;
+	while (!done() && now_ms() - __atomic_load_n(&last, __ATOMIC_RELAXED) < idle) {
 		int got = 0;
 
 		if (!strcmp(mode, "block")) {
@@ -412,11 +309,11 @@ int main(int argc, char **argv)
 				ssize_t a, b;
 
 				if (ioctl(s[0].fd, FIONREAD, &avail) || avail <= 0)
-					peekbad++;
+					__atomic_fetch_add(&peekbad, 1, __ATOMIC_RELAXED);
 				a = recv(s[0].fd, pk, sizeof(pk), MSG_PEEK);
 				b = recv(s[0].fd, buf, sizeof(buf), 0);
 				if (a != b || a != avail || (a > 0 && memcmp(pk, buf, (size_t)a)))
-					peekbad++;
+					__atomic_fetch_add(&peekbad, 1, __ATOMIC_RELAXED);
 				if (b >= 0) {
 					rx_take_plain(&s[0], buf, b);
 					got = 1;
@@ -496,10 +393,219 @@ int main(int argc, char **argv)
 			}
 		} else {
 			fprintf(stderr, "mcrecv: unknown mode %s\n", mode);
-			return 2;
+			exit(2);
 		}
 		if (got)
-			last = now_ms();
+			__atomic_store_n(&last, now_ms(), __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* -f: a fork while the readers read; the child closes every socket */
+static int fork_status = -1, readers_done;
+
+static void *forker(void *arg)
+{
+	uint64_t d;
+	pid_t pid;
+	int i, j, st;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&take_lock);
+		for (d = 0, i = 0; i < ns; i++)
+			for (j = 0; j < s[i].ng; j++)
+				d += s[i].g[j].delivered;
+		pthread_mutex_unlock(&take_lock);
+		if (d >= count / 4 || __atomic_load_n(&readers_done, __ATOMIC_ACQUIRE))
+			break;
+		usleep(1000);
+	}
+	if (d < count / 4)
+		return NULL;	/* the readers ended first: "forked -1" */
+	pid = fork();
+	if (pid < 0)
+		return NULL;
+	if (!pid) {
+		for (i = 0; i < ns; i++)
+			if (close(s[i].fd))
+				_exit(1);
+		_exit(0);
+	}
+	/* a child stuck (on a lock a parent's thread held) is killed: -2 */
+	for (i = 0; i < 10000; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			fork_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			return NULL;
+		}
+		usleep(1000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	fork_status = -2;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *ifaddr = NULL, *source = NULL, *bindif = NULL;
+	const char *churn_group = NULL;
+	pthread_t churn_thread, readers[8], fork_thread;
+	int leave = 0, nthreads = 1, forks = 0;
+	int c, i, j, per = 1, early = 0, one = 1;
+	struct in_addr ifa = { .s_addr = htonl(INADDR_ANY) };
+	uint64_t td = 0, tg = 0, tt = 0, tdrops = 0, texp = 0;
+
+	while ((c = getopt(argc, argv, "i:m:s:n:t:Ed:F:b:XC:T:f")) != -1) {
+		switch (c) {
+		case 'i': ifaddr = optarg; break;
+		case 'm': mode = optarg; break;
+		case 's': per = atoi(optarg); break;
+		case 'n': count = strtoul(optarg, NULL, 0); break;
+		case 't': idle = atol(optarg); break;
+		case 'E': early = 1; break;
+		case 'd': delay_us = (unsigned int)atoi(optarg); break;
+		case 'F': source = optarg; break;
+		case 'b': bindif = optarg; break;
+		case 'X': leave = 1; break;
+		case 'C': churn_group = optarg; break;
+		case 'T': nthreads = atoi(optarg); break;
+		case 'f': forks = 1; break;
+		default: return 2;
+		}
+	}
+	if (ifaddr && inet_pton(AF_INET, ifaddr, &ifa) != 1)
+		return 2;
+	if (!strcmp(mode, "epoll") || !strcmp(mode, "mmsg"))
+		ep = epoll_create1(EPOLL_CLOEXEC);
+	for (; optind < argc; optind++) {
+		uint32_t group;
+		uint16_t port;
+		int first = -1;
+
+		if (parse_dest(argv[optind], &group, &port)) {
+			fprintf(stderr, "mcrecv: bad GROUP:PORT %s\n", argv[optind]);
+			return 2;
+		}
+		for (i = 0; i < ns; i++)
+			if (s[i].port == port) {
+				first = i;
+				break;
+			}
+		if (first < 0) {
+			first = ns;
+			for (j = 0; j < per && ns < MAXS; j++) {
+				struct sock *k = &s[ns++];
+
+				k->port = port;
+				k->fd = socket(AF_INET, SOCK_DGRAM, 0);
+				if (k->fd < 0) {
+					perror("socket");
+					return 1;
+				}
+				if (ep >= 0 && early) {
+					struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)(k - s) };
+
+					epoll_ctl(ep, EPOLL_CTL_ADD, k->fd, &ev);
+				}
+			}
+		}
+		for (i = first; i < ns && s[i].port == port; i++) {
+			if (s[i].ng == MAXG)
+				return 2;
+			s[i].g[s[i].ng].group = group;
+			s[i].g[s[i].ng++].port = port;
+		}
+	}
+	if (!ns || ((!strcmp(mode, "block") || !strcmp(mode, "peek")) && ns != 1) ||
+	    nthreads < 1 || nthreads > 8) {
+		fprintf(stderr, "usage: mcrecv [-i IFADDR] [-m block|nonblock|spin|select|poll|epoll|mmsg|read|peek] [-s SOCKS] [-n COUNT] [-t IDLE_MS] [-E] [-T THREADS] [-f] GROUP:PORT...\n");
+		return 2;
+	}
+	for (i = 0; i < ns; i++) {
+		struct sock *k = &s[i];
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(k->port) };
+
+		if (bindif && setsockopt(k->fd, SOL_SOCKET, SO_BINDTODEVICE, bindif,
+					 (socklen_t)strlen(bindif))) {
+			perror("SO_BINDTODEVICE");
+			return 1;
+		}
+		setsockopt(k->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		setsockopt(k->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+		setsockopt(k->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+		if (bind(k->fd, (struct sockaddr *)&a, sizeof(a))) {
+			perror("bind");
+			return 1;
+		}
+		for (j = 0; j < k->ng; j++) {
+			struct ip_mreq mr = { .imr_multiaddr.s_addr = k->g[j].group, .imr_interface = ifa };
+			struct ip_mreq_source ms = { .imr_multiaddr.s_addr = k->g[j].group,
+						     .imr_interface = ifa };
+
+			if (source) {
+				inet_pton(AF_INET, source, &ms.imr_sourceaddr);
+				if (setsockopt(k->fd, IPPROTO_IP, IP_ADD_SOURCE_MEMBERSHIP, &ms, sizeof(ms))) {
+					perror("IP_ADD_SOURCE_MEMBERSHIP");
+					return 1;
+				}
+				continue;
+			}
+			if (setsockopt(k->fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr))) {
+				perror("IP_ADD_MEMBERSHIP");
+				return 1;
+			}
+		}
+		if (leave && k->ng > 1) {
+			struct ip_mreq mr = { .imr_multiaddr.s_addr = k->g[k->ng - 1].group,
+					      .imr_interface = ifa };
+
+			if (setsockopt(k->fd, IPPROTO_IP, IP_DROP_MEMBERSHIP, &mr, sizeof(mr))) {
+				perror("IP_DROP_MEMBERSHIP");
+				return 1;
+			}
+			k->ng--;
+		}
+		if (strcmp(mode, "block"))
+			fcntl(k->fd, F_SETFL, fcntl(k->fd, F_GETFL) | O_NONBLOCK);
+		else {
+			struct timeval tv = { idle / 1000, (idle % 1000) * 1000 };
+
+			setsockopt(k->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		}
+		if (ep >= 0 && !early) {
+			struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+
+			epoll_ctl(ep, EPOLL_CTL_ADD, k->fd, &ev);
+		}
+	}
+	if (churn_group) {
+		if (inet_pton(AF_INET, churn_group, &churn_mr.imr_multiaddr) != 1)
+			return 2;
+		churn_mr.imr_interface = ifa;
+		if (pthread_create(&churn_thread, NULL, churn, &s[0].fd)) {
+			fprintf(stderr, "mcrecv: pthread_create failed\n");
+			return 1;
+		}
+	}
+	fprintf(stderr, "ready\n");
+	last = now_ms();
+	for (i = 1; i < nthreads; i++)
+		if (pthread_create(&readers[i], NULL, reader, NULL)) {
+			fprintf(stderr, "mcrecv: pthread_create failed\n");
+			return 1;
+		}
+	if (forks && pthread_create(&fork_thread, NULL, forker, NULL)) {
+		fprintf(stderr, "mcrecv: pthread_create failed\n");
+		return 1;
+	}
+	reader(NULL);
+	for (i = 1; i < nthreads; i++)
+		pthread_join(readers[i], NULL);
+	__atomic_store_n(&readers_done, 1, __ATOMIC_RELEASE);
+	if (forks) {
+		pthread_join(fork_thread, NULL);
+		printf("forked %d\n", fork_status);
 	}
 	if (churn_group) {
 		churn_stop = 1;

@@ -17,7 +17,7 @@ SUB=user/tools/ibtick-sub
 RUN=user/preload/ibtick-run
 RECV=tests/vm/mcrecv
 SEND=tests/vm/mcsend
-ALL_TESTS="read_modes rings_or_kernel churn_while_reading lapped_reader_counts_loss several_groups_one_socket drop_membership
+ALL_TESTS="read_modes rings_or_kernel churn_while_reading two_readers_one_socket lapped_reader_counts_loss several_groups_one_socket drop_membership
 	several_sockets_one_group
 	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
 	mixed_socket_drops_counted publish_refused_clear_message busy_poll_option busy_blocking_one busy_prefer_option sockperf_smoke"
@@ -195,6 +195,46 @@ churn_while_reading() {
 		echo "  $m: $(tail -n 1 "$out"); join/leave cycles $n; rings/recvmsg $rk"
 	done
 	log_test "a thread joins and leaves a group on the socket while another reads it (blocking, non-blocking): delivered + lost == published"
+}
+
+# Two threads read one socket at once (-T 2), blocking (both inside the
+# kernel's recvmsg: in_kernel 2), non-blocking (the rings under rxlock) and
+# peeking (the stash: FIONREAD, MSG_PEEK, then the read; the threads' peeks
+# and reads interleave, so peekbad is not counted): no tick twice, none
+# lost uncounted.  Then the same non-blocking pair with a fork while they
+# read (-f) and a third thread joins and leaves a group meanwhile (-C, the
+# library's table lock taken and let go all the time): the child, whose
+# locks and mappings the library remakes, closes the sockets and exits 0;
+# the parent reads on.  (The library's log is not tallied there: the
+# child's close reports the counts it inherited.)
+two_readers_one_socket() {
+	local g=239.3.11.1 p=7420 m log out rk opts
+	for m in block nonblock peek nonblock-fork; do
+		p=$((p + 1))
+		log=$R/two-$m.log out=$R/two-$m.out opts=(-T 2)
+		[[ $m == *-fork ]] && opts+=(-f -C 239.3.11.9)
+		rm -f "$log"
+		IBTICK_LOG=$log $RUN -g 239.3.11.0/24:$p@veth0 -- $RECV -m "${m%-fork}" "${opts[@]}" -i 10.99.0.1 \
+			-n "$N" -t $(tmo 5)000 $g:$p >"$out" 2>"$R/two-$m.err" &
+		wait_for "$R/two-$m.err" ready || { check_err 1 "$m: receiver not ready"; continue; }
+		$RUN -g $g:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" $g:$p >/dev/null 2>&1 ||
+			check_err 1 "$m: sender failed"
+		wait
+		if [[ $m == *-fork ]]; then
+			grep -q "^churn [1-9][0-9]* churnerr 0$" "$out" || check_err 1 "$m: $(grep churn "$out")"
+			FROM=10.99.0.2 tally "$out" "$N" || check_err 1 "$m: counts"
+			grep -qx "forked 0" "$out" || check_err 1 "$m: $(grep forked "$out"): the child did not close its sockets cleanly"
+			echo "  $m: $(tail -n 1 "$out"); $(grep forked "$out"); $(grep churn "$out")"
+			continue
+		fi
+		# (a peek's recv() has no msg_name: no sender to check)
+		FROM=10.99.0.2
+		[[ $m != peek ]] || FROM=
+		FROM=$FROM tally "$out" "$N" "$log" || check_err 1 "$m: counts"
+		rk=$(ring_reads "$log" 0) || check_err 1 "$m: rings + recvmsg ($rk) != delivered"
+		echo "  $m: $(tail -n 1 "$out"); rings/recvmsg $rk"
+	done
+	log_test "two threads read one socket (blocking, non-blocking, peeking; a fork meanwhile): no tick twice, delivered + lost == published"
 }
 
 lapped_reader_counts_loss() {

@@ -248,7 +248,7 @@ static void init_once(void)
 	resolve();
 	pl_log_open();
 	load();	/* if_nametoindex() comes back through our socket() */
-	pthread_atfork(pl_ring_prefork, NULL, pl_forked);
+	pthread_atfork(pl_prefork, pl_postfork_parent, pl_forked);
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 	in_init = 0;
 }

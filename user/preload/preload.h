@@ -241,7 +241,9 @@ struct psock *pl_track(int fd);		/* a new AF_INET datagram socket */
 void pl_attach(struct psock *ps, int newfd);	/* newfd is a dup of ps */
 void pl_detach(int fd);			/* fd is being closed or replaced */
 void pl_forget(int fd);			/* fd was closed without us */
-void pl_forked(void);			/* pthread_atfork: in the child */
+void pl_prefork(void);			/* pthread_atfork: before (takes pl_lock) */
+void pl_postfork_parent(void);		/* ... in the parent (lets it go) */
+void pl_forked(void);			/* ... in the child */
 void pl_sync_fd(int fd);		/* before a wait on @fd: tell the kernel its cursors */
 void pl_sync_all(void);			/* the same for every socket (epoll_wait) */
 

@@ -195,11 +195,35 @@ __attribute__((destructor)) static void at_exit(void)
 	pthread_mutex_unlock(&pl_lock);
 }
 
+/*
+ * pthread_atfork prepare: the kernel learns the rings' cursors (ring.c),
+ * for a child that reads through it; then no other thread is inside a
+ * table change (socket, close, dup, setsockopt, ...) while the process is
+ * copied - the child, which has that thread no more, would wait for
+ * pl_lock for ever.  The parent lets go after (pl_postfork_parent).
+ */
+void pl_prefork(void)
+{
+	pl_ring_prefork();
+	pthread_mutex_lock(&pl_lock);
+}
+
+void pl_postfork_parent(void)
+{
+	pthread_mutex_unlock(&pl_lock);
+}
+
 /* In the child of a fork(): the rings' mappings were not copied. */
 void pl_forked(void)
 {
+	pthread_mutexattr_t a;
 	int fd;
 
+	/* held by this thread in the parent (pl_prefork), by another TID here */
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&pl_lock, &a);
+	pthread_mutexattr_destroy(&a);
 	pl_ring_forked_child();
 	for (fd = 0; tab && fd < ntab; fd++)
 		if (tab[fd])
