@@ -354,7 +354,7 @@ static ssize_t fake_recvmsg(int fd, struct msghdr *m, int flags)
 
 	(void)fd;
 	pthread_mutex_lock(&kr_lock);
-	kr_calls++;
+	__atomic_add_fetch(&kr_calls, 1, __ATOMIC_RELEASE);
 	while (kr_gate)
 		pthread_cond_wait(&kr_cond, &kr_lock);
 	pthread_mutex_unlock(&kr_lock);
@@ -442,14 +442,14 @@ static void *peeker(void *arg)
  * rxlock): the second waits for that tick instead of reading another over
  * it in the stash - one kernel read, both see the tick, which a read then
  * takes.  (Without the filler lock the second read a second tick, and one
- * was lost.)
+ * was lost.)  A non-blocking peek or FIONREAD meanwhile does not wait.
  */
 static void test_stash_two_peekers(void)
 {
 	pthread_t a, b;
 	ssize_t na = 0, nb = 0;
 	char buf[64];
-	int fl;
+	int fl, i;
 
 	rx_setup();
 	ps.nb = 0;
@@ -460,8 +460,18 @@ static void test_stash_two_peekers(void)
 	CHECK(!pthread_create(&a, NULL, peeker, &na));
 	while (!__atomic_load_n(&kr_calls, __ATOMIC_ACQUIRE))
 		usleep(1000);
+	/* meanwhile a call that must not wait does not: FIONREAD, MSG_DONTWAIT */
+	{
+		int avail = -1;
+
+		CHECK(!pl_fionread(&ps, 9, &avail) && avail == 0);
+		CHECK(rx(buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT, &fl) == -1 && errno == EAGAIN);
+		CHECK(kr_calls == 1);
+	}
 	CHECK(!pthread_create(&b, NULL, peeker, &nb));
-	usleep(50000);	/* b waits for a's tick (or, were it wrong, reads another) */
+	/* b waits for a's tick; were it wrong, it would read another at once */
+	for (i = 0; i < 200 && __atomic_load_n(&kr_calls, __ATOMIC_ACQUIRE) < 2; i++)
+		usleep(1000);
 	pthread_mutex_lock(&kr_lock);
 	kr_gate = 0;
 	pthread_cond_broadcast(&kr_cond);

@@ -315,6 +315,8 @@ int pl_ring_take(struct psock *ps, int fd, const struct iovec *iov, size_t iovle
  * kernel (a non-blocking one, not every PL_KERNEL_LOOK-th)?  Syncs.
  */
 int pl_ring_empty_ok(struct psock *ps, int fd, int kflags);
+/* does a read with @kflags return rather than wait (MSG_DONTWAIT, O_NONBLOCK)? */
+int pl_nonblocking(struct psock *ps, int fd, int kflags);
 /* the kernel's recvmsg returned (a tick of feed @fi with @lost and @ti, or error @err) */
 void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64_t lost,
 			 const struct ibtick_tick_info *ti);

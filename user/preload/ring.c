@@ -457,21 +457,26 @@ static int pl_ring_dead(const struct psock *ps)
 	return 1;
 }
 
+int pl_nonblocking(struct psock *ps, int fd, int kflags)
+{
+	if (kflags & MSG_DONTWAIT)
+		return 1;
+	if (ps->nb < 0) {
+		int fl = real.fcntl(fd, F_GETFL);
+
+		if (fl < 0)
+			return 0;
+		ps->nb = !!(fl & O_NONBLOCK);
+	}
+	return ps->nb;
+}
+
 int pl_ring_empty_ok(struct psock *ps, int fd, int kflags)
 {
 	if (!ring_usable(ps) || busy(ps, fd))
 		return 0;
-	if (!(kflags & MSG_DONTWAIT)) {
-		if (ps->nb < 0) {
-			int fl = real.fcntl(fd, F_GETFL);
-
-			if (fl < 0)
-				return 0;
-			ps->nb = !!(fl & O_NONBLOCK);
-		}
-		if (!ps->nb)
-			return 0;
-	}
+	if (!pl_nonblocking(ps, fd, kflags))
+		return 0;
 	pl_ring_sync(ps, fd);
 	if (!(++ps->empty % PL_KERNEL_LOOK) || pl_ring_dead(ps)) {
 		ps->why[PL_WHY_LOOK]++;

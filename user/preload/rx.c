@@ -248,8 +248,9 @@ static int fill_stash_locked(struct psock *ps, int fd, int kflags, struct rxres 
  * Read one tick into the empty stash.  The kernel fills it without rxlock
  * (rx_kernel()), so a second thread that peeks meanwhile must wait for
  * that tick, not read another over it: one filler at a time (stashlock,
- * taken before rxlock; a caller holding rxlock lets it go to wait).
- * rxlock held.
+ * taken before rxlock; a caller holding rxlock lets it go to wait).  A
+ * call that must not wait gets EAGAIN instead (the other thread's tick is
+ * not there yet): the filler may be a blocking read.  rxlock held.
  */
 static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
 {
@@ -257,6 +258,10 @@ static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
 	int rc = 0;
 
 	if (pthread_mutex_trylock(&ps->stashlock)) {
+		if (pl_nonblocking(ps, fd, kflags)) {
+			errno = EAGAIN;
+			return -1;
+		}
 		pthread_mutex_unlock(&ps->rxlock);
 		pthread_mutex_lock(&ps->stashlock);
 		pthread_mutex_lock(&ps->rxlock);
