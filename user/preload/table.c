@@ -127,7 +127,13 @@ static void report(struct psock *ps, const char *when)
 
 	if (!ps->ibtick)
 		return;
-	left = ps->shadow >= 0 ? drain_shadow(ps) : 0;
+	/*
+	 * Only a socket that reads feeds cannot read its shadow: one that
+	 * publishes only reads kernel UDP there (rx.c), and what it left
+	 * unread is a UDP socket's business - and perhaps another process's,
+	 * a fork's parent or child that reads on.
+	 */
+	left = ps->shadow >= 0 && ps->nfeed ? drain_shadow(ps) : 0;
 	for (i = 0; i < ps->nfeed; i++) {
 		struct pfeed *f = &ps->feed[i];
 
@@ -213,6 +219,32 @@ void pl_postfork_parent(void)
 	pthread_mutex_unlock(&pl_lock);
 }
 
+/*
+ * A fork's child counts what it reads and sends itself, so that the logs
+ * of parent and child add up; lost_total, SO_RXQ_OVFL's, goes on as a UDP
+ * socket's drop count does (a count of the socket, which both share).
+ */
+static void counts_forked(struct psock *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->nfeed; i++) {
+		ps->feed[i].delivered = 0;
+		ps->feed[i].lost = 0;
+		ps->feed[i].filtered = 0;
+	}
+	for (i = 0; i < ps->npub; i++) {
+		ps->pub[i].sent = 0;
+		ps->pub[i].waits = 0;
+		ps->pub[i].oversize = 0;
+	}
+	ps->ring_ticks = 0;
+	ps->kernel_ticks = 0;
+	ps->syncs = 0;
+	ps->resolves = 0;
+	memset(ps->why, 0, sizeof(ps->why));
+}
+
 /* In the child of a fork(): the rings' mappings were not copied. */
 void pl_forked(void)
 {
@@ -226,8 +258,10 @@ void pl_forked(void)
 	pthread_mutexattr_destroy(&a);
 	pl_ring_forked_child();
 	for (fd = 0; tab && fd < ntab; fd++)
-		if (tab[fd])
+		if (tab[fd] && tab[fd]->fds[0] == fd) {	/* once per socket */
 			pl_ring_forked(tab[fd]);
+			counts_forked(tab[fd]);
+		}
 }
 
 /* Called with pl_lock held: @fd no longer names its socket. */
