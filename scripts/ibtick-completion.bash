@@ -550,8 +550,10 @@ _ibtick_perf()
 	-k)
 		kinds="mapped epoll recvmsg busy"
 		[[ ${words[1]} == lat ]] &&
-			kinds="$kinds kpoll floor udp udp-spin run run-spin"
-		[[ ${words[1]} == arb ]] && kinds="arb rail-a arb-cost rail-a-cost"
+			kinds="$kinds kpoll busy-prefer floor udp udp-spin run run-spin spin-1g recvmsg-1g
+				inet inet-spin inet-run inet-run-spin spin-1g-ev run-spin-ev inet-run-spin-ev
+				floor-rc conn conn-spin conn-map tcp tcp-spin"
+		[[ ${words[1]} == arb ]] && kinds="arb rail-a rail-a-b arb-cost rail-a-cost"
 		pre=
 		[[ $cur == *,* ]] && pre=${cur%,*},
 		for k in $kinds; do

@@ -78,7 +78,7 @@ cases=(
 	"2|lat -L veth0 -I veth1 -k spin-1g-e $G|Usage:"
 	"2|lat -L veth0 -I veth1 -k -ev $G|Usage:"
 	"2|oneway -L veth0 -I veth1 -k spin-1g-ev $G|-k spin-1g-ev is for lat"
-	"2|lat -L veth0 -k run-spin-ev $G|-k run-spin is for lat with -I, --peer or -e"
+	"2|lat -L veth0 -k run-spin-ev $G|-k run-spin-ev is for lat with -I, --peer or -e"
 	"2|lat --help|spin-1g-ev,"
 	"2|_udppp pong spin 10.0.0.1 239.1.1.1 7000 64 10 0|Usage:"
 	"2|_udppp ping spin 10.0.0.1 239.1.1.1 7000 64 10 0|Usage:"

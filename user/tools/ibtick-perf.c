@@ -3181,17 +3181,18 @@ int main(int argc, char **argv)
 	}
 	for (m = 0; m < o.nkinds && o.mode != M_ARB; m++) {
 		int pm = o.paths[m] & ~PATH_EV;
+		const char *ev = o.paths[m] & PATH_EV ? "-ev" : "";
 		bool ours = pm == P_KPOLL || pm == P_BUSY_PREFER ||
 			    pm == P_SPIN_1G || pm == P_RECVMSG_1G;
 
-		if (o.paths[m] & PATH_EV && o.mode != M_LAT) {
+		if (*ev && o.mode != M_LAT) {
 			fprintf(stderr, "%s: -k %s-ev is for lat\n", PROG, path_names[pm]);
 			return 2;
 		}
 		if (pm < TICKRD_NKINDS || (o.mode == M_LAT &&
 		    (o.ifname2 || o.peer || o.echo || ours)))
 			continue;
-		fprintf(stderr, "%s: -k %s is for lat%s\n", PROG, path_names[pm],
+		fprintf(stderr, "%s: -k %s%s is for lat%s\n", PROG, path_names[pm], ev,
 			ours ? "" : " with -I, --peer or -e");
 		return 2;
 	}
