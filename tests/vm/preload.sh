@@ -20,7 +20,7 @@ SEND=tests/vm/mcsend
 ALL_TESTS="read_modes rings_or_kernel churn_while_reading two_readers_one_socket lapped_reader_counts_loss several_groups_one_socket drop_membership
 	several_sockets_one_group
 	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
-	mixed_socket_drops_counted publish_refused_clear_message busy_poll_option busy_blocking_one busy_prefer_option sockperf_smoke"
+	mixed_socket_drops_counted publisher_replies_kept publish_refused_clear_message busy_poll_option busy_blocking_one busy_prefer_option sockperf_smoke"
 N=${N:-$(cnt 2000)}
 R=${RESULTS:-/tmp}/preload
 mkdir -p "$R"
@@ -412,6 +412,36 @@ mixed_socket_drops_counted() {
 		check_err 1 "the $N undelivered datagrams not counted at close"
 	grep -q "^sock 0 239.3.5.1:$p delivered $N " "$out" || check_err 1 "the configured group lost ticks"
 	log_test "a socket with a configured and an unconfigured group on one port: the UDP datagrams it cannot deliver are counted and told"
+}
+
+# A socket that only publishes reads kernel UDP (its replies) on its
+# shadow: a fork's child that exits (the library's exit handler runs) must
+# leave them to the parent - the library drains and counts a shadow at
+# close or exit only for a socket that reads feeds, which cannot read it.
+publisher_replies_kept() {
+	local g=239.3.12.1 p=7430 rp=7431 n=100 out=$R/pubreply.out go
+	local log=$R/pubreply.log w u0 i
+	rm -f "$log"
+	# the go signal: a FIFO in the guest's own /tmp (9p cannot hold one)
+	go=$(mktemp -u "${TMPDIR:-/tmp}/pubreply.XXXXXX")
+	mkfifo "$go" || { check_err 1 "mkfifo $go"; return; }
+	IBTICK_LOG=$log $RUN -g $g:$p@veth1 -- $SEND -i 10.99.0.2 -n 10 -F $rp $g:$p <"$go" \
+		>"$out" 2>"$R/pubreply.err" &
+	exec {w}>"$go"
+	wait_for "$out" "errors 0" || check_err 1 "the publisher did not send"
+	# over ibtick, its UDP socket the shadow: what the test is about
+	grep -q "taken over: publishes to $g:$p" "$log" || check_err 1 "the publisher was not taken over"
+	u0=$(udp_in)
+	$SEND -i 10.99.0.1 -n $n 10.99.0.2:$rp >/dev/null || check_err 1 "the reply sender failed"
+	# every reply in the socket's queue before the child exits
+	for ((i = 0; i < 50 && $(udp_in) - u0 < n; i++)); do sleep 0.1; done
+	echo go >&"$w"
+	exec {w}>&-
+	wait
+	rm -f "$go"
+	cat "$out"
+	grep -qx "replies $n" "$out" || check_err 1 "the parent read $(sed -n 's/^replies //p' "$out") of $n replies after its child exited"
+	log_test "a publisher's kernel UDP replies stay its own when a forked child exits"
 }
 
 publish_refused_clear_message() {
