@@ -455,9 +455,10 @@ def counts_section(d, w, goals):
       "softirqs raised on that CPU then wait until the thread is scheduled, behind a spinner's time "
       "slice; — where the run predates the count.")
     w("- **allocations**: `kmem:kmalloc` + `kmem:kmem_cache_alloc` events, all CPUs.")
-    w("- ibtick rows count the timed loop (with its warm-up); the floor and sockperf count their whole "
-      "process, setup included, which adds a little per round trip. `counts.json` has every softirq type "
-      "and the packet counters.\n")
+    w("- ibtick's own socket's rows count the timed loop (with its warm-up); the floor, sockperf and "
+      "udppp, with or without ibtick-run, count their whole processes, setup included, which adds a "
+      "little per round trip (under ibtick-run, two processes that start with the library). "
+      "`counts.json` has every softirq type and the packet counters.\n")
     fr = [r for r in rows if 'feed_a' in r]
     if fr:
         w("\nibtick's own counters of side a's reading feed (`IBTICK_STATISTICS`), per round trip: ticks written "
