@@ -121,9 +121,9 @@ static int feed_add(struct psock *ps, int fd, uint32_t group, uint16_t port,
 			errno = !src || !f->nsrc ? EADDRINUSE : ENOBUFS;
 			return -1;
 		}
-		pthread_mutex_lock(&ps->rxlock);
+		pl_rx_lock(&ps->rxlock);
 		f->src[f->nsrc++] = src;
-		pthread_mutex_unlock(&ps->rxlock);
+		pl_rx_unlock(&ps->rxlock);
 		pl_log("fd %d: %s:%u: also from source %s", fd, pl_ip(group, ip), port,
 		       pl_ip(src, sip));
 		return 0;
@@ -160,7 +160,7 @@ static int feed_add(struct psock *ps, int fd, uint32_t group, uint16_t port,
 		       port, ifindex);
 	}
 	/* the socket's readers see the list change whole (rx.c: rxlock) */
-	pthread_mutex_lock(&ps->rxlock);
+	pl_rx_lock(&ps->rxlock);
 	f = &ps->feed[ps->nfeed];
 	memset(f, 0, sizeof(*f));
 	f->group = group;
@@ -172,7 +172,7 @@ static int feed_add(struct psock *ps, int fd, uint32_t group, uint16_t port,
 	}
 	pl_ring_map(ps, fd, f);
 	ps->nfeed++;
-	pthread_mutex_unlock(&ps->rxlock);
+	pl_rx_unlock(&ps->rxlock);
 	if (src && !ps->source_cmsg && !ps->warned_srcfilter++)
 		pl_err("fd %d: %s:%u: source filter %s cannot be applied (no IBTICK_CMSG_SOURCE): every source is delivered",
 		       fd, pl_ip(group, ip), port, pl_ip(src, sip));
@@ -211,12 +211,12 @@ static int feed_drop(struct psock *ps, int fd, uint32_t group, uint16_t port, ui
 		return -1;
 	pl_log("fd %d: dropped %s:%u: delivered %llu, lost %llu", fd, pl_ip(group, ip), port,
 	       (unsigned long long)f->delivered, (unsigned long long)f->lost);
-	pthread_mutex_lock(&ps->rxlock);
+	pl_rx_lock(&ps->rxlock);
 	pl_ring_unmap(f);
 	*f = ps->feed[--ps->nfeed];
 	ps->last_feed = -1;
 	ps->stash.full = 0;
-	pthread_mutex_unlock(&ps->rxlock);
+	pl_rx_unlock(&ps->rxlock);
 	return 0;
 }
 

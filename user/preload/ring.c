@@ -44,9 +44,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "preload.h"
 
@@ -106,21 +109,25 @@ static int ring_usable(const struct psock *ps)
 	return pl_ring_on && ps->multi && ps->nfeed && !ps->ring_off;
 }
 
+/* busy(), the first time (or after a setsockopt): ask the socket. */
+static __attribute__((noinline)) int busy_ask(struct psock *ps, int fd)
+{
+	int us = 0;
+	socklen_t len = sizeof(us);
+
+	if (real.getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &us, &len))
+		us = 0;
+	ps->busy = us > 0;
+	return ps->busy;
+}
+
 /*
  * SO_BUSY_POLL is on (ibtick-run -b, or the program's own): the program's
  * calls are to drain the CQ, so every read is the kernel's recvmsg.
  */
-static int busy(struct psock *ps, int fd)
+static inline int busy(struct psock *ps, int fd)
 {
-	if (ps->busy < 0) {
-		int us = 0;
-		socklen_t len = sizeof(us);
-
-		if (real.getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &us, &len))
-			us = 0;
-		ps->busy = us > 0;
-	}
-	return ps->busy;
+	return ps->busy >= 0 ? ps->busy : busy_ask(ps, fd);
 }
 
 /* Read every cursor the library does not know back from the kernel. */
@@ -252,7 +259,7 @@ void pl_ring_forked(struct psock *ps)
 	}
 	ps->ring_off = 1;
 	/* a parent's thread may have held it: this child has that thread no more */
-	pthread_mutex_init(&ps->rxlock, NULL);
+	pl_rx_init(&ps->rxlock);
 	pthread_mutex_init(&ps->stashlock, NULL);
 	ps->dirty_any = 0;
 	ps->listed = 0;
@@ -525,8 +532,13 @@ void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64_t lost,
 	 * What else may have moved the kernel's cursors: an error part way
 	 * (a copy that failed consumed its tick, a revocation).  Its skipping
 	 * the socket's own ticks (no loopback) leaves ours behind, on ticks
-	 * that ring.c skips too: no harm.
+	 * that ring.c skips too: no harm.  The usual case, the tick found and
+	 * no error, moves nothing else.
 	 */
+	if (ok && !err) {
+		f->dirty = 0;
+		return;
+	}
 	for (i = 0; i < ps->nfeed; i++) {
 		struct pfeed *o = &ps->feed[i];
 
@@ -537,15 +549,39 @@ void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64_t lost,
 	}
 }
 
+/* ---- the read lock's slow paths (preload.h) ---- */
+
+/*
+ * Taken by another thread: say so (2) and sleep until it lets go, then
+ * take it, still saying 2 (a waiter may remain; its unlock wakes one).
+ * errno is the caller's still.
+ */
+void pl_rx_wait(struct pl_rxlock *l)
+{
+	int e = errno;
+
+	while (__atomic_exchange_n(&l->v, 2, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &l->v, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+	errno = e;
+}
+
+void pl_rx_wake(struct pl_rxlock *l)
+{
+	int e = errno;
+
+	syscall(SYS_futex, &l->v, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	errno = e;
+}
+
 /* ---- before the program waits (wait.c) ---- */
 
 static void sync_ps(struct psock *ps, int fd)
 {
 	/* a reader inside syncs before it waits in the kernel itself */
-	if (pthread_mutex_trylock(&ps->rxlock))
+	if (pl_rx_trylock(&ps->rxlock))
 		return;
 	pl_ring_sync(ps, fd);
-	pthread_mutex_unlock(&ps->rxlock);
+	pl_rx_unlock(&ps->rxlock);
 }
 
 void pl_sync_fd(int fd)

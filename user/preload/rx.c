@@ -73,12 +73,12 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		 * tick the kernel hands over must not also be read there)
 		 */
 		ps->in_kernel++;
-		pthread_mutex_unlock(&ps->rxlock);
+		pl_rx_unlock(&ps->rxlock);
 		r->n = real.recvmsg(fd, &km, kflags);
 		{
 			int e = errno;
 
-			pthread_mutex_lock(&ps->rxlock);
+			pl_rx_lock(&ps->rxlock);
 			ps->in_kernel--;
 			errno = e;
 		}
@@ -91,21 +91,26 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		}
 		r->have_ts = 0;
 		for (c = CMSG_FIRSTHDR(&km); c; c = CMSG_NXTHDR(&km, c)) {
-			if (c->cmsg_level == SOL_IBTICK && c->cmsg_type == IBTICK_CMSG_LOST &&
-			    c->cmsg_len >= CMSG_LEN(sizeof(lost))) {
-				memcpy(&lost, CMSG_DATA(c), sizeof(lost));
-			} else if (c->cmsg_level == SOL_IBTICK && c->cmsg_type == IBTICK_CMSG_SOURCE &&
+			if (c->cmsg_level != SOL_IBTICK) {
+				if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
+				    c->cmsg_len >= CMSG_LEN(sizeof(r->ts))) {
+					memcpy(&r->ts, CMSG_DATA(c), sizeof(r->ts));
+					r->have_ts = 1;
+				}
+				continue;
+			}
+			/* every tick has TICK, most have SOURCE, few LOST */
+			if (c->cmsg_type == IBTICK_CMSG_TICK &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(tibuf))) {
+				memcpy(&tibuf, CMSG_DATA(c), sizeof(tibuf));
+				ti = &tibuf;
+			} else if (c->cmsg_type == IBTICK_CMSG_SOURCE &&
 				   c->cmsg_len >= CMSG_LEN(sizeof(srcbuf))) {
 				memcpy(&srcbuf, CMSG_DATA(c), sizeof(srcbuf));
 				src = &srcbuf;
-			} else if (c->cmsg_level == SOL_IBTICK && c->cmsg_type == IBTICK_CMSG_TICK &&
-				   c->cmsg_len >= CMSG_LEN(sizeof(tibuf))) {
-				memcpy(&tibuf, CMSG_DATA(c), sizeof(tibuf));
-				ti = &tibuf;
-			} else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
-				   c->cmsg_len >= CMSG_LEN(sizeof(r->ts))) {
-				memcpy(&r->ts, CMSG_DATA(c), sizeof(r->ts));
-				r->have_ts = 1;
+			} else if (c->cmsg_type == IBTICK_CMSG_LOST &&
+				   c->cmsg_len >= CMSG_LEN(sizeof(lost))) {
+				memcpy(&lost, CMSG_DATA(c), sizeof(lost));
 			}
 		}
 		memcpy(&group, sa.sibt_group, 4);
@@ -262,9 +267,9 @@ static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
 			errno = EAGAIN;
 			return -1;
 		}
-		pthread_mutex_unlock(&ps->rxlock);
+		pl_rx_unlock(&ps->rxlock);
 		pthread_mutex_lock(&ps->stashlock);
-		pthread_mutex_lock(&ps->rxlock);
+		pl_rx_lock(&ps->rxlock);
 	}
 	if (!s->full)
 		rc = fill_stash_locked(ps, fd, kflags, r);
@@ -332,10 +337,10 @@ ssize_t pl_recvmsg(struct psock *ps, int fd, struct msghdr *m, int flags)
 
 	if (!ps->nfeed && !ps->stash.full && !(flags & MSG_ERRQUEUE))
 		return real.recvmsg(ps->shadow, m, flags);	/* a publisher only: kernel UDP replies */
-	pthread_mutex_lock(&ps->rxlock);
+	pl_rx_lock(&ps->rxlock);
 	n = recvmsg_locked(ps, fd, m, flags);
 	e = errno;
-	pthread_mutex_unlock(&ps->rxlock);
+	pl_rx_unlock(&ps->rxlock);
 	errno = e;
 	return n;
 }
@@ -347,7 +352,7 @@ int pl_fionread(struct psock *ps, int fd, int *avail)
 	struct rxres r;
 	int rc = 0, e;
 
-	pthread_mutex_lock(&ps->rxlock);
+	pl_rx_lock(&ps->rxlock);
 	if (!ps->stash.full && fill_stash(ps, fd, MSG_DONTWAIT, &r)) {
 		if (errno != EAGAIN)
 			rc = -1;
@@ -357,7 +362,7 @@ int pl_fionread(struct psock *ps, int fd, int *avail)
 		*avail = (int)ps->stash.wire_len;
 	}
 	e = errno;
-	pthread_mutex_unlock(&ps->rxlock);
+	pl_rx_unlock(&ps->rxlock);
 	errno = e;
 	return rc;
 }

@@ -77,7 +77,7 @@ struct psock *pl_track(int fd)
 	ps->last_feed = -1;
 	ps->nb = -1;
 	ps->busy = -1;
-	pthread_mutex_init(&ps->rxlock, NULL);
+	pl_rx_init(&ps->rxlock);
 	pthread_mutex_init(&ps->stashlock, NULL);
 	__atomic_store_n(&tab[fd], ps, __ATOMIC_RELEASE);
 	return ps;
