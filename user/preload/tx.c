@@ -74,18 +74,33 @@ static void refused(int fd, uint32_t group, uint16_t port, unsigned int ifindex,
 	       fd, pl_ip(group, ip), port, ifindex, strerror(e), pub_hint(e));
 }
 
+/*
+ * The publisher made for @group:@port, if any.  Publishers are only ever
+ * added (released with npub), and only for a destination a rule took, and
+ * the rules do not change while the program runs: a destination found here
+ * is one the rules take, whatever the socket's interface hints say now.
+ */
+static struct ppub *pub_of(struct psock *ps, uint32_t group, uint16_t port)
+{
+	int i, n = __atomic_load_n(&ps->npub, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++)
+		if (ps->pub[i].group == group && ps->pub[i].port == port)
+			return &ps->pub[i];
+	return NULL;
+}
+
 /* The publisher for a configured destination; locks pl_lock itself. */
 static struct ppub *publisher(struct psock *ps, int fd, uint32_t group, uint16_t port,
 			      unsigned int ifindex)
 {
 	struct sockaddr_ibtick sa;
-	struct ppub *p = NULL;
+	struct ppub *p = pub_of(ps, group, port);
 	char ip[16];
 	int i, s = -1, own = 0, e;
 
-	for (i = 0; i < ps->npub; i++)
-		if (ps->pub[i].group == group && ps->pub[i].port == port)
-			return &ps->pub[i];
+	if (p)
+		return p;
 	pthread_mutex_lock(&pl_lock);
 	for (i = 0; i < ps->npub; i++)
 		if (ps->pub[i].group == group && ps->pub[i].port == port) {
@@ -203,6 +218,10 @@ ssize_t pl_sendmsg(struct psock *ps, int fd, const struct msghdr *m, int flags)
 		d = m->msg_name;
 	else if (!m->msg_name && ps->connected)
 		d = &ps->peer;
+	/* a destination published to before: no rule to match again */
+	if (d && d->sin_family == AF_INET &&
+	    (p = pub_of(ps, d->sin_addr.s_addr, ntohs(d->sin_port))))
+		return publish(ps, fd, p, m, flags);
 	if (d && pl_dest_rule(ps, d, &ifindex)) {
 		p = publisher(ps, fd, d->sin_addr.s_addr, ntohs(d->sin_port), ifindex);
 		if (!p)
