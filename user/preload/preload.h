@@ -100,7 +100,6 @@ void pl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pl_log_open(void);
 const char *pl_ip(uint32_t addr_be, char *buf);	/* buf: 16 bytes */
 
-
 /*
  * A socket's read lock (rxlock).  It is held only briefly, never across a
  * call that waits (rx.c lets it go around the kernel's recvmsg), so a
