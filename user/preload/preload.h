@@ -33,6 +33,7 @@
 #include <signal.h>
 #include <sys/select.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -348,8 +349,41 @@ void pl_ring_prefork(void);		/* pthread_atfork prepare: sync every socket */
 /* the socket is going: unmap its rings, forget it */
 void pl_ring_forget(struct psock *ps);
 /* tell the kernel every cursor that moved; 0, or -1 (reads go to the kernel) */
-int pl_ring_sync(struct psock *ps, int fd);
-/* 1 a tick in @r, 0 every ring empty, -1 the kernel must read */
+int pl_ring_sync_dirty(struct psock *ps, int fd);
+
+static inline int pl_ring_sync(struct psock *ps, int fd)
+{
+	return ps->dirty_any ? pl_ring_sync_dirty(ps, fd) : 0;
+}
+
+/* SO_BUSY_POLL on @fd, asked the first time (and after a setsockopt) */
+int pl_busy_ask(struct psock *ps, int fd);
+
+/*
+ * SO_BUSY_POLL is on (ibtick-run -b, or the program's own): the program's
+ * calls are to drain the CQ, so every read is the kernel's recvmsg.
+ */
+static inline int pl_busy(struct psock *ps, int fd)
+{
+	return ps->busy >= 0 ? ps->busy : pl_busy_ask(ps, fd);
+}
+
+/* the socket's feeds have their rings mapped */
+static inline int pl_ring_usable(const struct psock *ps)
+{
+	return pl_ring_on && ps->multi && ps->nfeed && !ps->ring_off;
+}
+
+/* reads look at the rings first: mapped, and no SO_BUSY_POLL */
+static inline int pl_ring_reads(struct psock *ps, int fd)
+{
+	return pl_ring_usable(ps) && !pl_busy(ps, fd);
+}
+
+/*
+ * 1 a tick in @r, 0 every ring empty, -1 the kernel must read.  Only when
+ * pl_ring_reads().
+ */
 int pl_ring_take(struct psock *ps, int fd, const struct iovec *iov, size_t iovlen, int flags,
 		 struct rxres *r);
 /*
@@ -359,9 +393,31 @@ int pl_ring_take(struct psock *ps, int fd, const struct iovec *iov, size_t iovle
 int pl_ring_empty_ok(struct psock *ps, int fd, int kflags);
 /* does a read with @kflags return rather than wait (MSG_DONTWAIT, O_NONBLOCK)? */
 int pl_nonblocking(struct psock *ps, int fd, int kflags);
+/* pl_ring_kernel_tick() on a socket that reads its rings: follow the kernel's cursor */
+void pl_ring_follow(struct psock *ps, struct pfeed *f, int err, uint64_t lost,
+		    const struct ibtick_tick_info *ti);
+
 /* the kernel's recvmsg returned (a tick of feed @fi with @lost and @ti, or error @err) */
-void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64_t lost,
-			 const struct ibtick_tick_info *ti);
+static inline void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64_t lost,
+				       const struct ibtick_tick_info *ti)
+{
+	struct pfeed *f = fi >= 0 ? &ps->feed[fi] : NULL;
+
+	ps->empty = 0;
+	if (f)
+		ps->kernel_ticks++;
+	if (!pl_ring_usable(ps))
+		return;
+	if (ps->busy == 1 && !err) {
+		/* a busy socket does not read the rings: where they are is the kernel's */
+		if (f) {
+			f->cur_known = 0;
+			f->dirty = 0;
+		}
+		return;
+	}
+	pl_ring_follow(ps, f, err, lost, ti);
+}
 void pl_ring_learn(struct psock *ps, uint32_t pub_id, uint32_t ip);
 /* a source-specific feed @f takes ticks from @ip (network order) */
 int pl_source_allowed(const struct pfeed *f, uint32_t ip);
@@ -380,7 +436,17 @@ const struct runconf_rule *pl_dest_rule(struct psock *ps, const struct sockaddr_
  * address the IPoIB neighbour table (/proc/net/arp) gives that GID.
  * 0 when neither knows it.  Returns network byte order.
  */
-uint32_t pl_src_ipv4(const struct ibtick_source *src);
+uint32_t pl_src_ipv4_lookup(const struct ibtick_source *src);
+
+static inline uint32_t pl_src_ipv4(const struct ibtick_source *src)
+{
+	uint32_t ip;
+
+	if (!(src->flags & IBTICK_SOURCE_IPV4))
+		return pl_src_ipv4_lookup(src);
+	memcpy(&ip, src->gid + 12, 4);
+	return ip;
+}
 /* Pure: the address /proc/net/arp text @text gives @gid, or 0. */
 uint32_t pl_arp_lookup(const char *text, const uint8_t gid[16]);
 

@@ -104,13 +104,8 @@ static void clear_dirty(struct psock *ps)
 	pthread_mutex_unlock(&dirty_lock);
 }
 
-static int ring_usable(const struct psock *ps)
-{
-	return pl_ring_on && ps->multi && ps->nfeed && !ps->ring_off;
-}
-
-/* busy(), the first time (or after a setsockopt): ask the socket. */
-static __attribute__((noinline)) int busy_ask(struct psock *ps, int fd)
+/* pl_busy() (preload.h), the first time (or after a setsockopt): ask the socket. */
+__attribute__((noinline)) int pl_busy_ask(struct psock *ps, int fd)
 {
 	int us = 0;
 	socklen_t len = sizeof(us);
@@ -119,15 +114,6 @@ static __attribute__((noinline)) int busy_ask(struct psock *ps, int fd)
 		us = 0;
 	ps->busy = us > 0;
 	return ps->busy;
-}
-
-/*
- * SO_BUSY_POLL is on (ibtick-run -b, or the program's own): the program's
- * calls are to drain the CQ, so every read is the kernel's recvmsg.
- */
-static inline int busy(struct psock *ps, int fd)
-{
-	return ps->busy >= 0 ? ps->busy : busy_ask(ps, fd);
 }
 
 /* Read every cursor the library does not know back from the kernel. */
@@ -266,12 +252,10 @@ void pl_ring_forked(struct psock *ps)
 	ps->in_kernel = 0;
 }
 
-int pl_ring_sync(struct psock *ps, int fd)
+int pl_ring_sync_dirty(struct psock *ps, int fd)
 {
 	int i, rc = 0;
 
-	if (!ps->dirty_any)
-		return 0;
 	clear_dirty(ps);
 	for (i = 0; i < ps->nfeed; i++) {
 		struct pfeed *f = &ps->feed[i];
@@ -431,7 +415,7 @@ int pl_ring_take(struct psock *ps, int fd, const struct iovec *iov, size_t iovle
 	int k, rc;
 
 	/* another reader is in the kernel, whose tick must not come from a ring too */
-	if (!ring_usable(ps) || busy(ps, fd) || ps->in_kernel)
+	if (ps->in_kernel)
 		return -1;
 	for (k = 0; k < ps->nfeed; k++) {
 		int i = (int)((ps->rr + (unsigned int)k) % (unsigned int)ps->nfeed);
@@ -480,7 +464,7 @@ int pl_nonblocking(struct psock *ps, int fd, int kflags)
 
 int pl_ring_empty_ok(struct psock *ps, int fd, int kflags)
 {
-	if (!ring_usable(ps) || busy(ps, fd))
+	if (!pl_ring_reads(ps, fd))
 		return 0;
 	if (!pl_nonblocking(ps, fd, kflags))
 		return 0;
@@ -492,17 +476,11 @@ int pl_ring_empty_ok(struct psock *ps, int fd, int kflags)
 	return 1;
 }
 
-void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64_t lost,
-			 const struct ibtick_tick_info *ti)
+void pl_ring_follow(struct psock *ps, struct pfeed *f, int err, uint64_t lost,
+		    const struct ibtick_tick_info *ti)
 {
-	struct pfeed *f = fi >= 0 ? &ps->feed[fi] : NULL;
 	int i, ok = 0;
 
-	ps->empty = 0;
-	if (f)
-		ps->kernel_ticks++;
-	if (!ring_usable(ps))
-		return;
 	/*
 	 * A revoked feed: the kernel withholds its ticks, the ring would not;
 	 * the kernel reads every tick from now on.
@@ -512,10 +490,9 @@ void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64_t lost,
 	/*
 	 * Tick i is cursor + lost when nothing else moved the kernel's cursor;
 	 * the slot there must be the tick (a network duplicate looks the same,
-	 * so after a loss the cursor is looked up instead).  A busy socket
-	 * does not read the rings: no need to know where it is.
+	 * so after a loss the cursor is looked up instead).
 	 */
-	if (f && f->rd.hdr && f->cur_known && ti && !lost && ps->busy != 1) {
+	if (f && f->rd.hdr && f->cur_known && ti && !lost) {
 		uint64_t g = f->rd.cursor;
 		const struct ibtick_slot *s = ibtick__slot(&f->rd, g);
 

@@ -53,19 +53,16 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		const struct ibtick_tick_info *ti = NULL;
 		struct ibtick_source srcbuf;
 		struct ibtick_tick_info tibuf;
-		struct cmsghdr *c;
+		const char *p, *end;
+		size_t clen = 0;
 		uint64_t lost = 0;
 		struct pfeed *f;
 		uint32_t group, ip = 0;
 		int fi;
 
-		memset(&km, 0, sizeof(km));
-		km.msg_name = &sa;
-		km.msg_namelen = sizeof(sa);
-		km.msg_iov = iov;
-		km.msg_iovlen = iovlen;
-		km.msg_control = cb.buf;
-		km.msg_controllen = sizeof(cb.buf);
+		km = (struct msghdr){ .msg_name = &sa, .msg_namelen = sizeof(sa),
+				      .msg_iov = iov, .msg_iovlen = iovlen,
+				      .msg_control = cb.buf, .msg_controllen = sizeof(cb.buf) };
 		/*
 		 * Without the socket's read lock while the kernel reads or
 		 * sleeps: a membership change or another reader goes on
@@ -90,27 +87,36 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 			return -1;
 		}
 		r->have_ts = 0;
-		for (c = CMSG_FIRSTHDR(&km); c; c = CMSG_NXTHDR(&km, c)) {
-			if (c->cmsg_level != SOL_IBTICK) {
-				if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
-				    c->cmsg_len >= CMSG_LEN(sizeof(r->ts))) {
-					memcpy(&r->ts, CMSG_DATA(c), sizeof(r->ts));
+		/*
+		 * The cmsgs, walked by hand (CMSG_NXTHDR re-checks what the
+		 * kernel guarantees); every tick has TICK, most have SOURCE,
+		 * few LOST
+		 */
+		for (p = cb.buf, end = cb.buf + km.msg_controllen;
+		     (size_t)(end - p) >= sizeof(struct cmsghdr); p += CMSG_ALIGN(clen)) {
+			struct cmsghdr h;
+
+			memcpy(&h, p, sizeof(h));
+			clen = h.cmsg_len;
+			if (clen < sizeof(h) || clen > (size_t)(end - p))
+				break;
+			if (h.cmsg_level != SOL_IBTICK) {
+				if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_TIMESTAMPNS &&
+				    clen >= CMSG_LEN(sizeof(r->ts))) {
+					memcpy(&r->ts, p + CMSG_LEN(0), sizeof(r->ts));
 					r->have_ts = 1;
 				}
 				continue;
 			}
-			/* every tick has TICK, most have SOURCE, few LOST */
-			if (c->cmsg_type == IBTICK_CMSG_TICK &&
-			    c->cmsg_len >= CMSG_LEN(sizeof(tibuf))) {
-				memcpy(&tibuf, CMSG_DATA(c), sizeof(tibuf));
+			if (h.cmsg_type == IBTICK_CMSG_TICK && clen >= CMSG_LEN(sizeof(tibuf))) {
+				memcpy(&tibuf, p + CMSG_LEN(0), sizeof(tibuf));
 				ti = &tibuf;
-			} else if (c->cmsg_type == IBTICK_CMSG_SOURCE &&
-				   c->cmsg_len >= CMSG_LEN(sizeof(srcbuf))) {
-				memcpy(&srcbuf, CMSG_DATA(c), sizeof(srcbuf));
+			} else if (h.cmsg_type == IBTICK_CMSG_SOURCE &&
+				   clen >= CMSG_LEN(sizeof(srcbuf))) {
+				memcpy(&srcbuf, p + CMSG_LEN(0), sizeof(srcbuf));
 				src = &srcbuf;
-			} else if (c->cmsg_type == IBTICK_CMSG_LOST &&
-				   c->cmsg_len >= CMSG_LEN(sizeof(lost))) {
-				memcpy(&lost, CMSG_DATA(c), sizeof(lost));
+			} else if (h.cmsg_type == IBTICK_CMSG_LOST && clen >= CMSG_LEN(sizeof(lost))) {
+				memcpy(&lost, p + CMSG_LEN(0), sizeof(lost));
 			}
 		}
 		memcpy(&group, sa.sibt_group, 4);
@@ -124,7 +130,8 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		}
 		if (src) {
 			ip = pl_src_ipv4(src);
-			if (ti)
+			/* for the rings' ticks: a busy socket reads none */
+			if (ti && ps->busy != 1 && pl_ring_usable(ps))
 				pl_ring_learn(ps, ti->pub_id, ip);
 		}
 		if (f && f->nsrc && src && !pl_source_allowed(f, ip)) {
@@ -152,13 +159,15 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 static int rx_next(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, int kflags,
 		   struct rxres *r)
 {
-	int rc = pl_ring_take(ps, fd, iov, iovlen, kflags, r);
+	if (pl_ring_reads(ps, fd)) {
+		int rc = pl_ring_take(ps, fd, iov, iovlen, kflags, r);
 
-	if (rc > 0)
-		return 0;
-	if (!rc && pl_ring_empty_ok(ps, fd, kflags)) {
-		errno = EAGAIN;
-		return -1;
+		if (rc > 0)
+			return 0;
+		if (!rc && pl_ring_empty_ok(ps, fd, kflags)) {
+			errno = EAGAIN;
+			return -1;
+		}
 	}
 	pl_ring_sync(ps, fd);
 	return rx_kernel(ps, fd, iov, iovlen, kflags, r);
@@ -188,9 +197,11 @@ static void to_app(struct psock *ps, struct msghdr *m, const struct rxres *r)
 {
 	struct ctl c = { .p = m->msg_control, .cap = m->msg_control ? m->msg_controllen : 0 };
 
-	if (m->msg_name && m->msg_namelen) {
-		memcpy(m->msg_name, &r->from,
-		       m->msg_namelen < sizeof(r->from) ? m->msg_namelen : sizeof(r->from));
+	if (m->msg_name && m->msg_namelen >= sizeof(r->from)) {
+		memcpy(m->msg_name, &r->from, sizeof(r->from));
+		m->msg_namelen = sizeof(r->from);
+	} else if (m->msg_name && m->msg_namelen) {
+		memcpy(m->msg_name, &r->from, m->msg_namelen);
 		m->msg_namelen = sizeof(r->from);
 	} else {
 		m->msg_namelen = 0;

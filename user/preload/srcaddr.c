@@ -48,7 +48,7 @@ static uint32_t from_table(const uint8_t gid[16])
 	return pl_arp_lookup(buf, gid);
 }
 
-uint32_t pl_src_ipv4(const struct ibtick_source *src)
+uint32_t pl_src_ipv4_lookup(const struct ibtick_source *src)
 {
 	time_t now;
 	uint32_t ip;
