@@ -120,7 +120,7 @@ user: user/ibtick/ibtick $(TOOLS) lib $(EXAMPLES) $(RUN) $(PRELOAD_SO)
 
 # only the interposed functions are exported (hooks.c marks them)
 $(PRELOAD_SO): $(PRELOAD_SRCS) $(PRELOAD_HDRS)
-	$(CC) $(UCFLAGS) -Iuser/preload -Iuser/lib -fPIC -fvisibility=hidden -shared \
+	$(CC) $(UCFLAGS) -Iuser/preload -Iuser/lib -fPIC -fvisibility=hidden -flto=auto -shared \
 		-Wl,-soname,libibtick-preload.so $(LDFLAGS) -o $@ $(PRELOAD_SRCS) -ldl -lpthread
 
 # where ibtick-run finds the library once installed; rewritten only when
