@@ -179,7 +179,12 @@ static ssize_t publish(struct psock *ps, int fd, struct ppub *p, const struct ms
 		struct pollfd pf = { .fd = pfd, .events = POLLOUT };
 		int fl;
 
-		n = real.sendmsg(pfd, &km, flags & (MSG_DONTWAIT | MSG_NOSIGNAL));
+		/* one buffer: send(), as a native publisher (the kernel copies no msghdr) */
+		if (m->msg_iovlen == 1)
+			n = real.send(pfd, m->msg_iov[0].iov_base, m->msg_iov[0].iov_len,
+				      flags & (MSG_DONTWAIT | MSG_NOSIGNAL));
+		else
+			n = real.sendmsg(pfd, &km, flags & (MSG_DONTWAIT | MSG_NOSIGNAL));
 		if (n >= 0) {
 			p->sent++;
 			return n;
