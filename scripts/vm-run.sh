@@ -38,7 +38,8 @@
 # output.log (ttyS1: CMD output), console.log (ttyS0: kernel console),
 # qemu.log.  Environment: IBTICK_CACHE (see lib-common.sh),
 # IBTICK_VM_MODULES=full (all modules in the guest, not the subset),
-# IBTICK_VM_APPEND (more kernel command line).
+# IBTICK_VM_APPEND (more kernel command line), IBTICK_VM_QEMU_ARGS (more
+# QEMU arguments, split at blanks: e.g. a TCG plugin, bench/insn-count.sh).
 set -euo pipefail
 
 IBTICK_PROG=vm-run
@@ -155,6 +156,9 @@ start_guest() {
 		-virtfs "local,path=$(qesc "$IBTICK_REPO_DIR"),mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
 		"$@"
 	)
+	local -a extra=()
+	read -ra extra <<<"${IBTICK_VM_QEMU_ARGS:-}"
+	qemu+=("${extra[@]}")
 	timeout -k 10 "$tmo" "${qemu[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
 	GUEST_PIDS+=($!)
 	GUEST_DIRS+=("$dir")

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Instructions per round trip, in the kernel and in user space apart, of
+# ibtick-perf lat paths, counted by the emulator itself: QEMU runs the
+# guest with bench/qemu/insncount.c, a TCG plugin that counts every
+# instruction each vCPU executes, and a marker program (bench/qemu/mark.c)
+# has it note the counts before and after each run.  Two runs of each path
+# (N1 and N2 samples) are subtracted and divided by N2 - N1: what starting
+# the programs and setting up the feeds costs cancels out.  The kernel's
+# instructions are also put on functions (the guest's /proc/kallsyms), and
+# each path is set against the first: where the kernel's work differs.
+# Counts, unlike times, do not move with the emulator's speed or the
+# host's load; they do not say what an instruction costs (under TCG some
+# cost far more than others), so they sit next to the times, not instead.
+#
+# usage: bench/insn-count.sh [-n N1,N2] [-k KINDS] [OUT_DIR]
+#   N1,N2 (default 2000,12000) samples of the two runs of each path, twice
+#   over, in one boot, 64 B, ping on rxe1 (vCPU 1) <- echo on rxe0 (vCPU 0);
+#   KINDS (default recvmsg-1g,inet-run: ibtick's own blocking socket and
+#   the same ping-pong, unmodified on AF_INET, under ibtick-run), as
+#   ibtick-perf lat -k takes them; a spinning reader's count includes its
+#   spins, so only sleeping readers give a count per round trip.  The guest
+#   halts idle vCPUs (IDLE=default: an idle=poll vCPU would execute
+#   instructions while it waits) and reads the TSC (CLOCK=tsc).
+#   OUT_DIR (default bench/results/insn-count): counts.json, summary.md,
+#   kernel.tsv (instructions per round trip by kernel function and path).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ ${IBTICK_GUEST:-} == 1 ]]; then
+	# inside the guest (scripts/vm-run.sh)
+	R=$RESULTS P=$PWD/user/tools/ibtick-perf M=$RESULTS/.build/mark
+	export PATH="$PWD/user/preload:$PWD/user/ibtick:$PATH"
+	insmod kmod/ibtick.ko
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	cat /proc/kallsyms >"$R/.build/kallsyms.txt"
+	: >"$R/.build/windows.txt"
+	for rep in 1 2; do
+		for k in ${IC_KINDS//,/ }; do
+			for n in ${IC_N//,/ }; do
+				"$M"
+				$P lat -j -k "$k" -n "$n" -w 500 -c 1 -C 0 -L veth1 -I veth0 \
+					239.9.0.1 7900 >>"$R/rows.json" 2>>"$R/lat.err" ||
+					echo "$k $n: lat failed" >&2
+				"$M"
+				echo "$rep $k $n" >>"$R/.build/windows.txt"
+			done
+		done
+	done
+	exit 0
+fi
+ns=2000,12000 kinds=recvmsg-1g,inet-run
+while getopts "n:k:" o; do
+	case $o in
+	n) ns=$OPTARG ;;
+	k) kinds=$OPTARG ;;
+	*) sed -n '15,26p' "$0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[[ $ns =~ ^[1-9][0-9]{0,6},[1-9][0-9]{0,6}$ ]] && ((${ns%,*} < ${ns#*,})) ||
+	{ echo "bench/insn-count.sh: -n N1,N2 with N1 < N2" >&2; exit 2; }
+[[ $kinds =~ ^[a-z0-9-]+(,[a-z0-9-]+)*$ ]] ||
+	{ echo "bench/insn-count.sh: -k KIND[,KIND...]" >&2; exit 2; }
+out=$(realpath -m "${1:-bench/results/insn-count}")
+# shellcheck source=scripts/lib-tuning.sh
+. "$PWD/scripts/lib-tuning.sh"
+IDLE=default ibt_guest_tuning bench/insn-count.sh || exit 2
+scripts/deps.sh
+make -s all
+rm -rf "$out"
+mkdir -p "$out/.build/tbs"
+# the plugin runs in QEMU on this host; the marker in the guest, which
+# sees the results directory (not this host's /tmp)
+cc -O2 -Wall -Wextra -shared -fPIC -fvisibility=hidden -o "$out/.build/insncount.so" \
+	bench/qemu/insncount.c -lpthread
+cc -O1 -Wall -Wextra -static -no-pie -Wl,--section-start=.mark=0x5e5f0000 \
+	-o "$out/.build/mark" bench/qemu/mark.c
+printf '{"head":"%s%s","n":"%s","kinds":"%s"}\n' "$(git rev-parse HEAD)" \
+	"$(git diff --quiet HEAD -- user kmod include || echo +dirty)" "$ns" "$kinds" >"$out/head.json"
+IBTICK_VM_QEMU_ARGS="-plugin $out/.build/insncount.so,mark=0x5e5f0000,dump=$out/.build/tbs -d plugin -D $out/.build/plugin.log" \
+	scripts/vm-run.sh -t $((900 + 4 * ${ns#*,} / 100)) -o "$out" -- \
+	env IC_KINDS="$kinds" IC_N="$ns" bench/insn-count.sh
+python3 bench/insn_count.py "$out" | tee "$out/summary.md"
+# the VM's own files (dmesg.txt, .build name this machine's paths)
+rm -rf "$out"/{console.log,qemu.log,dmesg.txt,.vm-cmd,rc,tainted,timing,setup-error,.build}
