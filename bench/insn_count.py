@@ -81,7 +81,10 @@ print(f"Source `{head['head'][:12]}`; `bench/insn-count.sh -n {n1},{n2} -k {head
       f"both ends of the ping-pong, every process and the kernel), from just before to just after each "
       f"`ibtick-perf lat` run; the run of {n1} samples is taken from that of {n2} and the rest divided by "
       f"{n2 - n1}. Each path ran twice ({len(reps)} rows each below, which should agree). The guest halts "
-      f"idle vCPUs, so waiting costs no instruction; blocking readers only.\n")
+      f"idle vCPUs, so waiting costs no instruction; blocking readers only. User space counts each program's "
+      f"whole run, its handling of the samples after the timed loop included (udppp writes each one out and "
+      f"ibtick-perf reads it back; ibtick-perf's own paths keep theirs in memory): compare the kernel's "
+      f"columns, and the user column only between paths of one program.\n")
 if resent:
     print(f"**{resent} pings were sent again** (a lost one): those runs count more than one round trip "
           "per sample.\n")
