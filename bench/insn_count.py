@@ -84,7 +84,9 @@ print(f"Source `{head['head'][:12]}`; `bench/insn-count.sh -n {n1},{n2} -k {head
       f"idle vCPUs, so waiting costs no instruction; blocking readers only. User space counts each program's "
       f"whole run, its handling of the samples after the timed loop included (udppp writes each one out and "
       f"ibtick-perf reads it back; ibtick-perf's own paths keep theirs in memory): compare the kernel's "
-      f"columns, and the user column only between paths of one program.\n")
+      f"columns, and the user column only between paths of one program. Work that goes with time rather than "
+      f"with round trips (timers; the RNG, whose `blake2s_compress_generic` shows in every path) is counted too, in "
+      f"proportion to how long the longer run lasted under the plugin.\n")
 if resent:
     print(f"**{resent} pings were sent again** (a lost one): those runs count more than one round trip "
           "per sample.\n")
