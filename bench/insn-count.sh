@@ -21,8 +21,8 @@
 #   spins, so only sleeping readers give a count per round trip.  The guest
 #   halts idle vCPUs (IDLE=default: an idle=poll vCPU would execute
 #   instructions while it waits) and reads the TSC (CLOCK=tsc).
-#   OUT_DIR (default bench/results/insn-count): counts.json, summary.md,
-#   kernel.tsv (instructions per round trip by kernel function and path).
+#   OUT_DIR (default bench/results/insn-count): summary.md, kernel.tsv
+#   (instructions per round trip by kernel function and path), rows.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ ${IBTICK_GUEST:-} == 1 ]]; then
@@ -52,7 +52,7 @@ while getopts "n:k:" o; do
 	case $o in
 	n) ns=$OPTARG ;;
 	k) kinds=$OPTARG ;;
-	*) sed -n '15,26p' "$0" >&2; exit 2 ;;
+	*) sed -n '15,25p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
