@@ -348,7 +348,7 @@ static void test_empty_looks(void)
  * IBTICK_CMSG_TICK as the kernel puts them.  With kr_gate, each call waits
  * until it opens.
  */
-static int kr_calls, kr_len, kr_orig, kr_gate;
+static int kr_calls, kr_len, kr_orig, kr_gate, kr_tail;
 static pthread_mutex_t kr_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t kr_cond = PTHREAD_COND_INITIALIZER;
 
@@ -376,6 +376,25 @@ static ssize_t fake_recvmsg(int fd, struct msghdr *m, int flags)
 	c->cmsg_len = CMSG_LEN(sizeof(ti));
 	memcpy(CMSG_DATA(c), &ti, sizeof(ti));
 	m->msg_controllen = CMSG_SPACE(sizeof(ti));
+	if (kr_tail) {
+		/*
+		 * A last cmsg cut short (2 bytes: its end is not aligned, as
+		 * after MSG_CTRUNC), and past the end, where a walk that steps
+		 * over it would land, a LOST that is not there
+		 */
+		struct cmsghdr *t = (struct cmsghdr *)((char *)c + CMSG_SPACE(sizeof(ti)));
+		struct cmsghdr *ghost = (struct cmsghdr *)((char *)t + CMSG_ALIGN(CMSG_LEN(2)));
+		uint64_t five = 5;
+
+		t->cmsg_level = SOL_SOCKET;
+		t->cmsg_type = 99;
+		t->cmsg_len = CMSG_LEN(2);
+		ghost->cmsg_level = SOL_IBTICK;
+		ghost->cmsg_type = IBTICK_CMSG_LOST;
+		ghost->cmsg_len = CMSG_LEN(sizeof(five));
+		memcpy(CMSG_DATA(ghost), &five, sizeof(five));
+		m->msg_controllen += CMSG_LEN(2);
+	}
 	m->msg_flags = copy < (size_t)kr_orig ? MSG_TRUNC : 0;
 	return (flags & MSG_TRUNC) ? kr_orig : (ssize_t)copy;
 }
@@ -388,6 +407,7 @@ static void rx_setup(void)
 	real.recvmsg = fake_recvmsg;
 	kr_calls = 0;
 	kr_gate = 0;
+	kr_tail = 0;
 }
 
 static ssize_t rx(char *buf, size_t len, int flags, int *mflags)
@@ -432,6 +452,23 @@ static void test_stash_truncated(void)
 	CHECK(buf[19] == 'k' && buf[20] == 0 && kr_calls == 1);
 	CHECK(!pl_fionread(&ps, 9, &avail) && avail == 300);
 	CHECK(rx(buf, sizeof(buf), 0, &fl) == 20 && (fl & MSG_TRUNC) && kr_calls == 1);
+	pl_ring_on = 1;
+}
+
+/* The kernel's cmsgs are read up to msg_controllen, not a byte past it. */
+static void test_cmsg_end(void)
+{
+	char buf[64];
+	int fl;
+
+	rx_setup();
+	ps.nb = 0;
+	pl_ring_on = 0;
+	kr_len = 8;
+	kr_orig = 8;
+	kr_tail = 1;
+	CHECK(rx(buf, sizeof(buf), 0, &fl) == 8 && kr_calls == 1);
+	CHECK(ps.lost_total == 0 && ps.feed[0].lost == 0 && ps.feed[0].delivered == 1);
 	pl_ring_on = 1;
 }
 
@@ -537,6 +574,7 @@ const struct unit_case ring_cases[] = {
 	{ "preload ring: two publishers on one hash place", test_source_collision },
 	{ "preload ring: empty non-blocking looks; SO_BUSY_POLL reads the kernel; blocking; -K", test_empty_looks },
 	{ "preload rx: a truncated tick peeked: the bytes that came, its length to FIONREAD", test_stash_truncated },
+	{ "preload rx: the kernel's cmsgs are read up to msg_controllen, no further", test_cmsg_end },
 	{ "preload rx: two threads peek at once: one tick read, both see it", test_stash_two_peekers },
 	{ "preload: the read lock: 4 threads x 100000 increments under it, none lost", test_rxlock },
 	{ NULL, NULL },

@@ -89,11 +89,13 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		r->have_ts = 0;
 		/*
 		 * The cmsgs, walked by hand (CMSG_NXTHDR re-checks what the
-		 * kernel guarantees); every tick has TICK, most have SOURCE,
-		 * few LOST
+		 * kernel guarantees), up to msg_controllen: a last one cut
+		 * short ends unaligned, and the step over it may pass the end.
+		 * Every tick has TICK, most have SOURCE, few LOST
 		 */
 		for (p = cb.buf, end = cb.buf + km.msg_controllen;
-		     (size_t)(end - p) >= sizeof(struct cmsghdr); p += CMSG_ALIGN(clen)) {
+		     p < end && (size_t)(end - p) >= sizeof(struct cmsghdr);
+		     p += CMSG_ALIGN(clen)) {
 			struct cmsghdr h;
 
 			memcpy(&h, p, sizeof(h));
