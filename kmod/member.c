@@ -10,7 +10,12 @@
  * A socket that reads more than one feed sleeps on its own wait queue
  * (sk_sleep), and each member's entry on its feed's wait queue forwards the
  * feed's data and end wake-ups there (ibt_member_wake), so one sleeper
- * hears every feed.
+ * hears every feed.  The entries go on only once somebody may wait there
+ * (ibt_member_watch(): a recvmsg that may sleep, a poll(), select() or
+ * epoll registration), and then stay: a socket read only by non-blocking
+ * calls - a busy-polling UDP program under ibtick-run spins so - leaves
+ * its feeds' queues empty, and a drain that fills their rings wakes
+ * nobody on its behalf.
  *
  * Locking and lifetime: the socket's lock (taken by the sockopt callers)
  * serialises adds, drops and recvmsg.  The members are listed in an array
@@ -67,14 +72,50 @@ static int ibt_member_wake(struct wait_queue_entry *wqe, unsigned int mode,
 	return 0;
 }
 
-/* Forward @m's feed's wake-ups to the socket (once). */
-void ibt_member_forward(struct ibt_member *m)
+/* Forward @m's feed's wake-ups to the socket (once).  Lock held. */
+static void ibt_member_forward(struct ibt_member *m)
 {
 	if (m->forwarding)
 		return;
 	init_waitqueue_func_entry(&m->wqe, ibt_member_wake);
 	add_wait_queue(&m->feed->wq, &m->wqe);
 	m->forwarding = true;
+}
+
+/*
+ * Feed @m of a multi-feed socket (or one about to be) wakes the socket's
+ * queue if somebody may wait there.  Lock held.
+ */
+void ibt_member_forward_watched(struct ibt_sock *is, struct ibt_member *m)
+{
+	if (is->watched)
+		ibt_member_forward(m);
+}
+
+/*
+ * Somebody may wait on the socket's own queue from now on: a recvmsg that
+ * may sleep there, or a poll table registered on it.  Every feed the
+ * socket reads forwards its wake-ups there while it is a multi-feed one
+ * (a single-feed socket's sleepers and poll tables are on its feed's own
+ * queue too); feeds added later forward at once.  For good: a poll table
+ * may stay registered as long as the socket lives.  Called before the
+ * waiter's entry goes on the queue and it looks at the rings, so that a
+ * tick committed in between wakes it (add_wait_queue() here, the
+ * waiter's barrier before it looks, the drain's wq_has_sleeper()).  Lock
+ * held.
+ */
+void ibt_member_watch(struct ibt_sock *is)
+{
+	struct ibt_members *mm = ibt_members_locked(is);
+	u32 i;
+
+	if (is->watched)
+		return;
+	WRITE_ONCE(is->watched, true);
+	for (i = 0; mm && i < mm->n; i++)
+		ibt_member_forward(mm->m[i]);
+	if (mm && is->subscribed)
+		ibt_member_forward(&is->sub);
 }
 
 /*
@@ -280,18 +321,22 @@ int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen)
 	m->cursor = ibt_ring_producer(&f->ring);
 	refcount_set(&m->ref, 1);	/* the array's */
 	atomic_set(&m->mappings, 0);
-	ibt_member_forward(m);
-	/* bind()'s feed now wakes the socket's own sleepers too */
+	ibt_member_forward_watched(is, m);
+	/* bind()'s feed, if any, now wakes the socket's own sleepers too */
 	if (is->subscribed)
-		ibt_member_forward(&is->sub);
+		ibt_member_forward_watched(is, &is->sub);
 	ibt_member_reader(is, f, true);
 	rcu_assign_pointer(is->more, nm);
-	if (mm) {
+	if (mm)
 		kfree_rcu(mm, rcu);
-	} else if (is->subscribed) {
+	else if (is->subscribed)
 		/* a reader asleep on bind()'s feed alone looks again, at all */
 		wake_up_interruptible_all(&is->sub.feed->wq);
-	}
+	/*
+	 * and whoever waits on the socket's queue, at the new member too: a
+	 * tick it took before it was listed and forwarded woke nobody there
+	 */
+	wake_up_interruptible_all(sk_sleep(&is->sk));
 	return 0;
 put:
 	ibt_feed_put(f);
@@ -330,7 +375,8 @@ int ibt_member_drop(struct ibt_sock *is, sockptr_t optval,
 		return -ENOMEM;
 	rcu_assign_pointer(is->more, nm);
 	kfree_rcu(mm, rcu);
-	remove_wait_queue(&m->feed->wq, &m->wqe);
+	if (m->forwarding)
+		remove_wait_queue(&m->feed->wq, &m->wqe);
 	ibt_member_reader(is, m->feed, false);
 	/* freed after a grace period, or at the last munmap of its ring */
 	ibt_member_put(m);
@@ -443,7 +489,8 @@ void ibt_member_release(struct ibt_sock *is)
 	if (!mm)
 		return;
 	for (i = 0; i < mm->n; i++) {
-		remove_wait_queue(&mm->m[i]->feed->wq, &mm->m[i]->wqe);
+		if (mm->m[i]->forwarding)
+			remove_wait_queue(&mm->m[i]->feed->wq, &mm->m[i]->wqe);
 		ibt_member_reader(is, mm->m[i]->feed, false);
 		ibt_member_put(mm->m[i]);
 	}

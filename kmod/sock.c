@@ -182,7 +182,7 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	atomic_set(&is->sub.mappings, 0);
 	/* a multi-feed socket sleeps on its own queue (member.c) */
 	if (rcu_access_pointer(is->more))
-		ibt_member_forward(&is->sub);
+		ibt_member_forward_watched(is, &is->sub);
 	smp_store_release(&is->subscribed, true);	/* cursor first, for poll */
 	if (is->loopback)
 		atomic_inc(&is->feed->loopback_readers);
@@ -772,7 +772,8 @@ static bool ibt_multi_drain(struct ibt_sock *is, bool again)
  * programs.  Until a tick, an ACL change or the feed's end
  * (ibt_multi_ready()), @end, or a signal; yields when asked, as
  * ibt_busy_wait(), except that a yield lets the CQ go armed: the member's
- * own entry on the feed's queue (member.c) counts as a sleeper there.  An
+ * own entry on the feed's queue counts as a sleeper there (a call that
+ * may sleep watched the socket first: member.c).  An
  * added member is held by a reference of its own while it spins, not by
  * RCU: a spin may last the whole SO_BUSY_POLL time, and preemptible RCU
  * would have every grace period wait for it.  1: something for recvmsg;
@@ -952,6 +953,9 @@ static int ibt_recv_multi(struct ibt_sock *is, struct msghdr *msg,
 		}
 		if (total && over == total)
 			return -ENODEV;
+		/* a call that may sleep on the socket's queue: feeds wake it */
+		if (*timeo)
+			ibt_member_watch(is);
 		mutex_unlock(&is->lock);
 		err = ibt_wait_multi(is, timeo, &looked);
 		mutex_lock(&is->lock);
@@ -1035,6 +1039,15 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	__poll_t mask = 0;
 	u64 cursor;
 
+	/*
+	 * A poll table about to go on the socket's queue: a multi-feed
+	 * socket's feeds must wake it (once for the socket's life; member.c)
+	 */
+	if (unlikely(!READ_ONCE(is->watched)) && !poll_does_not_wait(wait)) {
+		mutex_lock(&is->lock);
+		ibt_member_watch(is);
+		mutex_unlock(&is->lock);
+	}
 	if (rcu_access_pointer(is->more)) {
 		mask = ibt_poll_multi(file, sock, wait);
 		/* what it publishes on, if anything, wakes its own queue */

@@ -7,7 +7,9 @@
  * msg_name, IBTICK_CMSG_LOST and the publisher's sequence), epoll and poll
  * woken by an added feed, recvmmsg, the sender in IBTICK_CMSG_SOURCE, a
  * lapped member feed's loss reported with that feed's name, a member's
- * ring mapped at its own offset, and a dropped feed that stops arriving.
+ * ring mapped at its own offset, a dropped feed that stops arriving, and
+ * sockets read by non-blocking calls alone whose first blocking recv,
+ * first poll() and a feed added under a sleeping recv are woken.
  *
  *   multifeed table SUB_IF PUB_IF
  *   multifeed io SUB_IF PUB_IF PUB_IPV4
@@ -31,6 +33,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -275,6 +278,137 @@ static void send_n(int p, int k, int n)
 	}
 }
 
+/* One tick of feed @k on publisher @p, @ms from now (a thread). */
+struct later {
+	pthread_t	t;
+	int		p, k, ms;
+};
+
+static void *later_send(void *arg)
+{
+	struct later *l = arg;
+
+	usleep(l->ms * 1000);
+	send_n(l->p, l->k, 1);
+	return NULL;
+}
+
+static void later(struct later *l, int p, int k, int ms)
+{
+	*l = (struct later){ .p = p, .k = k, .ms = ms };
+	if (pthread_create(&l->t, NULL, later_send, l)) {
+		perror("pthread_create");
+		exit(2);
+	}
+}
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/*
+ * Woken in time: well before the 5 s a recv or poll waits at most.  At
+ * its end either still looks once, and would take a tick that woke
+ * nobody: so the time tells a wake-up from a timeout.
+ */
+#define WOKEN_MS	3000
+
+/* A blocking recv on @s, its SO_RCVTIMEO 5 s: the feed port, or -1. */
+struct sleeper {
+	pthread_t	t;
+	int		s, port;
+};
+
+static void *sleeper_recv(void *arg)
+{
+	struct sleeper *w = arg;
+	struct sockaddr_ibtick from;
+	socklen_t fl = sizeof(from);
+	char buf[64];
+
+	w->port = recvfrom(w->s, buf, sizeof(buf), 0, (void *)&from, &fl) == 32 ?
+		  from.sibt_port : -1;
+	return NULL;
+}
+
+/*
+ * A multi-feed socket's feeds wake its own queue only once somebody may
+ * wait there (member.c): a socket read by non-blocking calls alone leaves
+ * them quiet.  The first call that may wait must still be woken - a
+ * blocking recv, a poll() - and so must a recv asleep while a feed is
+ * added, by that feed's tick.  Each socket reads feeds of its own (PORT0
+ * + 40..43), so that no tick is left over for another.
+ */
+static void watch(const char *sub_if, const char *pub_if)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	struct sockaddr_ibtick fa[4];
+	int s[3], p[4], k, got = 0;
+	struct sleeper w;
+	struct later l;
+	struct pollfd pf;
+	long long t0;
+	char buf[64];
+
+	for (k = 0; k < 4; k++)
+		fa[k] = vm_addr(GROUP, sub_if, PORT0 + 40 + k);
+	for (k = 0; k < 3; k++) {
+		s[k] = sock();
+		EXPECT_OK(add(s[k], &fa[k]), "watch: ADD_FEED, nobody waits yet");
+		setsockopt(s[k], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	for (k = 0; k < 4; k++)
+		p[k] = publisher(pub_if, PORT0 + 40 + k);
+	usleep(300000);		/* the publishers' joins */
+
+	/* non-blocking reads alone, then a blocking one */
+	send_n(p[0], 0, 1);
+	for (k = 0; k < 300 && !got; k++) {
+		got = recv(s[0], buf, sizeof(buf), MSG_DONTWAIT) == 32;
+		if (!got)
+			usleep(10000);
+	}
+	check(got, "watch: non-blocking reads take a tick", errno);
+	later(&l, p[0], 0, 200);
+	t0 = mono_ms();
+	check(recv(s[0], buf, sizeof(buf), 0) == 32 && mono_ms() - t0 < WOKEN_MS,
+	      "watch: the first blocking recv is woken by the next tick", errno);
+	pthread_join(l.t, NULL);
+
+	/* the first poll() */
+	later(&l, p[1], 1, 200);
+	pf = (struct pollfd){ .fd = s[1], .events = POLLIN };
+	t0 = mono_ms();
+	check(poll(&pf, 1, 5000) == 1 && (pf.revents & POLLIN) && mono_ms() - t0 < WOKEN_MS,
+	      "watch: the first poll() is woken by a tick", errno);
+	pthread_join(l.t, NULL);
+	check(recv(s[1], buf, sizeof(buf), MSG_DONTWAIT) == 32, "... which recv takes", errno);
+
+	/* a feed added under a sleeping recv */
+	w = (struct sleeper){ .s = s[2] };
+	if (pthread_create(&w.t, NULL, sleeper_recv, &w)) {
+		perror("pthread_create");
+		exit(2);
+	}
+	usleep(200000);
+	EXPECT_OK(add(s[2], &fa[3]), "watch: ADD_FEED under a sleeping recv");
+	usleep(300000);		/* the join */
+	t0 = mono_ms();
+	send_n(p[3], 3, 1);
+	pthread_join(w.t, NULL);
+	check(w.port == PORT0 + 43 && mono_ms() - t0 < WOKEN_MS,
+	      "watch: the sleeping recv is woken by the added feed's tick", 0);
+	for (k = 0; k < 4; k++)
+		close(p[k]);
+	for (k = 0; k < 3; k++)
+		close(s[k]);
+}
+
 static void io(const char *sub_if, const char *pub_if, const char *pub_ip)
 {
 	struct sockaddr_ibtick fa[NFEEDS];
@@ -441,6 +575,7 @@ static void io(const char *sub_if, const char *pub_if, const char *pub_ip)
 	close(s);
 	for (k = 0; k < NFEEDS; k++)
 		close(pub[k]);
+	watch(sub_if, pub_if);
 }
 
 /*
