@@ -27,6 +27,7 @@
 #ifndef IBTICK_PRELOAD_H
 #define IBTICK_PRELOAD_H
 
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -109,7 +110,8 @@ const char *pl_ip(uint32_t addr_be, char *buf);	/* buf: 16 bytes */
  * may be waiting (the futex mutex of U. Drepper's "Futexes Are Tricky",
  * released by an exchange).  Not recursive, private to the process (a
  * fork's child makes its own, ring.c).  pl_rx_trylock() gives 0 when taken,
- * as pthread_mutex_trylock() does.
+ * as pthread_mutex_trylock() does.  Taking and letting go keep errno (the
+ * futex calls of the slow paths save it), so that a read need not.
  */
 struct pl_rxlock {
 	int	v;
@@ -406,7 +408,8 @@ static inline void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64
 	ps->empty = 0;
 	if (f)
 		ps->kernel_ticks++;
-	if (!pl_ring_usable(ps))
+	/* nothing came, nothing moved: a non-blocking look, a signal */
+	if (!pl_ring_usable(ps) || err == EAGAIN || err == EINTR)
 		return;
 	if (ps->busy == 1 && !err) {
 		/* a busy socket does not read the rings: where they are is the kernel's */

@@ -72,13 +72,8 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		ps->in_kernel++;
 		pl_rx_unlock(&ps->rxlock);
 		r->n = real.recvmsg(fd, &km, kflags);
-		{
-			int e = errno;
-
-			pl_rx_lock(&ps->rxlock);
-			ps->in_kernel--;
-			errno = e;
-		}
+		pl_rx_lock(&ps->rxlock);	/* errno kept */
+		ps->in_kernel--;
 		if (r->n < 0) {
 			int e = errno;
 
@@ -346,15 +341,12 @@ static ssize_t recvmsg_locked(struct psock *ps, int fd, struct msghdr *m, int fl
 ssize_t pl_recvmsg(struct psock *ps, int fd, struct msghdr *m, int flags)
 {
 	ssize_t n;
-	int e;
 
 	if (!ps->nfeed && !ps->stash.full && !(flags & MSG_ERRQUEUE))
 		return real.recvmsg(ps->shadow, m, flags);	/* a publisher only: kernel UDP replies */
 	pl_rx_lock(&ps->rxlock);
 	n = recvmsg_locked(ps, fd, m, flags);
-	e = errno;
-	pl_rx_unlock(&ps->rxlock);
-	errno = e;
+	pl_rx_unlock(&ps->rxlock);	/* errno kept */
 	return n;
 }
 
