@@ -463,7 +463,13 @@ struct ibt_sock {
 	bool			loopback;
 	bool			lost_cmsg;
 	bool			source_cmsg;
-	/* somebody may wait on sk_sleep (member.c); lock, READ_ONCE outside */
+	/*
+	 * Somebody may wait on sk_sleep (member.c): @watched, the members'
+	 * forwarding and the publishing of @more change under @watch_lock
+	 * (inside @lock when both are held; poll takes it alone, never
+	 * waiting on a send's user copy); READ_ONCE(@watched) outside
+	 */
+	spinlock_t		watch_lock;
 	bool			watched;
 	/* bind()'s subscription to @feed: valid while @subscribed */
 	struct ibt_member	sub;
@@ -724,7 +730,7 @@ int ibt_member_list(struct ibt_sock *is, char __user *optval,
 		    int __user *optlen, int len);
 int ibt_member_want_sources(struct ibt_sock *is, bool on);
 int ibt_member_sources(struct ibt_feed *f, bool on);
-void ibt_member_forward_watched(struct ibt_sock *is, struct ibt_member *m);
+void ibt_member_bind_watched(struct ibt_sock *is);
 void ibt_member_watch(struct ibt_sock *is);
 void ibt_member_put(struct ibt_member *m);
 void ibt_member_release(struct ibt_sock *is);

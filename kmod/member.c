@@ -22,7 +22,10 @@
  * that is never changed in place: an add or a drop publishes a new one
  * (rcu_assign_pointer) and frees the old after a grace period, so poll(),
  * the sleeping recvmsg and mmap() read a consistent snapshot under
- * rcu_read_lock().  A member is reference counted: the array holds one
+ * rcu_read_lock().  Forwarding (above) changes under the socket's
+ * watch_lock, which also covers publishing a new array, so that poll() can
+ * set it up without the socket lock (a send holds that across its user
+ * copy).  A member is reference counted: the array holds one
  * reference, each mapping of its ring one (mmap.c).  The last put frees it,
  * and drops its feed, from a work item after a grace period - never in
  * vm_close, which holds the mmap_lock (feed teardown must not nest in it).
@@ -72,7 +75,7 @@ static int ibt_member_wake(struct wait_queue_entry *wqe, unsigned int mode,
 	return 0;
 }
 
-/* Forward @m's feed's wake-ups to the socket (once).  Lock held. */
+/* Forward @m's feed's wake-ups to the socket (once).  watch_lock held. */
 static void ibt_member_forward(struct ibt_member *m)
 {
 	if (m->forwarding)
@@ -84,12 +87,22 @@ static void ibt_member_forward(struct ibt_member *m)
 
 /*
  * Feed @m of a multi-feed socket (or one about to be) wakes the socket's
- * queue if somebody may wait there.  Lock held.
+ * queue if somebody may wait there.  watch_lock held.
  */
-void ibt_member_forward_watched(struct ibt_sock *is, struct ibt_member *m)
+static void ibt_member_forward_watched(struct ibt_sock *is,
+				       struct ibt_member *m)
 {
+	lockdep_assert_held(&is->watch_lock);
 	if (is->watched)
 		ibt_member_forward(m);
+}
+
+/* bind() of a multi-feed socket: its feed wakes the socket's queue too. */
+void ibt_member_bind_watched(struct ibt_sock *is)
+{
+	spin_lock(&is->watch_lock);
+	ibt_member_forward_watched(is, &is->sub);
+	spin_unlock(&is->watch_lock);
 }
 
 /*
@@ -101,21 +114,30 @@ void ibt_member_forward_watched(struct ibt_sock *is, struct ibt_member *m)
  * may stay registered as long as the socket lives.  Called before the
  * waiter's entry goes on the queue and it looks at the rings, so that a
  * tick committed in between wakes it (add_wait_queue() here, the
- * waiter's barrier before it looks, the drain's wq_has_sleeper()).  Lock
- * held.
+ * waiter's barrier before it looks, the drain's wq_has_sleeper()).  Takes
+ * watch_lock (recvmsg holds the socket lock; poll holds none).
  */
 void ibt_member_watch(struct ibt_sock *is)
 {
-	struct ibt_members *mm = ibt_members_locked(is);
+	struct ibt_members *mm;
 	u32 i;
 
+	spin_lock(&is->watch_lock);
 	if (is->watched)
-		return;
+		goto out;
 	WRITE_ONCE(is->watched, true);
+	mm = rcu_dereference_protected(is->more,
+				       lockdep_is_held(&is->watch_lock));
 	for (i = 0; mm && i < mm->n; i++)
 		ibt_member_forward(mm->m[i]);
-	if (mm && is->subscribed)
+	/*
+	 * bind() sets subscribed (its member ready: pairs with its release),
+	 * then forwards under this lock, if we have been here
+	 */
+	if (mm && smp_load_acquire(&is->subscribed))
 		ibt_member_forward(&is->sub);
+out:
+	spin_unlock(&is->watch_lock);
 }
 
 /*
@@ -321,12 +343,14 @@ int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen)
 	m->cursor = ibt_ring_producer(&f->ring);
 	refcount_set(&m->ref, 1);	/* the array's */
 	atomic_set(&m->mappings, 0);
+	ibt_member_reader(is, f, true);
+	spin_lock(&is->watch_lock);
 	ibt_member_forward_watched(is, m);
 	/* bind()'s feed, if any, now wakes the socket's own sleepers too */
 	if (is->subscribed)
 		ibt_member_forward_watched(is, &is->sub);
-	ibt_member_reader(is, f, true);
 	rcu_assign_pointer(is->more, nm);
+	spin_unlock(&is->watch_lock);
 	if (mm)
 		kfree_rcu(mm, rcu);
 	else if (is->subscribed)
@@ -373,10 +397,12 @@ int ibt_member_drop(struct ibt_sock *is, sockptr_t optval,
 	nm = ibt_members_copy(mm, at, NULL);
 	if (!nm)
 		return -ENOMEM;
+	spin_lock(&is->watch_lock);
 	rcu_assign_pointer(is->more, nm);
-	kfree_rcu(mm, rcu);
 	if (m->forwarding)
 		remove_wait_queue(&m->feed->wq, &m->wqe);
+	spin_unlock(&is->watch_lock);
+	kfree_rcu(mm, rcu);
 	ibt_member_reader(is, m->feed, false);
 	/* freed after a grace period, or at the last munmap of its ring */
 	ibt_member_put(m);

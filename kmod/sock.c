@@ -180,10 +180,10 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	is->sub.addr = is->addr;
 	is->sub.cursor = ibt_ring_producer(&is->feed->ring);
 	atomic_set(&is->sub.mappings, 0);
+	smp_store_release(&is->subscribed, true);	/* cursor first, for poll */
 	/* a multi-feed socket sleeps on its own queue (member.c) */
 	if (rcu_access_pointer(is->more))
-		ibt_member_forward_watched(is, &is->sub);
-	smp_store_release(&is->subscribed, true);	/* cursor first, for poll */
+		ibt_member_bind_watched(is);
 	if (is->loopback)
 		atomic_inc(&is->feed->loopback_readers);
 	ibt_poll_reader_added(is->feed);
@@ -1043,11 +1043,8 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	 * A poll table about to go on the socket's queue: a multi-feed
 	 * socket's feeds must wake it (once for the socket's life; member.c)
 	 */
-	if (unlikely(!READ_ONCE(is->watched)) && !poll_does_not_wait(wait)) {
-		mutex_lock(&is->lock);
+	if (unlikely(!READ_ONCE(is->watched)) && !poll_does_not_wait(wait))
 		ibt_member_watch(is);
-		mutex_unlock(&is->lock);
-	}
 	if (rcu_access_pointer(is->more)) {
 		mask = ibt_poll_multi(file, sock, wait);
 		/* what it publishes on, if anything, wakes its own queue */
@@ -1134,6 +1131,7 @@ static int ibt_create(struct net *net, struct socket *sock, int protocol,
 	sock_init_data(sock, sk);
 	is = ibt_sk(sk);
 	mutex_init(&is->lock);
+	spin_lock_init(&is->watch_lock);
 	is->nslots = IBTICK_SLOTS_DEFAULT;
 	is->slot_size = IBTICK_SLOT_SIZE_DEFAULT;
 	is->lost_cmsg = true;

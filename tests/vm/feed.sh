@@ -245,8 +245,9 @@ ms_of() {
 }
 
 # A send whose user buffer faults for HOLD ms (userfaultfd) must stall its
-# own socket only: meanwhile feed show, another socket's bind and close, and
-# feed del of the very feed it sends on each finish within a second.
+# own socket only: meanwhile a poll() of that socket, feed show, another
+# socket's bind and close, and feed del of the very feed it sends on each
+# finish within a second.
 stalled_send_blocks_nobody() {
 	local rc=0 r=$RESULTS/uffd hold=$((6000 * SLOW)) pid ms
 	mkdir -p "$r"
@@ -254,6 +255,10 @@ stalled_send_blocks_nobody() {
 	tests/vm/uffdsend send veth1 239.2.0.9 7209 "$hold" >"$r/send.out" 2>&1 &
 	pid=$!
 	wait_for "$r/send.out" stalled || rc=1
+	wait_for "$r/send.out" "^poll rc=" || rc=1
+	ms=$(sed -n 's/^poll rc=[0-9-]* ms=\([0-9]*\)$/\1/p' "$r/send.out")
+	echo "  poll() of the stalled sender's socket: ${ms:-?} ms"
+	((${ms:-99999} < 1000)) || { echo "  poll waited for the stalled send"; rc=1; }
 	ms=$(ms_of $IBTICK feed show uf) || { echo "  feed show uf failed"; rc=1; }
 	echo "  feed show during the stalled send: $ms ms"
 	((ms < 1000)) || { echo "  feed show waited for the stalled send"; rc=1; }
@@ -271,7 +276,7 @@ stalled_send_blocks_nobody() {
 	cat "$r/send.out"
 	grep -q "^sent rc=-1 errno=No such device\|^sent rc=-1 errno=Network is down" "$r/send.out" ||
 		{ echo "  the stalled send did not end refused"; rc=1; }
-	log_test "a send stalled on its own buffer (userfaultfd) holds up no feed show, bind, close or feed del" $rc
+	log_test "a send stalled on its own buffer (userfaultfd) holds up no poll, feed show, bind, close or feed del" $rc
 }
 
 # feed_qp NAME: "member deliveries rx_ticks loopback_dropped tx_ticks" of

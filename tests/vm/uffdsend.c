@@ -7,7 +7,8 @@
  *	connect a publisher to GROUP:PORT on netdev IF and send one tick
  *	from a page that userfaultfd keeps missing for HOLD_MS; prints
  *	"stalled" once the send is inside the kernel waiting on the fault,
- *	then "sent rc=N errno=E ms=T" when the send returns
+ *	"poll rc=N ms=T" for a poll() of that socket meanwhile (200 ms at
+ *	most), then "sent rc=N errno=E ms=T" when the send returns
  *   uffdsend bindclose IF GROUP PORT
  *	bind a subscriber to GROUP:PORT on IF and close it; prints
  *	"bindclose rc=N errno=E ms=T"
@@ -35,7 +36,7 @@
 #include <linux/ibtick.h>
 
 static long page;
-static int uffd;
+static int uffd, sfd;
 static int hold_ms;
 
 static double now_ms(void)
@@ -88,6 +89,14 @@ static void *resolver(void *arg)
 	}
 	printf("stalled\n");
 	fflush(stdout);
+	{
+		/* the first poll() that waits: it sets up the socket's wake-ups */
+		struct pollfd sp = { .fd = sfd, .events = POLLIN };
+		double t0 = now_ms();
+		int n = poll(&sp, 1, 200);
+
+		printf("poll rc=%d ms=%.0f\n", n, now_ms() - t0);
+	}
 	usleep(hold_ms * 1000);
 	zp.range.start = msg.arg.pagefault.address & ~(page - 1);
 	zp.range.len = page;
@@ -113,6 +122,7 @@ static int do_send(int fam, struct sockaddr_ibtick *sa)
 		perror("uffdsend: socket/connect");
 		return 1;
 	}
+	sfd = fd;
 	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
 	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
 		perror("uffdsend: userfaultfd");
