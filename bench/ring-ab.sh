@@ -10,7 +10,8 @@
 #   ROUNDS (default 10) rounds of N (default 3000) samples of two sets, 64 B
 #   ping-pong on rxe1 <- rxe0 as bench/run.sh runs them: with busy polling
 #   (--busy-us 200: spin-1g, inet-run-spin, recvmsg-1g, inet-run) and
-#   without (--busy-us 0: spin-1g, inet-run-spin).  OUT_DIR (default
+#   without (--busy-us 0: spin-1g, inet-run-spin), each ibtick-run path
+#   run next to ibtick's own of its kind.  OUT_DIR (default
 #   bench/results/ring-ab): raw/{K,R}{b,n}/rROUND-PATH.txt.gz, summary.md
 #   (bench/ring_ab.py).  CLOCK=tsc and IDLE=poll as bench/run.sh.
 set -euo pipefail
@@ -20,9 +21,16 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 	R=$RESULTS P=user/tools/ibtick-perf
 	export PATH="$PWD/user/preload:$PWD/user/ibtick:$PATH"
 	insmod kmod/ibtick.ko
-	PB="spin-1g inet-run-spin recvmsg-1g inet-run" PN="spin-1g inet-run-spin"
+	# each ibtick-run path next to ibtick's own of its kind, the pairs and
+	# the order within each in a random order: the emulator's speed drifts
+	# with the host's load over seconds, and the ratio is of two runs
+	PB="spin-1g inet-run-spin|recvmsg-1g inet-run" PN="spin-1g inet-run-spin"
 	shuffle() { python3 -c 'import random, sys
-rng = random.Random(int(sys.argv[1])); p = sys.argv[2].split(); rng.shuffle(p); print(",".join(p))' "$1" "$2"; }
+rng = random.Random(int(sys.argv[1])); pairs = [p.split() for p in sys.argv[2].split("|")]
+rng.shuffle(pairs)
+for p in pairs:
+    rng.shuffle(p)
+print(",".join(k for p in pairs for k in p))' "$1" "$2"; }
 	for ((r = 1; r <= AB_ROUNDS; r++)); do
 		ob=$(shuffle "$r" "$PB") on=$(shuffle $((r + 1000)) "$PN")
 		for v in $( ((r % 2)) && echo "K R" || echo "R K"); do
@@ -44,7 +52,7 @@ while getopts "r:n:" o; do
 	case $o in
 	r) rounds=$OPTARG ;;
 	n) n=$OPTARG ;;
-	*) sed -n '9,15p' "$0" >&2; exit 2 ;;
+	*) sed -n '9,16p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

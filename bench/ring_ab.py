@@ -42,7 +42,7 @@ def main():
 
     print("# The preload library: the mapped rings (R) against recvmsg alone (K, ibtick-run -K)\n")
     print(f"{nr} rounds in one boot, {len(data[next(iter(data))][0]) if data else 0} samples per path and round; "
-          "in each round both modes ran every path (K first in odd rounds), the paths in a random order. "
+          "in each round both modes ran every path (K first in odd rounds), each ibtick-run path next to ibtick's own of its kind, the pairs and the order in each random. "
           "Medians of the round medians and pooled p99.9, with a bootstrap 95 % interval over the rounds "
           "(bench/summary.py's). *b*: the spinning readers busy-poll (SO_BUSY_POLL 200 us; ibtick-run -b 200); "
           "*n*: they do not (--busy-us 0), and take what the CQ event brings.\n")
