@@ -467,7 +467,8 @@ struct ibt_sock {
 	 * Somebody may wait on sk_sleep (member.c): @watched, the members'
 	 * forwarding and the publishing of @more change under @watch_lock
 	 * (inside @lock when both are held; poll takes it alone, never
-	 * waiting on a send's user copy); READ_ONCE(@watched) outside
+	 * waiting on a send's user copy); outside it @watched is read with
+	 * acquire (set last, with release, once every feed forwards)
 	 */
 	spinlock_t		watch_lock;
 	bool			watched;

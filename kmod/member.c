@@ -25,10 +25,11 @@
  * rcu_read_lock().  Forwarding (above) changes under the socket's
  * watch_lock, which also covers publishing a new array, so that poll() can
  * set it up without the socket lock (a send holds that across its user
- * copy).  A member is reference counted: the array holds one
- * reference, each mapping of its ring one (mmap.c).  The last put frees it,
- * and drops its feed, from a work item after a grace period - never in
- * vm_close, which holds the mmap_lock (feed teardown must not nest in it).
+ * copy); at release, when nothing else looks, without it.  A member is
+ * reference counted: the array holds one reference, each mapping of its
+ * ring one (mmap.c).  The last put frees it, and drops its feed, from a
+ * work item after a grace period - never in vm_close, which holds the
+ * mmap_lock (feed teardown must not nest in it).
  */
 #include <linux/capability.h>
 #include <linux/net.h>
@@ -97,12 +98,17 @@ static void ibt_member_forward_watched(struct ibt_sock *is,
 		ibt_member_forward(m);
 }
 
-/* bind() of a multi-feed socket: its feed wakes the socket's queue too. */
+/*
+ * bind() of a multi-feed socket: its feed wakes the socket's queue too.
+ * Whoever waits there already counts the feed (subscribed is set) and may
+ * have looked before it was forwarded: it looks again.
+ */
 void ibt_member_bind_watched(struct ibt_sock *is)
 {
 	spin_lock(&is->watch_lock);
 	ibt_member_forward_watched(is, &is->sub);
 	spin_unlock(&is->watch_lock);
+	wake_up_interruptible_all(sk_sleep(&is->sk));
 }
 
 /*
@@ -114,8 +120,10 @@ void ibt_member_bind_watched(struct ibt_sock *is)
  * may stay registered as long as the socket lives.  Called before the
  * waiter's entry goes on the queue and it looks at the rings, so that a
  * tick committed in between wakes it (add_wait_queue() here, the
- * waiter's barrier before it looks, the drain's wq_has_sleeper()).  Takes
- * watch_lock (recvmsg holds the socket lock; poll holds none).
+ * waiter's barrier before it looks, the drain's wq_has_sleeper()); a
+ * poll that skips the call finds @watched set only once every entry is on
+ * (release/acquire).  Takes watch_lock (recvmsg holds the socket lock;
+ * poll holds none).
  */
 void ibt_member_watch(struct ibt_sock *is)
 {
@@ -125,7 +133,6 @@ void ibt_member_watch(struct ibt_sock *is)
 	spin_lock(&is->watch_lock);
 	if (is->watched)
 		goto out;
-	WRITE_ONCE(is->watched, true);
 	mm = rcu_dereference_protected(is->more,
 				       lockdep_is_held(&is->watch_lock));
 	for (i = 0; mm && i < mm->n; i++)
@@ -136,6 +143,11 @@ void ibt_member_watch(struct ibt_sock *is)
 	 */
 	if (mm && smp_load_acquire(&is->subscribed))
 		ibt_member_forward(&is->sub);
+	/*
+	 * Last, and a release: a poll that finds it set (acquire) and skips
+	 * the lock sees every entry on its feed's queue
+	 */
+	smp_store_release(&is->watched, true);
 out:
 	spin_unlock(&is->watch_lock);
 }

@@ -1043,7 +1043,9 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	 * A poll table about to go on the socket's queue: a multi-feed
 	 * socket's feeds must wake it (once for the socket's life; member.c)
 	 */
-	if (unlikely(!READ_ONCE(is->watched)) && !poll_does_not_wait(wait))
+	/* pairs with ibt_member_watch()'s release: every feed forwards */
+	if (unlikely(!smp_load_acquire(&is->watched)) &&
+	    !poll_does_not_wait(wait))
 		ibt_member_watch(is);
 	if (rcu_access_pointer(is->more)) {
 		mask = ibt_poll_multi(file, sock, wait);

@@ -8,8 +8,9 @@
  * woken by an added feed, recvmmsg, the sender in IBTICK_CMSG_SOURCE, a
  * lapped member feed's loss reported with that feed's name, a member's
  * ring mapped at its own offset, a dropped feed that stops arriving, and
- * sockets read by non-blocking calls alone whose first blocking recv,
- * first poll() and a feed added under a sleeping recv are woken.
+ * sockets read by non-blocking calls alone whose first blocking recv (on
+ * an added feed, on bind()'s), first poll() and a feed added under a
+ * sleeping recv are woken.
  *
  *   multifeed table SUB_IF PUB_IF
  *   multifeed io SUB_IF PUB_IF PUB_IPV4
@@ -341,28 +342,32 @@ static void *sleeper_recv(void *arg)
  * wait there (member.c): a socket read by non-blocking calls alone leaves
  * them quiet.  The first call that may wait must still be woken - a
  * blocking recv, a poll() - and so must a recv asleep while a feed is
- * added, by that feed's tick.  Each socket reads feeds of its own (PORT0
- * + 40..43), so that no tick is left over for another.
+ * added, by that feed's tick; bind()'s feed of a multi-feed socket too.
+ * Each socket reads feeds of its own (PORT0 + 40..45), so that no tick is
+ * left over for another.
  */
 static void watch(const char *sub_if, const char *pub_if)
 {
 	struct timeval tv = { .tv_sec = 5 };
-	struct sockaddr_ibtick fa[4];
-	int s[3], p[4], k, got = 0;
+	struct sockaddr_ibtick fa[6];
+	int s[4], p[6], k, got = 0;
 	struct sleeper w;
 	struct later l;
 	struct pollfd pf;
 	long long t0;
 	char buf[64];
 
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < 6; k++)
 		fa[k] = vm_addr(GROUP, sub_if, PORT0 + 40 + k);
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		s[k] = sock();
-		EXPECT_OK(add(s[k], &fa[k]), "watch: ADD_FEED, nobody waits yet");
+		/* the last: bind()'s feed (fa[4]) and an added one (fa[5]) */
+		if (k == 3)
+			EXPECT_OK(bind(s[k], (void *)&fa[4], sizeof(fa[4])), "watch: bind");
+		EXPECT_OK(add(s[k], &fa[k < 3 ? k : 5]), "watch: ADD_FEED, nobody waits yet");
 		setsockopt(s[k], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	}
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < 6; k++)
 		p[k] = publisher(pub_if, PORT0 + 40 + k);
 	usleep(300000);		/* the publishers' joins */
 
@@ -403,9 +408,16 @@ static void watch(const char *sub_if, const char *pub_if)
 	pthread_join(w.t, NULL);
 	check(w.port == PORT0 + 43 && mono_ms() - t0 < WOKEN_MS,
 	      "watch: the sleeping recv is woken by the added feed's tick", 0);
-	for (k = 0; k < 4; k++)
+
+	/* bind()'s feed of a multi-feed socket wakes its first blocking recv */
+	later(&l, p[4], 4, 200);
+	t0 = mono_ms();
+	check(recv(s[3], buf, sizeof(buf), 0) == 32 && mono_ms() - t0 < WOKEN_MS,
+	      "watch: bind()'s feed wakes a multi-feed socket's first blocking recv", errno);
+	pthread_join(l.t, NULL);
+	for (k = 0; k < 6; k++)
 		close(p[k]);
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < 4; k++)
 		close(s[k]);
 }
 
