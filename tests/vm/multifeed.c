@@ -32,6 +32,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
@@ -279,24 +280,49 @@ static void send_n(int p, int k, int n)
 	}
 }
 
-/* One tick of feed @k on publisher @p, @ms from now (a thread). */
+/*
+ * Wait until thread @tid of this process sleeps (state S in its stat), 5 s
+ * at most: a tick sent before its waiter sleeps would test nothing.
+ */
+static void wait_asleep(pid_t tid)
+{
+	char path[64], buf[256], *st;
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	for (i = 0; i < 500; i++) {
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		st = strrchr(buf, ')');
+		if (st && st[1] == ' ' && st[2] == 'S')
+			return;
+		usleep(10000);
+	}
+}
+
+/* One tick of feed @k on publisher @p once thread @tid sleeps (a thread). */
 struct later {
 	pthread_t	t;
-	int		p, k, ms;
+	int		p, k;
+	pid_t		tid;
 };
 
 static void *later_send(void *arg)
 {
 	struct later *l = arg;
 
-	usleep(l->ms * 1000);
+	wait_asleep(l->tid);
 	send_n(l->p, l->k, 1);
 	return NULL;
 }
 
-static void later(struct later *l, int p, int k, int ms)
+static void later(struct later *l, int p, int k)
 {
-	*l = (struct later){ .p = p, .k = k, .ms = ms };
+	*l = (struct later){ .p = p, .k = k, .tid = gettid() };
 	if (pthread_create(&l->t, NULL, later_send, l)) {
 		perror("pthread_create");
 		exit(2);
@@ -323,11 +349,14 @@ static long long mono_ms(void)
 struct sleeper {
 	pthread_t	t;
 	int		s, port;
+	pid_t		tid;
 };
 
 static void *sleeper_recv(void *arg)
 {
 	struct sleeper *w = arg;
+
+	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
 	struct sockaddr_ibtick from;
 	socklen_t fl = sizeof(from);
 	char buf[64];
@@ -379,14 +408,14 @@ static void watch(const char *sub_if, const char *pub_if)
 			usleep(10000);
 	}
 	check(got, "watch: non-blocking reads take a tick", errno);
-	later(&l, p[0], 0, 200);
+	later(&l, p[0], 0);
 	t0 = mono_ms();
 	check(recv(s[0], buf, sizeof(buf), 0) == 32 && mono_ms() - t0 < WOKEN_MS,
 	      "watch: the first blocking recv is woken by the next tick", errno);
 	pthread_join(l.t, NULL);
 
 	/* the first poll() */
-	later(&l, p[1], 1, 200);
+	later(&l, p[1], 1);
 	pf = (struct pollfd){ .fd = s[1], .events = POLLIN };
 	t0 = mono_ms();
 	check(poll(&pf, 1, 5000) == 1 && (pf.revents & POLLIN) && mono_ms() - t0 < WOKEN_MS,
@@ -400,7 +429,9 @@ static void watch(const char *sub_if, const char *pub_if)
 		perror("pthread_create");
 		exit(2);
 	}
-	usleep(200000);
+	while (!__atomic_load_n(&w.tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	wait_asleep(w.tid);
 	EXPECT_OK(add(s[2], &fa[3]), "watch: ADD_FEED under a sleeping recv");
 	usleep(300000);		/* the join */
 	t0 = mono_ms();
@@ -410,7 +441,7 @@ static void watch(const char *sub_if, const char *pub_if)
 	      "watch: the sleeping recv is woken by the added feed's tick", 0);
 
 	/* bind()'s feed of a multi-feed socket wakes its first blocking recv */
-	later(&l, p[4], 4, 200);
+	later(&l, p[4], 4);
 	t0 = mono_ms();
 	check(recv(s[3], buf, sizeof(buf), 0) == 32 && mono_ms() - t0 < WOKEN_MS,
 	      "watch: bind()'s feed wakes a multi-feed socket's first blocking recv", errno);
