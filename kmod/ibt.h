@@ -479,6 +479,12 @@ struct ibt_sock {
 	 * added a feed, which makes it a multi-feed socket for good
 	 */
 	struct ibt_members __rcu *more;
+	/*
+	 * Bumped, with release, by every change of the feeds a multi-feed
+	 * socket reads (an add, a drop, bind()) under @watch_lock: a
+	 * recvmsg asleep on its one feed's queue looks again (sock.c)
+	 */
+	u32			members_gen;
 	u32			rr;	/* recvmsg's next member: lock */
 	u32			nslots;		/* geometry for a new feed */
 	u32			slot_size;

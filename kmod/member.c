@@ -11,11 +11,15 @@
  * (sk_sleep), and each member's entry on its feed's wait queue forwards the
  * feed's data and end wake-ups there (ibt_member_wake), so one sleeper
  * hears every feed.  The entries go on only once somebody may wait there
- * (ibt_member_watch(): a recvmsg that may sleep, a poll(), select() or
- * epoll registration), and then stay: a socket read only by non-blocking
- * calls - a busy-polling UDP program under ibtick-run spins so - leaves
- * its feeds' queues empty, and a drain that fills their rings wakes
- * nobody on its behalf.
+ * (ibt_member_watch(): a recvmsg about to sleep on several feeds, a
+ * poll(), select() or epoll registration), and then stay: a socket read
+ * only by non-blocking calls - a busy-polling UDP program under ibtick-run
+ * spins so - leaves its feeds' queues empty, and a drain that fills their
+ * rings wakes nobody on its behalf.  A recvmsg of a socket that reads one
+ * feed (a UDP program under ibtick-run that joins one group per socket)
+ * sleeps on that feed's queue instead, as a single-feed socket's does, one
+ * wake-up per tick rather than two: a change of the socket's feeds
+ * (@members_gen) wakes it there, and it looks again.
  *
  * Locking and lifetime: the socket's lock (taken by the sockopt callers)
  * serialises adds, drops and recvmsg.  The members are listed in an array
@@ -99,15 +103,52 @@ static void ibt_member_forward_watched(struct ibt_sock *is,
 }
 
 /*
+ * The one feed a multi-feed socket (or one about to be) reads, given its
+ * array @mm, or NULL when it reads none or several: a recvmsg may be asleep
+ * on that feed's queue rather than the socket's (sock.c).  The socket lock
+ * held.
+ */
+static struct ibt_member *ibt_members_one(struct ibt_sock *is,
+					  struct ibt_members *mm)
+{
+	u32 n = mm ? mm->n : 0;
+
+	if (n + is->subscribed != 1)
+		return NULL;
+	return n ? mm->m[0] : &is->sub;
+}
+
+/*
+ * The socket's feeds just changed: a recvmsg that sleeps on the queue of
+ * the one feed it read (@one, from ibt_members_one() before the change)
+ * finds @members_gen moved.  watch_lock held; the caller wakes @one's feed
+ * queue after it lets the lock go.
+ */
+static void ibt_members_changed(struct ibt_sock *is)
+{
+	lockdep_assert_held(&is->watch_lock);
+	/* pairs with the sleeper's acquire: the feeds that go with it */
+	smp_store_release(&is->members_gen, is->members_gen + 1);
+}
+
+/*
  * bind() of a multi-feed socket: its feed wakes the socket's queue too.
  * Whoever waits there already counts the feed (subscribed is set) and may
- * have looked before it was forwarded: it looks again.
+ * have looked before it was forwarded: it looks again; so does a reader
+ * asleep on the queue of the one feed the socket read until now.  The
+ * socket lock held.
  */
 void ibt_member_bind_watched(struct ibt_sock *is)
 {
+	struct ibt_members *mm = ibt_members_locked(is);
+	struct ibt_member *one = mm && mm->n == 1 ? mm->m[0] : NULL;
+
 	spin_lock(&is->watch_lock);
 	ibt_member_forward_watched(is, &is->sub);
+	ibt_members_changed(is);
 	spin_unlock(&is->watch_lock);
+	if (one)
+		wake_up_interruptible_all(&one->feed->wq);
 	wake_up_interruptible_all(sk_sleep(&is->sk));
 }
 
@@ -122,8 +163,8 @@ void ibt_member_bind_watched(struct ibt_sock *is)
  * tick committed in between wakes it (add_wait_queue() here, the
  * waiter's barrier before it looks, the drain's wq_has_sleeper()); a
  * poll that skips the call finds @watched set only once every entry is on
- * (release/acquire).  Takes watch_lock (recvmsg holds the socket lock;
- * poll holds none).
+ * (release/acquire).  Takes watch_lock; the callers (recvmsg about to
+ * sleep, poll) hold no other lock.
  */
 void ibt_member_watch(struct ibt_sock *is)
 {
@@ -308,8 +349,8 @@ int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen)
 		.receive = true,
 	};
 	struct ibt_members *mm = ibt_members_locked(is), *nm;
+	struct ibt_member *m, *one = ibt_members_one(is, mm);
 	struct sockaddr_ibtick sa;
-	struct ibt_member *m;
 	struct ibt_feed *f;
 	struct ibt_addr a;
 	int err;
@@ -362,12 +403,16 @@ int ibt_member_add(struct ibt_sock *is, sockptr_t optval, unsigned int optlen)
 	if (is->subscribed)
 		ibt_member_forward_watched(is, &is->sub);
 	rcu_assign_pointer(is->more, nm);
+	ibt_members_changed(is);
 	spin_unlock(&is->watch_lock);
 	if (mm)
 		kfree_rcu(mm, rcu);
-	else if (is->subscribed)
-		/* a reader asleep on bind()'s feed alone looks again, at all */
-		wake_up_interruptible_all(&is->sub.feed->wq);
+	/*
+	 * a reader asleep on the one feed the socket read (bind()'s alone,
+	 * or one added) looks again, at all
+	 */
+	if (one)
+		wake_up_interruptible_all(&one->feed->wq);
 	/*
 	 * and whoever waits on the socket's queue, at the new member too: a
 	 * tick it took before it was listed and forwarded woke nobody there
@@ -390,6 +435,7 @@ int ibt_member_drop(struct ibt_sock *is, sockptr_t optval,
 	struct ibt_member *m = NULL;
 	struct ibt_addr a;
 	u32 i, at = 0, hits = 0;
+	bool only;
 	int err;
 
 	err = ibt_member_sa(&sa, optval, optlen, &a);
@@ -409,12 +455,17 @@ int ibt_member_drop(struct ibt_sock *is, sockptr_t optval,
 	nm = ibt_members_copy(mm, at, NULL);
 	if (!nm)
 		return -ENOMEM;
+	only = ibt_members_one(is, mm) == m;
 	spin_lock(&is->watch_lock);
 	rcu_assign_pointer(is->more, nm);
+	ibt_members_changed(is);
 	if (m->forwarding)
 		remove_wait_queue(&m->feed->wq, &m->wqe);
 	spin_unlock(&is->watch_lock);
 	kfree_rcu(mm, rcu);
+	/* a reader asleep on this feed alone looks again: it reads none */
+	if (only)
+		wake_up_interruptible_all(&m->feed->wq);
 	ibt_member_reader(is, m->feed, false);
 	/* freed after a grace period, or at the last munmap of its ring */
 	ibt_member_put(m);

@@ -752,6 +752,13 @@ static bool ibt_multi_drain(struct ibt_sock *is, bool again)
 	mm = rcu_dereference(is->more);
 	/* pairs with bind's release: a subscribed socket's sub is set */
 	total = mm->n + smp_load_acquire(&is->subscribed);
+	/*
+	 * A socket that reads one feed and is not watched may have a reader
+	 * asleep on the feed's queue (ibt_wait_member()): as for a
+	 * single-feed socket's look, others asleep there want the event
+	 */
+	if (again && total == 1 && !smp_load_acquire(&is->watched))
+		again = !wq_has_sleeper(&ibt_nth(is, mm, 0)->feed->wq);
 	for (i = 0; total <= IBT_MULTI_POLL_MAX && i < total; i++) {
 		m = ibt_nth(is, mm, i);
 		if (READ_ONCE(m->revoked) || ibt_member_over(m))
@@ -771,12 +778,11 @@ static bool ibt_multi_drain(struct ibt_sock *is, bool again)
  * IP_ADD_MEMBERSHIP into IBTICK_ADD_FEED makes such sockets of most UDP
  * programs.  Until a tick, an ACL change or the feed's end
  * (ibt_multi_ready()), @end, or a signal; yields when asked, as
- * ibt_busy_wait(), except that a yield lets the CQ go armed: the member's
- * own entry on the feed's queue counts as a sleeper there (a call that
- * may sleep watched the socket first: member.c).  An
- * added member is held by a reference of its own while it spins, not by
- * RCU: a spin may last the whole SO_BUSY_POLL time, and preemptible RCU
- * would have every grace period wait for it.  1: something for recvmsg;
+ * ibt_busy_wait(): a yield lets the CQ go armed if others sleep on the
+ * feed's queue (on a watched socket the member's own entry there counts:
+ * member.c).  An added member is held by a reference of its own while it
+ * spins, not by RCU: a spin may last the whole SO_BUSY_POLL time, and
+ * preemptible RCU would have every grace period wait for it.  1: something for recvmsg;
  * 0: nothing by @end; -1: the socket does not read exactly one feed (now),
  * the caller spins over its members.  Context: process, no lock held.
  */
@@ -816,12 +822,74 @@ static int ibt_multi_spin_one(struct ibt_sock *is, u64 end)
 	}
 }
 
+/* Something for recvmsg from member @m, or the socket's feeds changed. */
+static bool ibt_member_woken(struct ibt_sock *is, struct ibt_member *m,
+			     u32 gen)
+{
+	u32 over = 0;
+
+	return ibt_member_ready(m, true, &over) || over ||
+	       READ_ONCE(is->members_gen) != gen;
+}
+
 /*
- * A multi-feed socket's wait: on its own queue, which every member feed
- * wakes (member.c).  SO_BUSY_POLL spins over the members first, draining
+ * The sleep of a multi-feed socket that reads one feed: on that feed's
+ * queue, as a single-feed socket's (ibt_wait()), not on the socket's own,
+ * which the feed's wake-up would reach through the member's entry there
+ * (member.c): one wake-up per tick, not two, and no look at a member
+ * array.  Until something for recvmsg (as ibt_multi_ready() for one
+ * member) or a change of the socket's feeds, which bumps @members_gen and
+ * wakes this queue (member.c).  An added member is held by a reference of
+ * its own while it sleeps (as ibt_multi_spin_one()).  -ENOENT: the socket
+ * does not read exactly one feed (now); the caller sleeps on the socket's
+ * queue.  Context: process, no lock held.
+ */
+static int ibt_wait_member(struct ibt_sock *is, long *timeo)
+{
+	struct ibt_members *mm;
+	struct ibt_member *m;
+	bool added;
+	long left;
+	u32 gen;
+
+	/* pairs with member.c's release: the feeds that go with it */
+	gen = smp_load_acquire(&is->members_gen);
+	rcu_read_lock();
+	mm = rcu_dereference(is->more);
+	/* pairs with bind's release: a subscribed socket's sub is set */
+	if (mm->n + smp_load_acquire(&is->subscribed) != 1) {
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	m = ibt_nth(is, mm, 0);
+	/* bind()'s member lives as long as the socket */
+	added = m != &is->sub;
+	if (added && !refcount_inc_not_zero(&m->ref)) {
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	rcu_read_unlock();
+	left = wait_event_interruptible_timeout(m->feed->wq,
+						ibt_member_woken(is, m, gen),
+						*timeo);
+	if (added)
+		ibt_member_put(m);
+	if (left < 0)
+		return sock_intr_errno(*timeo);
+	if (!left)
+		return -EAGAIN;
+	*timeo = left;
+	return 0;
+}
+
+/*
+ * A multi-feed socket's wait: on the queue of the one feed it reads
+ * (ibt_wait_member()), else on its own, which every member feed wakes once
+ * watched (member.c).  SO_BUSY_POLL spins over the members first, draining
  * their CQs (ibt_multi_drain); a non-blocking call looks once (*@looked,
  * as ibt_wait()), leaving the events deferred only while nobody waits on
- * the socket's queue (epoll, a sleeping reader).
+ * the socket's queue (epoll, a sleeping reader) or, when it reads one
+ * feed, on that feed's.
  */
 static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 {
@@ -830,7 +898,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 	unsigned long j0;
 	u64 end, t0;
 	long left;
-	int spun;
+	int spun, err;
 
 	if (!*timeo) {
 		if (!usec || *looked)
@@ -866,6 +934,12 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		if (got)
 			return 0;
 	}
+	err = ibt_wait_member(is, timeo);
+	if (err != -ENOENT)
+		return err;
+	/* several feeds (or none): they wake the socket's queue */
+	if (!smp_load_acquire(&is->watched))
+		ibt_member_watch(is);
 	left = wait_event_interruptible_timeout(*sk_sleep(&is->sk),
 						ibt_multi_ready(is, true, &over),
 						*timeo);
@@ -953,9 +1027,6 @@ static int ibt_recv_multi(struct ibt_sock *is, struct msghdr *msg,
 		}
 		if (total && over == total)
 			return -ENODEV;
-		/* a call that may sleep on the socket's queue: feeds wake it */
-		if (*timeo)
-			ibt_member_watch(is);
 		mutex_unlock(&is->lock);
 		err = ibt_wait_multi(is, timeo, &looked);
 		mutex_lock(&is->lock);

@@ -366,6 +366,69 @@ static void *sleeper_recv(void *arg)
 	return NULL;
 }
 
+/* Start a blocking recv on @s in a thread of its own; back once it sleeps. */
+static void sleeper(struct sleeper *w, int s)
+{
+	*w = (struct sleeper){ .s = s };
+	if (pthread_create(&w->t, NULL, sleeper_recv, w)) {
+		perror("pthread_create");
+		exit(2);
+	}
+	while (!__atomic_load_n(&w->tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	wait_asleep(w->tid);
+}
+
+/*
+ * A recv of a multi-feed socket that reads one feed sleeps on that feed's
+ * queue (sock.c, ibt_wait_member()): bind() and IBTICK_DROP_FEED under it
+ * must wake it there, for it to hear a feed it did not read when it went
+ * to sleep.  Feeds PORT0 + 46..48.
+ */
+static void resleep(const char *sub_if, const char *pub_if)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	struct sockaddr_ibtick fa[3];
+	struct sleeper w;
+	int s[2], p[3], k;
+	long long t0;
+
+	for (k = 0; k < 3; k++)
+		fa[k] = vm_addr(GROUP, sub_if, PORT0 + 46 + k);
+	for (k = 0; k < 2; k++) {
+		s[k] = sock();
+		EXPECT_OK(add(s[k], &fa[k]), "resleep: ADD_FEED");
+		setsockopt(s[k], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	for (k = 0; k < 3; k++)
+		p[k] = publisher(pub_if, PORT0 + 46 + k);
+	usleep(300000);		/* the publishers' joins */
+
+	/* bind() under a recv asleep on the socket's one added feed */
+	sleeper(&w, s[0]);
+	EXPECT_OK(bind(s[0], (void *)&fa[2], sizeof(fa[2])), "resleep: bind under a sleeping recv");
+	t0 = mono_ms();
+	send_n(p[2], 2, 1);
+	pthread_join(w.t, NULL);
+	check(w.port == PORT0 + 48 && mono_ms() - t0 < WOKEN_MS,
+	      "resleep: the sleeping recv is woken by bind()'s feed's tick", 0);
+
+	/* its one feed dropped under a sleeping recv, another added */
+	sleeper(&w, s[1]);
+	EXPECT_OK(drop(s[1], &fa[1]), "resleep: DROP_FEED of the one feed under a sleeping recv");
+	EXPECT_OK(add(s[1], &fa[0]), "resleep: ADD_FEED of another");
+	usleep(300000);		/* the join */
+	t0 = mono_ms();
+	send_n(p[0], 0, 1);
+	pthread_join(w.t, NULL);
+	check(w.port == PORT0 + 46 && mono_ms() - t0 < WOKEN_MS,
+	      "resleep: the sleeping recv is woken by the added feed's tick", 0);
+	for (k = 0; k < 3; k++)
+		close(p[k]);
+	for (k = 0; k < 2; k++)
+		close(s[k]);
+}
+
 /*
  * A multi-feed socket's feeds wake its own queue only once somebody may
  * wait there (member.c): a socket read by non-blocking calls alone leaves
@@ -424,14 +487,7 @@ static void watch(const char *sub_if, const char *pub_if)
 	check(recv(s[1], buf, sizeof(buf), MSG_DONTWAIT) == 32, "... which recv takes", errno);
 
 	/* a feed added under a sleeping recv */
-	w = (struct sleeper){ .s = s[2] };
-	if (pthread_create(&w.t, NULL, sleeper_recv, &w)) {
-		perror("pthread_create");
-		exit(2);
-	}
-	while (!__atomic_load_n(&w.tid, __ATOMIC_ACQUIRE))
-		usleep(1000);
-	wait_asleep(w.tid);
+	sleeper(&w, s[2]);
 	EXPECT_OK(add(s[2], &fa[3]), "watch: ADD_FEED under a sleeping recv");
 	usleep(300000);		/* the join */
 	t0 = mono_ms();
@@ -619,6 +675,7 @@ static void io(const char *sub_if, const char *pub_if, const char *pub_ip)
 	for (k = 0; k < NFEEDS; k++)
 		close(pub[k]);
 	watch(sub_if, pub_if);
+	resleep(sub_if, pub_if);
 }
 
 /*
