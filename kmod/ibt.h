@@ -466,12 +466,15 @@ struct ibt_sock {
 	/*
 	 * Somebody may wait on sk_sleep (member.c): @watched, the members'
 	 * forwarding and the publishing of @more change under @watch_lock
-	 * (inside @lock when both are held; poll takes it alone, never
-	 * waiting on a send's user copy); outside it @watched is read with
-	 * acquire (set last, with release, once every feed forwards)
+	 * (inside @lock when both are held; poll and a recvmsg about to
+	 * sleep take it alone, never waiting on a send's user copy); outside
+	 * it @watched is read with acquire (set last, with release, once
+	 * every feed forwards)
 	 */
 	spinlock_t		watch_lock;
 	bool			watched;
+	/* recvmsg calls asleep on the queue of the one feed read (sock.c) */
+	atomic_t		member_sleepers;
 	/* bind()'s subscription to @feed: valid while @subscribed */
 	struct ibt_member	sub;
 	/*

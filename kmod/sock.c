@@ -181,7 +181,10 @@ static int ibt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	is->sub.cursor = ibt_ring_producer(&is->feed->ring);
 	atomic_set(&is->sub.mappings, 0);
 	smp_store_release(&is->subscribed, true);	/* cursor first, for poll */
-	/* a multi-feed socket sleeps on its own queue (member.c) */
+	/*
+	 * a multi-feed socket's sleepers: on its own queue, or on the one
+	 * feed it read until now; they look again (member.c)
+	 */
 	if (rcu_access_pointer(is->more))
 		ibt_member_bind_watched(is);
 	if (is->loopback)
@@ -731,19 +734,33 @@ static bool ibt_multi_ready(struct ibt_sock *is, bool acl, bool *all_over)
 }
 
 /*
+ * Who calls ibt_multi_drain(): a spin that goes on, a non-blocking call's
+ * one look, or the last look before a sleep.
+ */
+enum ibt_drain {
+	IBT_DRAIN_SPIN,
+	IBT_DRAIN_LOOK,
+	IBT_DRAIN_LAST,
+};
+
+/*
  * One look at the completion queue of each feed a busy-polling multi-feed
  * socket reads, draining it from here when nobody else owns it, as a
- * single-feed socket's spin does (poll.c).  @again: the caller comes back
- * (a spin goes on, or a non-blocking call): the CQ events stay deferred
- * with SO_PREFER_BUSY_POLL; else it is about to sleep and wants them on.
- * Up to IBT_MULTI_POLL_MAX feeds: past that, one look at every CQ per
- * pass costs more than it saves, and the feeds' own polling drains them
- * (the spin watches the rings only).  True when a tick came.  Context:
- * process, no lock held.
+ * single-feed socket's spin does (poll.c).  A spin that goes on leaves the
+ * CQ events deferred with SO_PREFER_BUSY_POLL, and so does a non-blocking
+ * call while nobody of the socket's sleeps: on its own queue (epoll, a
+ * recvmsg on several feeds) or on the one feed's it reads (a recvmsg
+ * there: ibt_wait_member()).  The last look before a sleep wants them
+ * on.  Up to
+ * IBT_MULTI_POLL_MAX feeds: past that, one look at every CQ per pass costs
+ * more than it saves, and the feeds' own polling drains them (the spin
+ * watches the rings only).  True when a tick came.  Context: process, no
+ * lock held.
  */
-static bool ibt_multi_drain(struct ibt_sock *is, bool again)
+static bool ibt_multi_drain(struct ibt_sock *is, enum ibt_drain how)
 {
 	bool prefer = READ_ONCE(is->sk.sk_prefer_busy_poll), got = false;
+	bool again = how == IBT_DRAIN_SPIN;
 	struct ibt_members *mm;
 	struct ibt_member *m;
 	u32 i, total;
@@ -752,13 +769,10 @@ static bool ibt_multi_drain(struct ibt_sock *is, bool again)
 	mm = rcu_dereference(is->more);
 	/* pairs with bind's release: a subscribed socket's sub is set */
 	total = mm->n + smp_load_acquire(&is->subscribed);
-	/*
-	 * A socket that reads one feed and is not watched may have a reader
-	 * asleep on the feed's queue (ibt_wait_member()): as for a
-	 * single-feed socket's look, others asleep there want the event
-	 */
-	if (again && total == 1 && !smp_load_acquire(&is->watched))
-		again = !wq_has_sleeper(&ibt_nth(is, mm, 0)->feed->wq);
+	/* a heuristic: a sleeper that comes meanwhile has its own last look */
+	if (how == IBT_DRAIN_LOOK)
+		again = !atomic_read(&is->member_sleepers) &&
+			!wq_has_sleeper(sk_sleep(&is->sk));
 	for (i = 0; total <= IBT_MULTI_POLL_MAX && i < total; i++) {
 		m = ibt_nth(is, mm, i);
 		if (READ_ONCE(m->revoked) || ibt_member_over(m))
@@ -869,9 +883,11 @@ static int ibt_wait_member(struct ibt_sock *is, long *timeo)
 		return -ENOENT;
 	}
 	rcu_read_unlock();
+	atomic_inc(&is->member_sleepers);	/* for ibt_multi_drain() */
 	left = wait_event_interruptible_timeout(m->feed->wq,
 						ibt_member_woken(is, m, gen),
 						*timeo);
+	atomic_dec(&is->member_sleepers);
 	if (added)
 		ibt_member_put(m);
 	if (left < 0)
@@ -887,9 +903,8 @@ static int ibt_wait_member(struct ibt_sock *is, long *timeo)
  * (ibt_wait_member()), else on its own, which every member feed wakes once
  * watched (member.c).  SO_BUSY_POLL spins over the members first, draining
  * their CQs (ibt_multi_drain); a non-blocking call looks once (*@looked,
- * as ibt_wait()), leaving the events deferred only while nobody waits on
- * the socket's queue (epoll, a sleeping reader) or, when it reads one
- * feed, on that feed's.
+ * as ibt_wait()), leaving the events deferred only while nobody waits
+ * for them (ibt_multi_drain()).
  */
 static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 {
@@ -904,7 +919,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		if (!usec || *looked)
 			return -EAGAIN;
 		*looked = true;
-		return ibt_multi_drain(is, !wq_has_sleeper(sk_sleep(&is->sk))) ?
+		return ibt_multi_drain(is, IBT_DRAIN_LOOK) ?
 		       0 : -EAGAIN;
 	}
 	if (usec) {
@@ -916,7 +931,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		got = spun > 0;
 		/* the whole time, yielding when asked (as ibt_busy_wait()) */
 		while (spun < 0) {
-			got = ibt_multi_drain(is, true) ||
+			got = ibt_multi_drain(is, IBT_DRAIN_SPIN) ||
 			      ibt_multi_ready(is, true, &over);
 			if (got || signal_pending(current))
 				break;
@@ -929,7 +944,7 @@ static int ibt_wait_multi(struct ibt_sock *is, long *timeo, bool *looked)
 		}
 		/* about to sleep: the events back on (a last look) */
 		if (!got)
-			got = ibt_multi_drain(is, false);
+			got = ibt_multi_drain(is, IBT_DRAIN_LAST);
 		ibt_timeo_spent(timeo, j0);
 		if (got)
 			return 0;
@@ -1205,6 +1220,7 @@ static int ibt_create(struct net *net, struct socket *sock, int protocol,
 	is = ibt_sk(sk);
 	mutex_init(&is->lock);
 	spin_lock_init(&is->watch_lock);
+	atomic_set(&is->member_sleepers, 0);
 	is->nslots = IBTICK_SLOTS_DEFAULT;
 	is->slot_size = IBTICK_SLOT_SIZE_DEFAULT;
 	is->lost_cmsg = true;
