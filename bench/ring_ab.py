@@ -35,19 +35,25 @@ def main():
 
     def ratio(a, b):
         if a not in data or b not in data:
-            return 'no samples'
+            return 'no samples | | |'
+        pt, pc = S.paired_ratio(rng, data[a], data[b])
         c = S.bootstrap(rng, {'a': data[a], 'b': data[b]}, 'b')['a']
-        return (f"{st[a]['median'] / st[b]['median']:.3f} [{c['median'][0]:.3f}, {c['median'][1]:.3f}] | "
+        return (f"{pt:.3f} [{pc[0]:.3f}, {pc[1]:.3f}] | "
+                f"{st[a]['median'] / st[b]['median']:.3f} [{c['median'][0]:.3f}, {c['median'][1]:.3f}] | "
                 f"{st[a]['p99.9'] / st[b]['p99.9']:.2f} [{c['p99.9'][0]:.2f}, {c['p99.9'][1]:.2f}]")
 
     print("# The preload library: the mapped rings (R) against recvmsg alone (K, ibtick-run -K)\n")
     print(f"{nr} rounds in one boot, {len(data[next(iter(data))][0]) if data else 0} samples per path and round; "
           "in each round both modes ran every path (K first in odd rounds), each ibtick-run path next to ibtick's own of its kind, the pairs and the order in each random. "
-          "Medians of the round medians and pooled p99.9, with a bootstrap 95 % interval over the rounds "
-          "(bench/summary.py's). *b*: the spinning readers busy-poll (SO_BUSY_POLL 200 us; ibtick-run -b 200); "
-          "*n*: they do not (--busy-us 0), and take what the CQ event brings.\n")
-    print("| ratio | median [95 %] | p99.9 [95 %] |")
-    print("|---|---|---|")
+          "*Paired*: the median over the rounds of each round's ratio of the two paths' medians, with a bootstrap "
+          "95 % interval (rounds, and samples within them, drawn again: bench/summary.py's paired_ratio): what a "
+          "pair run back to back measures, where a change of the emulator's speed between rounds moves both "
+          "paths and cancels. *Unpaired*: the ratio of the two medians of round medians, and of the pooled "
+          "p99.9, with bench/summary.py's bootstrap: a speed that changes between rounds can put the two medians "
+          "in different rounds, which widens it. *b*: the spinning readers busy-poll (SO_BUSY_POLL 200 us; "
+          "ibtick-run -b 200); *n*: they do not (--busy-us 0), and take what the CQ event brings.\n")
+    print("| ratio | paired median [95 %] | unpaired median [95 %] | p99.9 [95 %] |")
+    print("|---|---|---|---|")
     rows = [
         ("R / K: inet-run-spin, busy", ('Rb', 'inet-run-spin'), ('Kb', 'inet-run-spin')),
         ("R / K: inet-run (blocking)", ('Rb', 'inet-run'), ('Kb', 'inet-run')),

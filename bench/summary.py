@@ -238,6 +238,27 @@ def bootstrap(rng, paths, base):
     return ci
 
 
+def paired_ratio(rng, a, b):
+    """
+    The median over rounds of each round's median ratio, path @a to path
+    @b (lists of sorted rounds, round i of each run next to the other's),
+    and its bootstrap 95 % interval: per draw the rounds with replacement,
+    each round's two medians drawn as from a resample of its samples.  For
+    paths run in pairs: a change of the emulator's speed between pairs
+    moves both of a pair, and cancels in its ratio, where the ratio of two
+    medians of round medians can take them from different speeds.
+    """
+    n = len(b)
+    point = median(sorted(median(a[i]) / median(b[i]) for i in range(n)))
+    draws = []
+    for _ in range(BOOT):
+        idx = [rng.randrange(n) for _ in range(n)]
+        draws.append(median(sorted(_order_median(rng, a[i]) / _order_median(rng, b[i])
+                                   for i in idx)))
+    draws.sort()
+    return point, (draws[int(0.025 * len(draws))], draws[min(int(0.975 * len(draws)), len(draws) - 1)])
+
+
 def ci_str(x, c):
     if x is None:
         return '—'
