@@ -9,9 +9,10 @@
 # usage: bench/ring-ab.sh [-r ROUNDS] [-n N] [OUT_DIR]
 #   ROUNDS (default 10) rounds of N (default 3000) samples of two sets, 64 B
 #   ping-pong on rxe1 <- rxe0 as bench/run.sh runs them: with busy polling
-#   (--busy-us 200: spin-1g, inet-run-spin, recvmsg-1g, inet-run) and
-#   without (--busy-us 0: spin-1g, inet-run-spin), each ibtick-run path
-#   run next to ibtick's own of its kind.  OUT_DIR (default
+#   (--busy-us 200: spin-1g, inet-run-spin, run-spin, recvmsg-1g, inet-run,
+#   run) and without (--busy-us 0: spin-1g, inet-run-spin, run-spin), each
+#   ibtick-run path - udppp's loop (inet-run*) and sockperf's (run*) - run
+#   next to ibtick's own of its kind.  OUT_DIR (default
 #   bench/results/ring-ab): raw/{K,R}{b,n}/rROUND-PATH.txt.gz, summary.md
 #   (bench/ring_ab.py).  CLOCK=tsc and IDLE=poll as bench/run.sh.
 set -euo pipefail
@@ -21,10 +22,10 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 	R=$RESULTS P=user/tools/ibtick-perf
 	export PATH="$PWD/user/preload:$PWD/user/ibtick:$PATH"
 	insmod kmod/ibtick.ko
-	# each ibtick-run path next to ibtick's own of its kind, the pairs and
+	# each ibtick-run path next to ibtick's own of its kind, the groups and
 	# the order within each in a random order: the emulator's speed drifts
 	# with the host's load over seconds, and the ratio is of two runs
-	PB="spin-1g inet-run-spin|recvmsg-1g inet-run" PN="spin-1g inet-run-spin"
+	PB="spin-1g inet-run-spin run-spin|recvmsg-1g inet-run run" PN="spin-1g inet-run-spin run-spin"
 	shuffle() { python3 -c 'import random, sys
 rng = random.Random(int(sys.argv[1])); pairs = [p.split() for p in sys.argv[2].split("|")]
 rng.shuffle(pairs)

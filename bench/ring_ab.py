@@ -21,8 +21,8 @@ def load(d, mode, r, p):
 
 def main():
     d, nr = Path(sys.argv[1]), int(sys.argv[2])
-    sets = {'b': ['spin-1g', 'inet-run-spin', 'recvmsg-1g', 'inet-run'],
-            'n': ['spin-1g', 'inet-run-spin']}
+    sets = {'b': ['spin-1g', 'inet-run-spin', 'run-spin', 'recvmsg-1g', 'inet-run', 'run'],
+            'n': ['spin-1g', 'inet-run-spin', 'run-spin']}
     data = {}
     for s, ps in sets.items():
         for v in 'KR':
@@ -44,7 +44,7 @@ def main():
 
     print("# The preload library: the mapped rings (R) against recvmsg alone (K, ibtick-run -K)\n")
     print(f"{nr} rounds in one boot, {len(data[next(iter(data))][0]) if data else 0} samples per path and round; "
-          "in each round both modes ran every path (K first in odd rounds), each ibtick-run path next to ibtick's own of its kind, the pairs and the order in each random. "
+          "in each round both modes ran every path (K first in odd rounds), each ibtick-run path (udppp's loop, inet-run*, and sockperf's, run*) next to ibtick's own of its kind, the groups and the order in each random. "
           "*Paired*: the median over the rounds of each round's ratio of the two paths' medians, with a bootstrap "
           "95 % interval (rounds, and samples within them, drawn again: bench/summary.py's paired_ratio): what a "
           "pair run back to back measures, where a change of the emulator's speed between rounds moves both "
@@ -58,6 +58,7 @@ def main():
         ("R / K: inet-run-spin, busy", ('Rb', 'inet-run-spin'), ('Kb', 'inet-run-spin')),
         ("R / K: inet-run (blocking)", ('Rb', 'inet-run'), ('Kb', 'inet-run')),
         ("R / K: inet-run-spin, no busy polling", ('Rn', 'inet-run-spin'), ('Kn', 'inet-run-spin')),
+        ("R / K: run-spin (sockperf), busy", ('Rb', 'run-spin'), ('Kb', 'run-spin')),
         ("control, R / K: spin-1g (native: no library)", ('Rb', 'spin-1g'), ('Kb', 'spin-1g')),
         ("control, R / K: recvmsg-1g", ('Rb', 'recvmsg-1g'), ('Kb', 'recvmsg-1g')),
     ]
@@ -66,6 +67,10 @@ def main():
             (f"{name}: inet-run-spin / spin-1g, busy", (v + 'b', 'inet-run-spin'), (v + 'b', 'spin-1g')),
             (f"{name}: inet-run / recvmsg-1g", (v + 'b', 'inet-run'), (v + 'b', 'recvmsg-1g')),
             (f"{name}: inet-run-spin / spin-1g, no busy polling", (v + 'n', 'inet-run-spin'),
+             (v + 'n', 'spin-1g')),
+            (f"{name}, sockperf: run-spin / spin-1g, busy", (v + 'b', 'run-spin'), (v + 'b', 'spin-1g')),
+            (f"{name}, sockperf: run / recvmsg-1g", (v + 'b', 'run'), (v + 'b', 'recvmsg-1g')),
+            (f"{name}, sockperf: run-spin / spin-1g, no busy polling", (v + 'n', 'run-spin'),
              (v + 'n', 'spin-1g')),
         ]
     for what, a, b in rows:
