@@ -22,16 +22,20 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 	R=$RESULTS P=user/tools/ibtick-perf
 	export PATH="$PWD/user/preload:$PWD/user/ibtick:$PATH"
 	insmod kmod/ibtick.ko
-	# each ibtick-run path next to ibtick's own of its kind, the groups and
-	# the order within each in a random order: the emulator's speed drifts
-	# with the host's load over seconds, and the ratio is of two runs
+	# each ibtick-run path right next to ibtick's own of its kind: the
+	# emulator's speed drifts with the host's load over seconds, and the
+	# ratio is of two runs.  Each group is ibtick's own path (first) and
+	# the two ibtick-run ones: the own path in the middle, which of the
+	# others comes first, and the order of the groups random
 	PB="spin-1g inet-run-spin run-spin|recvmsg-1g inet-run run" PN="spin-1g inet-run-spin run-spin"
 	shuffle() { python3 -c 'import random, sys
-rng = random.Random(int(sys.argv[1])); pairs = [p.split() for p in sys.argv[2].split("|")]
-rng.shuffle(pairs)
-for p in pairs:
-    rng.shuffle(p)
-print(",".join(k for p in pairs for k in p))' "$1" "$2"; }
+rng = random.Random(int(sys.argv[1])); groups = [g.split() for g in sys.argv[2].split("|")]
+rng.shuffle(groups)
+for g in groups:
+    others = g[1:]
+    rng.shuffle(others)
+    g[:] = others[:1] + g[:1] + others[1:]
+print(",".join(k for g in groups for k in g))' "$1" "$2"; }
 	for ((r = 1; r <= AB_ROUNDS; r++)); do
 		ob=$(shuffle "$r" "$PB") on=$(shuffle $((r + 1000)) "$PN")
 		for v in $( ((r % 2)) && echo "K R" || echo "R K"); do

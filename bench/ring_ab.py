@@ -44,7 +44,7 @@ def main():
 
     print("# The preload library: the mapped rings (R) against recvmsg alone (K, ibtick-run -K)\n")
     print(f"{nr} rounds in one boot, {len(data[next(iter(data))][0]) if data else 0} samples per path and round; "
-          "in each round both modes ran every path (K first in odd rounds), each ibtick-run path (udppp's loop, inet-run*, and sockperf's, run*) next to ibtick's own of its kind, the groups and the order in each random. "
+          "in each round both modes ran every path (K first in odd rounds), each ibtick-run path (udppp's loop, inet-run*, and sockperf's, run*) right next to ibtick's own of its kind (in the middle of its group), the order of the groups and of the two ibtick-run paths random. "
           "*Paired*: the median over the rounds of each round's ratio of the two paths' medians, with a bootstrap "
           "95 % interval (rounds, and samples within them, drawn again: bench/summary.py's paired_ratio): what a "
           "pair run back to back measures, where a change of the emulator's speed between rounds moves both "
