@@ -366,6 +366,19 @@ static void *sleeper_recv(void *arg)
 	return NULL;
 }
 
+/*
+ * One tick of feed @k on publisher @p: sleeper @w must take it, from the
+ * feed of port @port, woken in time.
+ */
+static void woken_by(struct sleeper *w, int p, int k, int port, const char *what)
+{
+	long long t0 = mono_ms();
+
+	send_n(p, k, 1);
+	pthread_join(w->t, NULL);
+	check(w->port == port && mono_ms() - t0 < WOKEN_MS, what, 0);
+}
+
 /* Start a blocking recv on @s in a thread of its own; back once it sleeps. */
 static void sleeper(struct sleeper *w, int s)
 {
@@ -391,7 +404,6 @@ static void resleep(const char *sub_if, const char *pub_if)
 	struct sockaddr_ibtick fa[3];
 	struct sleeper w;
 	int s[2], p[3], k;
-	long long t0;
 
 	for (k = 0; k < 3; k++)
 		fa[k] = vm_addr(GROUP, sub_if, PORT0 + 46 + k);
@@ -407,22 +419,14 @@ static void resleep(const char *sub_if, const char *pub_if)
 	/* bind() under a recv asleep on the socket's one added feed */
 	sleeper(&w, s[0]);
 	EXPECT_OK(bind(s[0], (void *)&fa[2], sizeof(fa[2])), "resleep: bind under a sleeping recv");
-	t0 = mono_ms();
-	send_n(p[2], 2, 1);
-	pthread_join(w.t, NULL);
-	check(w.port == PORT0 + 48 && mono_ms() - t0 < WOKEN_MS,
-	      "resleep: the sleeping recv is woken by bind()'s feed's tick", 0);
+	woken_by(&w, p[2], 2, PORT0 + 48, "resleep: the sleeping recv is woken by bind()'s feed's tick");
 
 	/* its one feed dropped under a sleeping recv, another added */
 	sleeper(&w, s[1]);
 	EXPECT_OK(drop(s[1], &fa[1]), "resleep: DROP_FEED of the one feed under a sleeping recv");
 	EXPECT_OK(add(s[1], &fa[0]), "resleep: ADD_FEED of another");
 	usleep(300000);		/* the join */
-	t0 = mono_ms();
-	send_n(p[0], 0, 1);
-	pthread_join(w.t, NULL);
-	check(w.port == PORT0 + 46 && mono_ms() - t0 < WOKEN_MS,
-	      "resleep: the sleeping recv is woken by the added feed's tick", 0);
+	woken_by(&w, p[0], 0, PORT0 + 46, "resleep: the sleeping recv is woken by the added feed's tick");
 	for (k = 0; k < 3; k++)
 		close(p[k]);
 	for (k = 0; k < 2; k++)
@@ -490,11 +494,7 @@ static void watch(const char *sub_if, const char *pub_if)
 	sleeper(&w, s[2]);
 	EXPECT_OK(add(s[2], &fa[3]), "watch: ADD_FEED under a sleeping recv");
 	usleep(300000);		/* the join */
-	t0 = mono_ms();
-	send_n(p[3], 3, 1);
-	pthread_join(w.t, NULL);
-	check(w.port == PORT0 + 43 && mono_ms() - t0 < WOKEN_MS,
-	      "watch: the sleeping recv is woken by the added feed's tick", 0);
+	woken_by(&w, p[3], 3, PORT0 + 43, "watch: the sleeping recv is woken by the added feed's tick");
 
 	/* bind()'s feed of a multi-feed socket wakes its first blocking recv */
 	later(&l, p[4], 4);
