@@ -368,6 +368,13 @@ conn_kill_sender() {
 	log_test "connections: a sender SIGKILLed mid-stream: the reader gets what was sent, in order, then 0 or ECONNRESET; the module unloads" $rc
 }
 
+# failed STEP: the test fails at STEP, named in its "not ok" line (the
+# caller's local rc is set; RETMSG collects the steps, for log_test).
+failed() {
+	rc=1
+	RETMSG="${RETMSG:+$RETMSG; }$*"
+}
+
 # fault_under_stream NAME PORT INJECT...: conntest break on PORT, INJECT
 # (a command) run once it streams; both ends must wake with the
 # documented errors within 15 s (times SLOW).
@@ -380,11 +387,11 @@ fault_under_stream() {
 		kill -USR1 "$pid"	# the fault comes now
 		"$@" &
 		dpid=$!
-		reap "$dpid" 40 || { echo "  $*: failed or hung"; rc=1; }
+		reap "$dpid" 40 || { echo "  $*: failed or hung"; failed "$*: failed or hung"; }
 	else
-		rc=1
+		failed "$name: never streamed"
 	fi
-	reap "$pid" 60 || rc=1
+	reap "$pid" 60 || failed "$name: conntest break failed"
 	sed 's/^/  | /' "$D/$name.out"
 	return $rc
 }
@@ -424,56 +431,56 @@ conn_link_delete() {
 	# ibtick monitor (the sock-events group: root) sees both ends fail
 	user/ibtick/ibtick -j monitor conn >"$D/linkdel-mon.out" 2>&1 &
 	mpid=$!
-	wait_line "$D/linkdel-mon.out" '"ready"' "$mpid" 10 || rc=1
+	wait_line "$D/linkdel-mon.out" '"ready"' "$mpid" 10 || failed "monitor not ready"
 	fault_under_stream linkdel 7670 rdma link delete rxe1 || rc=1
 	if wait_line "$D/linkdel-mon.out" "\"peer\":\"$SRV:7670\"" "$mpid" 15 &&
 		wait_line "$D/linkdel-mon.out" "\"local\":\"$SRV:7670\",\"peer\"" "$mpid" 15; then
 		kill -INT "$mpid"
-		reap "$mpid" 10 || rc=1
+		reap "$mpid" 10 || failed "monitor did not end"
 		sed 's/^/  | /' "$D/linkdel-mon.out"
-		conn_events "$D/linkdel-mon.out" || rc=1
+		conn_events "$D/linkdel-mon.out" || failed "monitor: not one conn_failed each"
 	else
 		kill -INT "$mpid"
-		rc=1
+		failed "monitor: no conn_failed of both ends"
 	fi
-	rdma link add rxe1 type rxe netdev veth1 || rc=1
-	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
+	rdma link add rxe1 type rxe netdev veth1 || failed "rdma link add rxe1"
+	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || failed "rxe1 not back"
 	# the module still connects, over the device added back
-	ct "$D/linkdel-after.out" 120 stream 7671 1000 || rc=1
+	ct "$D/linkdel-after.out" 120 stream 7671 1000 || failed "stream after"
 	# a listener and a bound socket whose device goes: errors, no crash
 	local pid
 	$CT devgone "$SRV" "$CLI" 7675 >"$D/devgone.out" 2>&1 &
 	pid=$!
 	if wait_line "$D/devgone.out" '^ready' "$pid" 30; then
-		rdma link delete rxe1 || rc=1
+		rdma link delete rxe1 || failed "devgone: rdma link delete rxe1"
 		kill -USR1 "$pid"
 	else
-		rc=1
+		failed "devgone: never ready"
 	fi
-	reap "$pid" 60 || rc=1
+	reap "$pid" 60 || failed "devgone failed"
 	sed 's/^/  | /' "$D/devgone.out"
-	grep -q '^not ok' "$D/devgone.out" && rc=1
-	rdma link add rxe1 type rxe netdev veth1 || rc=1
-	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || rc=1
-	unload_ok || rc=1
+	grep -q '^not ok' "$D/devgone.out" && failed "devgone: a check"
+	rdma link add rxe1 type rxe netdev veth1 || failed "rdma link add rxe1 (after devgone)"
+	wait_state rxe1 ACTIVE && wait_gid rxe1 "$CLI" || failed "rxe1 not back (after devgone)"
+	unload_ok || failed "unload"
 	log_test "connections: rdma link delete rxe1 under a stream both ways: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; ibtick monitor: one conn_failed each (client ENODEV); rxe1 back, a new connection works; a listener and a bound socket on a removed device fail cleanly; the module unloads" $rc
 }
 
 conn_port_flap() {
 	local rc=0
 	fault_under_stream flap 7680 flap veth1 3 || rc=1
-	wait_state rxe1 ACTIVE && wait_state rxe0 ACTIVE || rc=1
+	wait_state rxe1 ACTIVE && wait_state rxe0 ACTIVE || failed "not ACTIVE after the flap"
 	# rxe in 6.1: after a flap under an RC stream, no new rdma_cm
 	# connection completes on these devices (rping's neither: seen on
 	# this rig) until they are added again; so start them afresh, then
 	# check that a new connection works over them
-	rdma link delete rxe0 && rdma link delete rxe1 || rc=1
+	rdma link delete rxe0 && rdma link delete rxe1 || failed "rdma link delete"
 	rdma link add rxe0 type rxe netdev veth0 &&
-		rdma link add rxe1 type rxe netdev veth1 || rc=1
-	wait_state rxe1 ACTIVE && wait_state rxe0 ACTIVE || rc=1
-	wait_gid rxe0 "$SRV" && wait_gid rxe1 "$CLI" || rc=1
-	ct "$D/flap-after.out" 120 stream 7681 1000 || rc=1
-	unload_ok || rc=1
+		rdma link add rxe1 type rxe netdev veth1 || failed "rdma link add"
+	wait_state rxe1 ACTIVE && wait_state rxe0 ACTIVE || failed "not ACTIVE when added"
+	wait_gid rxe0 "$SRV" && wait_gid rxe1 "$CLI" || failed "no GID when added"
+	ct "$D/flap-after.out" 120 stream 7681 1000 || failed "stream after"
+	unload_ok || failed "unload"
 	log_test "connections: veth1 down for 3 s under a stream: both ends wake with ECONNRESET/EPIPE within 15 s, what arrived intact; a new connection works after; the module unloads" $rc
 }
 
