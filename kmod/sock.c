@@ -1172,8 +1172,38 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 	return mask;
 }
 
+/*
+ * IBTICK_SIOC_LOOK: one busy look at the CQ of each feed the socket reads,
+ * as a non-blocking recvmsg with SO_BUSY_POLL makes (ibt_busy_wait(),
+ * ibt_multi_drain()), taking no tick.  A single-feed socket's feed whose
+ * ACL changed since its last read is left alone, as a revoked member is:
+ * recvmsg asks again.  Context: process, no lock held, as those looks.
+ */
+static int ibt_sock_look(struct ibt_sock *is)
+{
+	struct ibt_feed *f;
+
+	if (rcu_access_pointer(is->more)) {	/* never unset once set */
+		if (!ibt_member_count(is))
+			return -ENOTCONN;
+		ibt_multi_drain(is, IBT_DRAIN_LOOK);
+		return 0;
+	}
+	/* pairs with the release in ibt_bind(): feed and cursor are set */
+	if (!smp_load_acquire(&is->subscribed))
+		return -ENOTCONN;
+	f = is->feed;
+	if (READ_ONCE(f->acl_gen) == READ_ONCE(is->sub.sub_acl_gen))
+		ibt_poll_caller(f, READ_ONCE(is->sub.cursor),
+				wq_has_sleeper(&f->wq),
+				READ_ONCE(is->sk.sk_prefer_busy_poll), false);
+	return 0;
+}
+
 static int ibt_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 {
+	if (cmd == IBTICK_SIOC_LOOK)
+		return arg ? -EINVAL : ibt_sock_look(ibt_sk(sock->sk));
 	return -ENOIOCTLCMD;
 }
 

@@ -33,7 +33,22 @@ struct psock *pl_get(int fd)
 }
 
 static struct ibtick_member_cursor told[16];
-static int ntold, busy_us;
+static int ntold, busy_us, nlooks, look_errno;
+
+static int fake_ioctl(int fd, unsigned long req, ...)
+{
+	(void)fd;
+	if (req != IBTICK_SIOC_LOOK) {
+		errno = ENOTTY;
+		return -1;
+	}
+	nlooks++;
+	if (look_errno) {
+		errno = look_errno;
+		return -1;
+	}
+	return 0;
+}
 
 static int fake_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
@@ -120,7 +135,10 @@ static struct pfeed *setup(void)
 	pl_ndirty = 0;
 	ntold = 0;
 	busy_us = 0;
+	nlooks = 0;
+	look_errno = 0;
 	real.setsockopt = fake_setsockopt;
+	real.ioctl = fake_ioctl;
 	real.getsockopt = fake_getsockopt;
 	f->group = inet_addr("239.1.1.1");
 	f->port = 5000;
@@ -137,7 +155,7 @@ static ssize_t take(char *buf, size_t len, int flags, struct rxres *r, int *rc)
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 
 	memset(r, 0, sizeof(*r));
-	*rc = pl_ring_reads(&ps, 9) ? pl_ring_take(&ps, 9, &iov, 1, flags, r) : -1;
+	*rc = pl_ring_reads(&ps) ? pl_ring_take(&ps, 9, &iov, 1, flags, r) : -1;
 	return r->n;
 }
 
@@ -302,25 +320,43 @@ static void test_empty_looks(void)
 		here += pl_ring_empty_ok(&ps, 9, MSG_DONTWAIT);
 	CHECK(here == PL_KERNEL_LOOK - 1 && ps.why[PL_WHY_LOOK] == 1);
 	CHECK(ntold == 1 && told[0].cursor == 0 && !ps.dirty_any);	/* synced once */
-	/* with SO_BUSY_POLL every look is the kernel's, which drains the CQ */
+	/*
+	 * With SO_BUSY_POLL the rings are read too, the kernel's look drains
+	 * the CQs between two looks at them (rx.c), and an empty look does not
+	 * sync: only every PL_KERNEL_LOOK-th, which the kernel reads
+	 */
 	setup();
 	busy_us = 50;
-	CHECK(!pl_ring_empty_ok(&ps, 9, MSG_DONTWAIT) && ps.busy == 1);
+	ps.feed[0].dirty = 1;
+	ps.dirty_any = 1;
+	for (i = 0, here = 0; i < PL_KERNEL_LOOK; i++)
+		here += pl_ring_empty_ok(&ps, 9, MSG_DONTWAIT);
+	CHECK(ps.busy == 1 && here == PL_KERNEL_LOOK - 1 && ps.why[PL_WHY_LOOK] == 1);
+	CHECK(ntold == 0 && ps.dirty_any);	/* the caller syncs before the kernel reads */
+	CHECK(!pl_ring_look(&ps, 9) && nlooks == 1 && ps.looks == 1);
 	produce(7, 1, 0, 4, 4, 'b');
 	pl_ring_learn(&ps, 7, 1);
 	{
+		struct ibtick_tick_info ti = { .pub_id = 7, .pub_seq = 2, .send_ns = 1000 + 2 };
 		struct rxres r;
 		char buf[16];
 		int rc;
 
-		struct ibtick_tick_info ti = { .pub_id = 7, .pub_seq = 1, .send_ns = 1000 + 1 };
-
 		take(buf, sizeof(buf), 0, &r, &rc);
-		CHECK(rc == -1 && ps.feed[0].rd.cursor == 0);	/* every read the kernel's */
-		/* the kernel's tick is the one at the cursor, but nobody follows it */
+		CHECK(rc == 1 && buf[0] == 'b' && ps.feed[0].rd.cursor == 1);
+		/* a tick the kernel read (a blocking busy read): the cursor follows */
+		produce(7, 2, 0, 4, 4, 'c');
 		pl_ring_kernel_tick(&ps, 0, 0, 0, &ti);
-		CHECK(!ps.feed[0].cur_known && ps.feed[0].rd.cursor == 0 && ps.kernel_ticks == 1);
+		CHECK(ps.feed[0].cur_known && ps.feed[0].rd.cursor == 2 && ps.kernel_ticks == 1);
 	}
+	/* a module without the look: said once, then the kernel reads */
+	look_errno = ENOTTY;
+	CHECK(pl_ring_look(&ps, 9) == -1 && ps.no_look && nlooks == 2);
+	CHECK(pl_ring_look(&ps, 9) == -1 && nlooks == 2);
+	/* another error: the kernel reads this time, and the look stays */
+	setup();
+	look_errno = EINTR;
+	CHECK(pl_ring_look(&ps, 9) == -1 && !ps.no_look && nlooks == 1);
 	/* a blocking socket sleeps in the kernel */
 	setup();
 	ps.nb = 0;
@@ -572,7 +608,7 @@ const struct unit_case ring_cases[] = {
 	{ "preload ring: a lap is the kernel's; its tick followed by cursor + lost", test_lapped_left_to_kernel },
 	{ "preload ring: own ticks skipped without loopback, source filter, NODATA", test_skips_and_filters },
 	{ "preload ring: two publishers on one hash place", test_source_collision },
-	{ "preload ring: empty non-blocking looks; SO_BUSY_POLL reads the kernel; blocking; -K", test_empty_looks },
+	{ "preload ring: empty non-blocking looks; SO_BUSY_POLL: the rings, looks, no sync; blocking; -K", test_empty_looks },
 	{ "preload rx: a truncated tick peeked: the bytes that came, its length to FIONREAD", test_stash_truncated },
 	{ "preload rx: the kernel's cmsgs are read up to msg_controllen, no further", test_cmsg_end },
 	{ "preload rx: two threads peek at once: one tick read, both see it", test_stash_two_peekers },

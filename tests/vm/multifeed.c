@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -105,8 +106,11 @@ static void table(const char *sub_if)
 	check(feeds(s, m, 4) == 0, "IBTICK_FEEDS of a new socket: none", errno);
 	EXPECT_ERR(recv(s, buf, sizeof(buf), MSG_DONTWAIT), ENOTCONN,
 		   "recv, no feed at all -> ENOTCONN");
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_LOOK, 0), ENOTCONN, "IBTICK_SIOC_LOOK, no feed at all -> ENOTCONN");
 
 	EXPECT_OK(add(s, &a), "ADD_FEED a (unbound socket)");
+	EXPECT_OK(ioctl(s, IBTICK_SIOC_LOOK, 0), "IBTICK_SIOC_LOOK of an added feed");
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_LOOK, 1), EINVAL, "IBTICK_SIOC_LOOK, argument 1 -> EINVAL");
 	EXPECT_ERR(add(s, &a), EADDRINUSE, "ADD_FEED a again -> EADDRINUSE");
 	EXPECT_ERR(bind(s, (void *)&a, sizeof(a)), EADDRINUSE, "bind to a feed it reads -> EADDRINUSE");
 	EXPECT_OK(bind(s, (void *)&b, sizeof(b)), "bind b after ADD_FEED a");
@@ -158,6 +162,7 @@ static void table(const char *sub_if)
 	EXPECT_OK(drop(s, &a), "DROP_FEED a");
 	EXPECT_ERR(drop(s, &a), EADDRNOTAVAIL, "DROP_FEED a again -> EADDRNOTAVAIL");
 	check(feeds(s, m, 4) == 1 && (m[0].flags & IBTICK_MEMBER_BOUND), "IBTICK_FEEDS: bind()'s left", errno);
+	EXPECT_OK(ioctl(s, IBTICK_SIOC_LOOK, 0), "IBTICK_SIOC_LOOK of bind()'s feed left");
 	close(s);
 
 	/*

@@ -457,6 +457,25 @@ publish_refused_clear_message() {
 	log_test "a publisher without CAP_NET_RAW: every send fails (EPERM), told once on stderr, none dropped silently"
 }
 
+# busy_rings LOG MODE: a busy reader's ticks, by the library's log: a
+# non-blocking one (MODE nonblock, spin) takes most from the rings, which
+# its looks at the CQs (IBTICK_SIOC_LOOK) fill; a blocking one looks at none.
+busy_rings() {
+	python3 - "$@" <<-'PY'
+		import re, sys
+		log, mode = sys.argv[1], sys.argv[2]
+		ring = kern = looks = 0
+		for l in open(log):
+		    m = re.search(r'ticks read from the rings (\d+), by recvmsg (\d+);.* busy looks (\d+);', l)
+		    if m:
+		        ring += int(m[1]); kern += int(m[2]); looks += int(m[3])
+		ok = looks == 0 if mode == "block" else (looks > 0 and ring > kern)
+		print("  the library: ticks from the rings %d, by recvmsg %d, busy looks %d: %s" %
+		      (ring, kern, looks, "as expected" if ok else "NOT as expected for " + mode))
+		sys.exit(0 if ok else 1)
+	PY
+}
+
 # busy_reader PORT MODE DEFER_US LOGLINE -b ... : ibtick-run with those
 # options over mcrecv -m MODE (nonblock, spin; block with one group)
 # reading BUSY_GROUPS groups (default 2: one socket, two feeds); a line of
@@ -485,6 +504,7 @@ busy_reader() {
 	echo 0 >"$defer"
 	grep -q "$line" "$log" || { echo "  no line like \"$line\" in the library's log"; rc=1; }
 	FROM=10.99.0.2 tally "$out" "$N" "$log" || { echo "  counts"; rc=1; }
+	busy_rings "$log" "$mode" || rc=1
 	for ((f = 1; f <= ng; f++)); do
 		# completions drained by the reader's calls, and by CQ events
 		cq=$($IBTICK -j -s feed show pb$f | JIN_BIND="s = j[0]['stats']" \

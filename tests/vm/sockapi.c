@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -226,9 +227,12 @@ static void table_io(const char *sub_if, const char *pub_if)
 	ssize_t n;
 
 	EXPECT_ERR(recv(sub, buf, sizeof(buf), MSG_DONTWAIT), ENOTCONN, "recv unbound -> ENOTCONN");
+	EXPECT_ERR(ioctl(sub, IBTICK_SIOC_LOOK, 0), ENOTCONN, "IBTICK_SIOC_LOOK unbound -> ENOTCONN");
 	EXPECT_ERR(send(pub, buf, 10, 0), EDESTADDRREQ, "send unconnected -> EDESTADDRREQ");
 	EXPECT_OK(bind(sub, (void *)&sa, sizeof(sa)), "bind subscriber");
 	EXPECT_ERR(recv(sub, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN, "recv empty, MSG_DONTWAIT -> EAGAIN");
+	EXPECT_OK(ioctl(sub, IBTICK_SIOC_LOOK, 0), "IBTICK_SIOC_LOOK of a bound socket");
+	EXPECT_ERR(ioctl(sub, IBTICK_SIOC_LOOK, 8), EINVAL, "IBTICK_SIOC_LOOK, argument 8 -> EINVAL");
 	EXPECT_ERR(recv(sub, buf, sizeof(buf), MSG_PEEK), EOPNOTSUPP, "recv MSG_PEEK -> EOPNOTSUPP");
 	EXPECT_ERR(recv(sub, buf, sizeof(buf), MSG_OOB), EOPNOTSUPP, "recv MSG_OOB -> EOPNOTSUPP");
 	setsockopt(sub, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));

@@ -270,12 +270,14 @@ struct psock {
 	int		nb;		/* O_NONBLOCK: 1, 0, or -1 not known yet */
 	int		busy;		/* SO_BUSY_POLL on: 1, 0, or -1 not known yet */
 	unsigned int	empty;		/* empty non-blocking looks */
+	int		no_look;	/* IBTICK_SIOC_LOOK refused: busy reads go to the kernel */
 	unsigned int	rr;		/* the feed to look at first */
 	struct psrc	src[1 << PL_SRC_BITS];
 	uint64_t	ring_ticks;	/* read from the rings (source-filtered too) */
 	uint64_t	kernel_ticks;	/* read by recvmsg on the ibtick socket (the same) */
 	uint64_t	syncs;		/* IBTICK_MEMBER_CURSOR calls */
 	uint64_t	resolves;	/* IBTICK_FEEDS calls to learn a cursor */
+	uint64_t	looks;		/* IBTICK_SIOC_LOOK calls (SO_BUSY_POLL) */
 	uint64_t	why[PL_WHY_N];	/* why the kernel was asked for a tick */
 };
 
@@ -363,7 +365,9 @@ int pl_busy_ask(struct psock *ps, int fd);
 
 /*
  * SO_BUSY_POLL is on (ibtick-run -b, or the program's own): the program's
- * calls are to drain the CQ, so every read is the kernel's recvmsg.
+ * calls are to drain the CQ.  A non-blocking read that finds the rings
+ * empty has the kernel look at the CQs (IBTICK_SIOC_LOOK), then looks at
+ * the rings again; a blocking one spins in the kernel's recvmsg.
  */
 static inline int pl_busy(struct psock *ps, int fd)
 {
@@ -376,11 +380,16 @@ static inline int pl_ring_usable(const struct psock *ps)
 	return pl_ring_on && ps->multi && ps->nfeed && !ps->ring_off;
 }
 
-/* reads look at the rings first: mapped, and no SO_BUSY_POLL */
-static inline int pl_ring_reads(struct psock *ps, int fd)
+/* reads look at the rings first: they are mapped */
+static inline int pl_ring_reads(struct psock *ps)
 {
-	return pl_ring_usable(ps) && !pl_busy(ps, fd);
+	return pl_ring_usable(ps);
 }
+/*
+ * SO_BUSY_POLL, the rings empty: one look at the CQs by the kernel
+ * (IBTICK_SIOC_LOOK), which takes no tick; 0, or -1 the kernel must read.
+ */
+int pl_ring_look(struct psock *ps, int fd);
 
 /*
  * 1 a tick in @r, 0 every ring empty, -1 the kernel must read.  Only when
@@ -390,7 +399,8 @@ int pl_ring_take(struct psock *ps, int fd, const struct iovec *iov, size_t iovle
 		 struct rxres *r);
 /*
  * Every ring empty: may a call with @kflags return EAGAIN without the
- * kernel (a non-blocking one, not every PL_KERNEL_LOOK-th)?  Syncs.
+ * kernel (a non-blocking one, not every PL_KERNEL_LOOK-th)?  Syncs, but
+ * for a busy reader (its waits and PL_KERNEL_LOOK-th looks do).
  */
 int pl_ring_empty_ok(struct psock *ps, int fd, int kflags);
 /* does a read with @kflags return rather than wait (MSG_DONTWAIT, O_NONBLOCK)? */
@@ -411,14 +421,6 @@ static inline void pl_ring_kernel_tick(struct psock *ps, int fi, int err, uint64
 	/* nothing came, nothing moved: a non-blocking look, a signal */
 	if (!pl_ring_usable(ps) || err == EAGAIN || err == EINTR)
 		return;
-	if (ps->busy == 1 && !err) {
-		/* a busy socket does not read the rings: where they are is the kernel's */
-		if (f) {
-			f->cur_known = 0;
-			f->dirty = 0;
-		}
-		return;
-	}
 	pl_ring_follow(ps, f, err, lost, ti);
 }
 void pl_ring_learn(struct psock *ps, uint32_t pub_id, uint32_t ip);

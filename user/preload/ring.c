@@ -35,9 +35,13 @@
  * kernel say what the rings cannot: an error, the feed's end, a
  * revocation.  The CQ is then drained by its event (or by the feed's poll
  * thread), as for a mapped reader.  A socket with SO_BUSY_POLL (ibtick-run
- * -b, or the program's own) asked for its calls to drain the CQ: it reads
- * through the kernel alone, as with -K (measured: looking at the rings
- * first only added to each call there).
+ * -b, or the program's own) asked for its calls to drain the CQ: a
+ * non-blocking read that finds the rings empty has the kernel look at the
+ * CQs once (IBTICK_SIOC_LOOK, which takes no tick and needs no cursor),
+ * then looks at the rings again; its cursors reach the kernel at its waits
+ * and at every PL_KERNEL_LOOK-th empty look, not at each of them, since the
+ * reader is back at once.  A blocking one waits (spins) in the kernel's
+ * recvmsg, as any read that must wait.
  *
  * Locking: ps->rxlock, taken by rx.c around a whole read: one reader of a
  * socket at a time, as the kernel's socket lock would serialise them.
@@ -464,16 +468,34 @@ int pl_nonblocking(struct psock *ps, int fd, int kflags)
 
 int pl_ring_empty_ok(struct psock *ps, int fd, int kflags)
 {
-	if (!pl_ring_reads(ps, fd))
+	if (!pl_ring_reads(ps))
 		return 0;
 	if (!pl_nonblocking(ps, fd, kflags))
 		return 0;
-	pl_ring_sync(ps, fd);
 	if (!(++ps->empty % PL_KERNEL_LOOK) || pl_ring_dead(ps)) {
 		ps->why[PL_WHY_LOOK]++;
-		return 0;
+		return 0;	/* the kernel reads: the caller syncs first */
 	}
+	/* a busy reader is back at once: its waits sync, and every look above */
+	if (!pl_busy(ps, fd))
+		pl_ring_sync(ps, fd);
 	return 1;
+}
+
+int pl_ring_look(struct psock *ps, int fd)
+{
+	if (ps->no_look)
+		return -1;
+	ps->looks++;
+	if (!real.ioctl(fd, IBTICK_SIOC_LOOK, 0))
+		return 0;
+	if (errno == ENOTTY || errno == EINVAL) {
+		/* a module without it: recvmsg drains the CQs, as before it */
+		pl_log("fd %d: IBTICK_SIOC_LOOK: %s: busy reads go through the kernel",
+		       ps->fds[0], strerror(errno));
+		ps->no_look = 1;
+	}
+	return -1;
 }
 
 void pl_ring_follow(struct psock *ps, struct pfeed *f, int err, uint64_t lost,

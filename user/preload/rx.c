@@ -127,8 +127,8 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 		}
 		if (src) {
 			ip = pl_src_ipv4(src);
-			/* for the rings' ticks: a busy socket reads none */
-			if (ti && ps->busy != 1 && pl_ring_usable(ps))
+			/* for the rings' ticks */
+			if (ti && pl_ring_usable(ps))
 				pl_ring_learn(ps, ti->pub_id, ip);
 		}
 		if (f && f->nsrc && src && !pl_source_allowed(f, ip)) {
@@ -150,15 +150,19 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 }
 
 /*
- * The next tick: from a ring when one has it, else from the kernel, which
- * first learns where the rings' cursors are (ring.c).
+ * The next tick: from a ring when one has it (for a busy reader, also once
+ * the kernel drained the CQs into them), else from the kernel, which first
+ * learns where the rings' cursors are (ring.c).
  */
 static int rx_next(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, int kflags,
 		   struct rxres *r)
 {
-	if (pl_ring_reads(ps, fd)) {
+	if (pl_ring_reads(ps)) {
 		int rc = pl_ring_take(ps, fd, iov, iovlen, kflags, r);
 
+		/* SO_BUSY_POLL: this call drains the CQs (the kernel's look), then looks again */
+		if (!rc && pl_busy(ps, fd) && pl_nonblocking(ps, fd, kflags))
+			rc = pl_ring_look(ps, fd) ? -1 : pl_ring_take(ps, fd, iov, iovlen, kflags, r);
 		if (rc > 0)
 			return 0;
 		if (!rc && pl_ring_empty_ok(ps, fd, kflags)) {

@@ -143,10 +143,10 @@ static void report(struct psock *ps, const char *when)
 		       (unsigned long long)f->filtered);
 	}
 	if (ps->nfeed || ps->ring_ticks || ps->kernel_ticks)
-		pl_log("fd %d: %s: ticks read from the rings %llu, by recvmsg %llu; cursor syncs %llu, look-ups %llu; to the kernel for laps %llu, sources %llu, nodata %llu, looks %llu%s",
+		pl_log("fd %d: %s: ticks read from the rings %llu, by recvmsg %llu; cursor syncs %llu, look-ups %llu, busy looks %llu; to the kernel for laps %llu, sources %llu, nodata %llu, looks %llu%s",
 		       ps->fds[0], when, (unsigned long long)ps->ring_ticks,
 		       (unsigned long long)ps->kernel_ticks, (unsigned long long)ps->syncs,
-		       (unsigned long long)ps->resolves,
+		       (unsigned long long)ps->resolves, (unsigned long long)ps->looks,
 		       (unsigned long long)ps->why[PL_WHY_LAPPED],
 		       (unsigned long long)ps->why[PL_WHY_SOURCE],
 		       (unsigned long long)ps->why[PL_WHY_NODATA],
@@ -242,6 +242,7 @@ static void counts_forked(struct psock *ps)
 	ps->kernel_ticks = 0;
 	ps->syncs = 0;
 	ps->resolves = 0;
+	ps->looks = 0;
 	memset(ps->why, 0, sizeof(ps->why));
 }
 

@@ -327,6 +327,19 @@ enum {
  * dropped feed keeps that feed and its ring until munmap().
  */
 #define IBTICK_FEEDS_PER_SOCKET	64	/* bind()'s feed included */
+
+/*
+ * ioctl(fd, IBTICK_SIOC_LOOK, 0): one look at the completion queue of every
+ * feed the socket reads, as a non-blocking recvmsg() with SO_BUSY_POLL makes
+ * (and with SO_PREFER_BUSY_POLL leaving the CQ event deferred as it would),
+ * but taking no tick: what the CQ held goes to the feeds' rings.  For a
+ * mapped reader that spins on its rings and wants its own calls to drain
+ * the CQ, without the copy, the control messages and the cursor of a
+ * recvmsg().  Needs no SO_BUSY_POLL; a feed the socket may no longer read
+ * is skipped.  0; ENOTCONN: the socket reads no feed; EINVAL: an argument
+ * other than 0.
+ */
+#define IBTICK_SIOC_LOOK	0x89E0	/* SIOCPROTOPRIVATE */
 /* a ring is at most IBTICK_RING_BYTES_MAX (2^28) bytes: one id per 2^28 */
 #define IBTICK_MMAP_FEED_SHIFT	28
 #define IBTICK_MMAP_FEED(feed_id)	((__u64)(feed_id) << IBTICK_MMAP_FEED_SHIFT)
