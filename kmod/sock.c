@@ -1219,6 +1219,9 @@ static struct proto_ops ibt_proto_ops __ro_after_init = {
 	.getname	= ibt_getname,
 	.poll		= ibt_poll,
 	.ioctl		= ibt_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= ibt_ioctl,	/* no pointer to translate */
+#endif
 	.listen		= sock_no_listen,
 	.shutdown	= sock_no_shutdown,
 	.setsockopt	= ibt_setsockopt,

@@ -21,9 +21,12 @@
  * feed's cursor is (IBTICK_MEMBER_CURSOR, for those that moved: "sync"):
  * before its recvmsg, and before poll, select and epoll_wait (wait.c), which
  * look at the kernel's cursors.  A read that finds every ring empty syncs
- * too, for programs that wait some other way: for them a tick already read
- * may make the socket look ready until they read to EAGAIN (a spurious
- * wake-up, never a lost one: the kernel's cursor is never ahead of ours).  After the kernel delivered tick i of a feed whose cursor was c,
+ * too (a busy socket's: one in PL_KERNEL_LOOK, below), for programs that
+ * wait some other way: for them a tick already read may make the socket
+ * look ready until they read to EAGAIN (a spurious wake-up, never a lost
+ * one: the kernel's cursor is never ahead of ours).
+ *
+ * After the kernel delivered tick i of a feed whose cursor was c,
  * with L reported lost, i is c + L: the slot there is compared with the
  * tick's IBTICK_CMSG_TICK (publisher, sequence, send time) and the cursor
  * goes to i + 1.  Where that does not hold (the kernel skipped the
