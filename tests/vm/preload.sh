@@ -20,7 +20,7 @@ SEND=tests/vm/mcsend
 ALL_TESTS="read_modes rings_or_kernel churn_while_reading two_readers_one_socket lapped_reader_counts_loss several_groups_one_socket drop_membership
 	several_sockets_one_group
 	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
-	mixed_socket_drops_counted publisher_replies_kept publish_refused_clear_message busy_poll_option busy_blocking_one busy_prefer_option sockperf_smoke"
+	mixed_socket_drops_counted publisher_replies_kept publish_refused_clear_message o_async_told busy_poll_option busy_blocking_one busy_prefer_option sockperf_smoke"
 N=${N:-$(cnt 2000)}
 R=${RESULTS:-/tmp}/preload
 mkdir -p "$R"
@@ -455,6 +455,41 @@ publish_refused_clear_message() {
 	grep -q "^sent 239.3.6.1:$p 0$" "$out" && grep -q "^errors 10$" "$out" ||
 		check_err 1 "the sends did not all fail"
 	log_test "a publisher without CAP_NET_RAW: every send fails (EPERM), told once on stderr, none dropped silently"
+}
+
+# O_ASYNC on taken-over sockets: ibtick raises no SIGIO for ticks, and the
+# library says so once per socket, whether the flag came before the
+# takeover (fcntl, then IP_ADD_MEMBERSHIP) or after it (fcntl twice, and
+# ioctl FIOASYNC); a socket of an unconfigured group is not told about.
+o_async_told() {
+	local p=7375 log=$R/async.log
+	rm -f "$log"
+	IBTICK_LOG=$log $RUN -g 239.3.6.0/24:$p@veth1 -- python3 - $p <<-'PY'
+		import fcntl, os, socket, struct, sys
+		port = int(sys.argv[1])
+		def sock(group, async_first):
+		    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+		    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+		    s.bind(("", port))
+		    if async_first:
+		        fcntl.fcntl(s, fcntl.F_SETFL, fcntl.fcntl(s, fcntl.F_GETFL) | os.O_ASYNC)
+		    mreq = struct.pack("4s4s", socket.inet_aton(group), socket.inet_aton("10.99.0.2"))
+		    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, mreq)
+		    return s
+		a = sock("239.3.6.2", True)
+		b = sock("239.3.6.3", False)
+		for _ in range(2):
+		    fcntl.fcntl(b, fcntl.F_SETFL, fcntl.fcntl(b, fcntl.F_GETFL) | os.O_ASYNC)
+		c = sock("239.3.6.4", False)
+		fcntl.ioctl(c, 0x5452, struct.pack("i", 1))	# FIOASYNC
+		d = sock("239.3.8.1", True)	# not configured: kernel UDP
+		print("fds", a.fileno(), b.fileno(), c.fileno(), d.fileno())
+	PY
+	check_err $? "the program failed"
+	cat "$log"
+	(($(grep -c "O_ASYNC: ibtick raises no SIGIO for ticks" "$log") == 3)) ||
+		check_err 1 "not told once for each of the three taken-over sockets"
+	log_test "O_ASYNC on taken-over sockets (before or after the takeover, fcntl or FIOASYNC): no SIGIO for ticks, told once per socket"
 }
 
 # busy_rings LOG MODE: a busy reader's ticks, by the library's log: a

@@ -145,8 +145,11 @@ static int do_fcntl(int fd, int cmd, unsigned long arg)
 
 	if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && rc >= 0 && pl_get(fd))
 		dup_done(fd, rc);
-	if (cmd == F_SETFL && (ps = pl_get(fd)))
+	if (cmd == F_SETFL && (ps = pl_get(fd))) {
 		ps->nb = -1;	/* O_NONBLOCK may have changed: ring.c asks again */
+		if (!rc && (arg & O_ASYNC) && __atomic_load_n(&ps->ibtick, __ATOMIC_ACQUIRE))
+			pl_no_sigio(ps);
+	}
 	return rc;
 }
 
@@ -449,6 +452,14 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 		return pl_fionread(ps, fd, arg);
 	if (ps && req == FIONBIO)
 		ps->nb = -1;
+	if (ps && req == FIOASYNC) {
+		int rc = real.ioctl(fd, req, arg);
+
+		/* the kernel read the flag: the pointer is good */
+		if (!rc && *(const int *)arg)
+			pl_no_sigio(ps);
+		return rc;
+	}
 	return real.ioctl(fd, req, arg);
 }
 

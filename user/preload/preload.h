@@ -258,6 +258,7 @@ struct psock {
 	uint64_t	kudp_joined;	/* unconfigured groups joined while taken over */
 	int		warned_mixed;
 	int		warned_srcfilter;
+	int		warned_async;	/* O_ASYNC told (pl_no_sigio) */
 	struct pstash	stash;
 	/* ring.c: reading the feeds' rings; rx.c takes rxlock around a read */
 	struct pl_rxlock rxlock;
@@ -302,6 +303,8 @@ void pl_sync_all(void);			/* the same for every socket (epoll_wait) */
 int pl_new_ibtick(struct psock *ps);
 /* Put ibtick socket @s on every descriptor of @ps (closes @s). 0 or -1. */
 int pl_install(struct psock *ps, int s);
+/* O_ASYNC on a taken-over socket: no SIGIO comes for its ticks; said once */
+void pl_no_sigio(struct psock *ps);
 void pl_feedaddr(struct sockaddr_ibtick *sa, uint32_t group, uint16_t port,
 		 unsigned int ifindex);
 /* The ifindex a rule gives a group whose program asked for @hint. */

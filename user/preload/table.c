@@ -400,6 +400,15 @@ int pl_new_ibtick(struct psock *ps)
 	return s;
 }
 
+void pl_no_sigio(struct psock *ps)
+{
+	if (ps->warned_async)
+		return;
+	ps->warned_async = 1;
+	pl_log("fd %d: O_ASYNC: ibtick raises no SIGIO for ticks; poll, select, epoll or a read sees them",
+	       ps->fds[0]);
+}
+
 int pl_install(struct psock *ps, int s)
 {
 	int fl = real.fcntl(ps->fds[0], F_GETFL);
@@ -429,5 +438,7 @@ int pl_install(struct psock *ps, int s)
 	ps->nep = 0;
 	ps->shadow = shadow;
 	__atomic_store_n(&ps->ibtick, 1, __ATOMIC_RELEASE);
+	if (fl >= 0 && (fl & O_ASYNC))
+		pl_no_sigio(ps);	/* (the shadow keeps it, for kernel UDP's datagrams) */
 	return 0;
 }
