@@ -48,20 +48,27 @@ void ibt_conn_report(struct ibt_csock *cs, int err)
 	ibt_ev_conn(IBTICK_EV_CONN_FAILED, cs, err, unacked);
 }
 
-/* Fail the connection from process context: state, ring, sleepers. */
+/*
+ * Fail the connection from process context: state, ring, sleepers.  It
+ * may come twice (a completion's fail_work after the handler's failure):
+ * SO_ERROR gets the cause once, on the way into FAILED, so that a program
+ * that read it does not find it again.
+ */
 void ibt_conn_fail(struct ibt_csock *cs, int err)
 {
+	bool first = cs->state == IBTICK_CONN_LISTEN ||
+		     cs->state == IBTICK_CONN_CONNECTING ||
+		     cs->state == IBTICK_CONN_ESTABLISHED ||
+		     cs->state == IBTICK_CONN_PEER_CLOSED;
+
 	err = READ_ONCE(cs->cause) ?: err;
 	spin_lock_bh(&cs->dlock);
 	ibt_conn_fail_locked(cs, err);
 	spin_unlock_bh(&cs->dlock);
 	ibt_conn_report(cs, err);
-	if (cs->state == IBTICK_CONN_LISTEN ||
-	    cs->state == IBTICK_CONN_CONNECTING ||
-	    cs->state == IBTICK_CONN_ESTABLISHED ||
-	    cs->state == IBTICK_CONN_PEER_CLOSED)
+	if (first)
 		cs->state = IBTICK_CONN_FAILED;
-	if (!cs->sk.sk_err) {
+	if (first && !cs->sk.sk_err) {
 		cs->sk.sk_err = err;
 		sk_error_report(&cs->sk);
 	}
