@@ -238,6 +238,7 @@ struct ibt_csock {
 	/* a failure seen in a completion disconnects from here (lock) */
 	struct work_struct	fail_work;
 	bool			reported;	/* lock: its failure's event */
+	bool			err_raised;	/* lock: SO_ERROR given its cause */
 	int			async_err;	/* an async event's, for fail_work */
 	/* send(): the message, copied from the user with slock only */
 	void			*stage;

@@ -51,24 +51,23 @@ void ibt_conn_report(struct ibt_csock *cs, int err)
 /*
  * Fail the connection from process context: state, ring, sleepers.  It
  * may come twice (a completion's fail_work after the handler's failure):
- * SO_ERROR gets the cause once, on the way into FAILED, so that a program
- * that read it does not find it again.
+ * SO_ERROR gets the cause once (@err_raised), so that a program that read
+ * it does not find it again.
  */
 void ibt_conn_fail(struct ibt_csock *cs, int err)
 {
-	bool first = cs->state == IBTICK_CONN_LISTEN ||
-		     cs->state == IBTICK_CONN_CONNECTING ||
-		     cs->state == IBTICK_CONN_ESTABLISHED ||
-		     cs->state == IBTICK_CONN_PEER_CLOSED;
-
 	err = READ_ONCE(cs->cause) ?: err;
 	spin_lock_bh(&cs->dlock);
 	ibt_conn_fail_locked(cs, err);
 	spin_unlock_bh(&cs->dlock);
 	ibt_conn_report(cs, err);
-	if (first)
+	if (cs->state == IBTICK_CONN_LISTEN ||
+	    cs->state == IBTICK_CONN_CONNECTING ||
+	    cs->state == IBTICK_CONN_ESTABLISHED ||
+	    cs->state == IBTICK_CONN_PEER_CLOSED)
 		cs->state = IBTICK_CONN_FAILED;
-	if (first && !cs->sk.sk_err) {
+	if (!cs->err_raised && !cs->sk.sk_err) {
+		cs->err_raised = true;
 		cs->sk.sk_err = err;
 		sk_error_report(&cs->sk);
 	}

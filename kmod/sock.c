@@ -741,6 +741,7 @@ enum ibt_drain {
 	IBT_DRAIN_SPIN,
 	IBT_DRAIN_LOOK,
 	IBT_DRAIN_LAST,
+	IBT_DRAIN_IOCTL,	/* IBTICK_SIOC_LOOK: a look, by a mapped reader */
 };
 
 /*
@@ -770,14 +771,20 @@ static bool ibt_multi_drain(struct ibt_sock *is, enum ibt_drain how)
 	/* pairs with bind's release: a subscribed socket's sub is set */
 	total = mm->n + smp_load_acquire(&is->subscribed);
 	/* a heuristic: a sleeper that comes meanwhile has its own last look */
-	if (how == IBT_DRAIN_LOOK)
+	if (how == IBT_DRAIN_LOOK || how == IBT_DRAIN_IOCTL)
 		again = !atomic_read(&is->member_sleepers) &&
 			!wq_has_sleeper(sk_sleep(&is->sk));
 	for (i = 0; total <= IBT_MULTI_POLL_MAX && i < total; i++) {
 		m = ibt_nth(is, mm, i);
 		if (READ_ONCE(m->revoked) || ibt_member_over(m))
 			continue;
-		got |= ibt_poll_caller(m->feed, READ_ONCE(m->cursor),
+		/*
+		 * A mapped reader's cursor is its own, not m->cursor: what
+		 * counts as come is what came in this look
+		 */
+		got |= ibt_poll_caller(m->feed, how == IBT_DRAIN_IOCTL ?
+				       ibt_ring_producer(&m->feed->ring) :
+				       READ_ONCE(m->cursor),
 				       again ? 0 : 1, prefer, false);
 	}
 	rcu_read_unlock();
@@ -1175,9 +1182,14 @@ static __poll_t ibt_poll(struct file *file, struct socket *sock,
 /*
  * IBTICK_SIOC_LOOK: one busy look at the CQ of each feed the socket reads,
  * as a non-blocking recvmsg with SO_BUSY_POLL makes (ibt_busy_wait(),
- * ibt_multi_drain()), taking no tick.  A single-feed socket's feed whose
- * ACL changed since its last read is left alone, as a revoked member is:
- * recvmsg asks again.  Context: process, no lock held, as those looks.
+ * ibt_multi_drain()), taking no tick; without SO_BUSY_POLL none, as that
+ * recvmsg makes none (raising it needs CAP_NET_ADMIN; the look keeps a
+ * shared CQ's event deferred as the recvmsg would).  Whether a tick came
+ * is judged from the producer before the look, not from the socket's
+ * cursor: a mapped reader tells it only before it waits.  A single-feed
+ * socket's feed whose ACL changed since its last read is left alone, as a
+ * revoked member is: recvmsg asks again.  Context: process, no lock held,
+ * as those looks.
  */
 static int ibt_sock_look(struct ibt_sock *is)
 {
@@ -1186,15 +1198,17 @@ static int ibt_sock_look(struct ibt_sock *is)
 	if (rcu_access_pointer(is->more)) {	/* never unset once set */
 		if (!ibt_member_count(is))
 			return -ENOTCONN;
-		ibt_multi_drain(is, IBT_DRAIN_LOOK);
+		if (READ_ONCE(is->sk.sk_ll_usec))
+			ibt_multi_drain(is, IBT_DRAIN_IOCTL);
 		return 0;
 	}
 	/* pairs with the release in ibt_bind(): feed and cursor are set */
 	if (!smp_load_acquire(&is->subscribed))
 		return -ENOTCONN;
 	f = is->feed;
-	if (READ_ONCE(f->acl_gen) == READ_ONCE(is->sub.sub_acl_gen))
-		ibt_poll_caller(f, READ_ONCE(is->sub.cursor),
+	if (READ_ONCE(is->sk.sk_ll_usec) &&
+	    READ_ONCE(f->acl_gen) == READ_ONCE(is->sub.sub_acl_gen))
+		ibt_poll_caller(f, ibt_ring_producer(&f->ring),
 				wq_has_sleeper(&f->wq),
 				READ_ONCE(is->sk.sk_prefer_busy_poll), false);
 	return 0;

@@ -303,7 +303,7 @@ void pl_sync_all(void);			/* the same for every socket (epoll_wait) */
 int pl_new_ibtick(struct psock *ps);
 /* Put ibtick socket @s on every descriptor of @ps (closes @s). 0 or -1. */
 int pl_install(struct psock *ps, int s);
-/* O_ASYNC on a taken-over socket: no SIGIO comes for its ticks; said once */
+/* O_ASYNC on a taken-over socket: SIGIO for its ticks is not reliable; said once */
 void pl_no_sigio(struct psock *ps);
 void pl_feedaddr(struct sockaddr_ibtick *sa, uint32_t group, uint16_t port,
 		 unsigned int ifindex);

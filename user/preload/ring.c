@@ -40,7 +40,7 @@
  * thread), as for a mapped reader.  A socket with SO_BUSY_POLL (ibtick-run
  * -b, or the program's own) asked for its calls to drain the CQ: a
  * non-blocking read that finds the rings empty has the kernel look at the
- * CQs once (IBTICK_SIOC_LOOK, which takes no tick and needs no cursor),
+ * CQs once (IBTICK_SIOC_LOOK, which takes no tick and no cursor of ours),
  * then looks at the rings again; its cursors reach the kernel at its waits
  * and at every PL_KERNEL_LOOK-th empty look, not at each of them, since the
  * reader is back at once.  A blocking one waits (spins) in the kernel's
@@ -492,8 +492,12 @@ int pl_ring_look(struct psock *ps, int fd)
 	ps->looks++;
 	if (!real.ioctl(fd, IBTICK_SIOC_LOOK, 0))
 		return 0;
-	if (errno == ENOTTY || errno == EINVAL) {
-		/* a module without it: recvmsg drains the CQs, as before it */
+	/*
+	 * A module without it: ENOTTY, or EFAULT (the socket layer tries an
+	 * unknown SIOC* command on the netdevs, with our argument, 0, as
+	 * their request); recvmsg drains the CQs, as before it
+	 */
+	if (errno == ENOTTY || errno == EFAULT || errno == EINVAL) {
 		pl_log("fd %d: IBTICK_SIOC_LOOK: %s: busy reads go through the kernel",
 		       ps->fds[0], strerror(errno));
 		ps->no_look = 1;

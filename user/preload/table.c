@@ -405,7 +405,7 @@ void pl_no_sigio(struct psock *ps)
 	if (ps->warned_async)
 		return;
 	ps->warned_async = 1;
-	pl_log("fd %d: O_ASYNC: ibtick raises no SIGIO for ticks; poll, select, epoll or a read sees them",
+	pl_log("fd %d: O_ASYNC: SIGIO for ticks is not reliable over ibtick; poll, select, epoll or a read sees them",
 	       ps->fds[0]);
 }
 

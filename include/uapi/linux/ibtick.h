@@ -335,9 +335,9 @@ enum {
  * but taking no tick: what the CQ held goes to the feeds' rings.  For a
  * mapped reader that spins on its rings and wants its own calls to drain
  * the CQ, without the copy, the control messages and the cursor of a
- * recvmsg().  Needs no SO_BUSY_POLL; a feed the socket may no longer read
- * is skipped.  0; ENOTCONN: the socket reads no feed; EINVAL: an argument
- * other than 0.
+ * recvmsg().  Without SO_BUSY_POLL it does nothing, as that recvmsg()
+ * drains nothing; a feed the socket was refused is skipped.  0; ENOTCONN:
+ * the socket reads no feed; EINVAL: an argument other than 0.
  */
 #define IBTICK_SIOC_LOOK	0x89E0	/* SIOCPROTOPRIVATE */
 /* a ring is at most IBTICK_RING_BYTES_MAX (2^28) bytes: one id per 2^28 */
