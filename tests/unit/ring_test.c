@@ -155,7 +155,7 @@ static ssize_t take(char *buf, size_t len, int flags, struct rxres *r, int *rc)
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 
 	memset(r, 0, sizeof(*r));
-	*rc = pl_ring_reads(&ps) ? pl_ring_take(&ps, 9, &iov, 1, flags, r) : -1;
+	*rc = pl_ring_usable(&ps) ? pl_ring_take(&ps, 9, &iov, 1, flags, r) : -1;
 	return r->n;
 }
 

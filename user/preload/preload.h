@@ -377,17 +377,12 @@ static inline int pl_busy(struct psock *ps, int fd)
 	return ps->busy >= 0 ? ps->busy : pl_busy_ask(ps, fd);
 }
 
-/* the socket's feeds have their rings mapped */
+/* the socket's feeds have their rings mapped: reads look at them first */
 static inline int pl_ring_usable(const struct psock *ps)
 {
 	return pl_ring_on && ps->multi && ps->nfeed && !ps->ring_off;
 }
 
-/* reads look at the rings first: they are mapped */
-static inline int pl_ring_reads(struct psock *ps)
-{
-	return pl_ring_usable(ps);
-}
 /*
  * SO_BUSY_POLL, the rings empty: one look at the CQs by the kernel
  * (IBTICK_SIOC_LOOK), which takes no tick; 0, or -1 the kernel must read.
@@ -396,7 +391,7 @@ int pl_ring_look(struct psock *ps, int fd);
 
 /*
  * 1 a tick in @r, 0 every ring empty, -1 the kernel must read.  Only when
- * pl_ring_reads().
+ * pl_ring_usable().
  */
 int pl_ring_take(struct psock *ps, int fd, const struct iovec *iov, size_t iovlen, int flags,
 		 struct rxres *r);

@@ -471,7 +471,7 @@ int pl_nonblocking(struct psock *ps, int fd, int kflags)
 
 int pl_ring_empty_ok(struct psock *ps, int fd, int kflags)
 {
-	if (!pl_ring_reads(ps))
+	if (!pl_ring_usable(ps))
 		return 0;
 	if (!pl_nonblocking(ps, fd, kflags))
 		return 0;

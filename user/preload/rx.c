@@ -157,7 +157,7 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 static int rx_next(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, int kflags,
 		   struct rxres *r)
 {
-	if (pl_ring_reads(ps)) {
+	if (pl_ring_usable(ps)) {
 		int rc = pl_ring_take(ps, fd, iov, iovlen, kflags, r);
 
 		/* SO_BUSY_POLL: this call drains the CQs (the kernel's look), then looks again */
