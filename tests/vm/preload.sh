@@ -20,7 +20,7 @@ SEND=tests/vm/mcsend
 ALL_TESTS="read_modes rings_or_kernel churn_while_reading two_readers_one_socket lapped_reader_counts_loss several_groups_one_socket drop_membership
 	several_sockets_one_group
 	fork_exec_child_inherits source_filter unconfigured_groups_kernel_udp
-	mixed_socket_drops_counted publisher_replies_kept publish_refused_clear_message o_async_told busy_poll_option busy_blocking_one busy_prefer_option sockperf_smoke"
+	mixed_socket_drops_counted publisher_replies_kept publish_refused_clear_message o_async_told busy_poll_option busy_blocking_one busy_prefer_option busy_look_sleeper sockperf_smoke"
 N=${N:-$(cnt 2000)}
 R=${RESULTS:-/tmp}/preload
 mkdir -p "$R"
@@ -517,10 +517,12 @@ busy_rings() {
 # the library's log must match LOGLINE (a regular expression), mcrecv must
 # succeed, and the reader's calls must drain most of every feed's CQ,
 # with CQ events for at most half the ticks.  The feeds are made by the
-# admin so that their counters outlive the program.  Counts, not times.
+# admin so that their counters outlive the program.  SLEEPER=1: a second
+# program under ibtick-run without -b, mcrecv -m epoll, reads the same
+# groups meanwhile and must get every tick too.  Counts, not times.
 busy_reader() {
 	local p=$1 mode=$2 d=$3 line=$4 log=$R/busy-$1.log out=$R/busy-$1.out f cq
-	local defer=/sys/module/ibtick/parameters/busy_poll_defer_us rc=0 rpid
+	local defer=/sys/module/ibtick/parameters/busy_poll_defer_us rc=0 rpid spid=
 	local caller events ticks groups=() ng=${BUSY_GROUPS:-2}
 	shift 4
 	rm -f "$log"
@@ -533,9 +535,20 @@ busy_reader() {
 		-n "$N" -t $(tmo 5)000 "${groups[@]}" >"$out" 2>"$R/busy-$p.err" &
 	rpid=$!
 	wait_for "$R/busy-$p.err" ready || { echo "  receiver not ready"; rc=1; }
+	if [[ ${SLEEPER:-} ]]; then
+		$RUN -g 239.3.9.0/24:$p@veth0 -- $RECV -m epoll -i 10.99.0.1 -n "$N" -t $(tmo 5)000 \
+			"${groups[@]}" >"$R/sleeper-$p.out" 2>"$R/sleeper-$p.err" &
+		spid=$!
+		wait_for "$R/sleeper-$p.err" ready || { echo "  sleeper not ready"; rc=1; }
+	fi
 	$RUN -g 239.3.9.0/24:$p@veth1 -- $SEND -i 10.99.0.2 -r 2 -n "$N" "${groups[@]}" \
 		>/dev/null 2>&1 || { echo "  sender failed"; rc=1; }
 	wait "$rpid" || { echo "  mcrecv failed: $(tail -2 "$R/busy-$p.err")"; rc=1; }
+	if [[ $spid ]]; then
+		wait "$spid" || { echo "  the sleeper failed: $(tail -2 "$R/sleeper-$p.err")"; rc=1; }
+		echo "  the sleeping epoll reader:"
+		tally "$R/sleeper-$p.out" "$N" || rc=1
+	fi
 	echo 0 >"$defer"
 	grep -q "$line" "$log" || { echo "  no line like \"$line\" in the library's log"; rc=1; }
 	FROM=10.99.0.2 tally "$out" "$N" "$log" || { echo "  counts"; rc=1; }
@@ -586,6 +599,16 @@ busy_prefer_option() {
 		{ echo "  -p alone: $(cat "$R/prefer-alone.err")"; rc=1; }
 	busy_reader 7392 spin 0 "fd [0-9]*: SO_PREFER_BUSY_POLL$" -b 100 -p || rc=1
 	log_test "ibtick-run -b -p: SO_PREFER_BUSY_POLL, the CQ event stays off while the reader calls (-p alone refused)" $rc
+}
+
+# A sleeping reader of the same two feeds in another process (epoll,
+# no busy polling) while a busy one looks with SO_PREFER_BUSY_POLL and a
+# 20 ms deferral: each look leaves the CQ event off, so the looker's
+# drains are what bring the sleeper its ticks.  It must get them all, and
+# the looker must still drain most of the CQs itself.
+busy_look_sleeper() {
+	SLEEPER=1 busy_reader 7394 nonblock 20000 "fd [0-9]*: SO_PREFER_BUSY_POLL$" -b 100 -p
+	log_test "ibtick-run -b -p: a sleeping epoll reader of the same feeds gets every tick the busy reader's looks drain" $?
 }
 
 sockperf_smoke() {
