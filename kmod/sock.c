@@ -12,6 +12,7 @@
  * recvmsg/sendmsg of one socket (the cursor and the socket's counters).
  */
 #include <linux/capability.h>
+#include <linux/compat.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/poll.h>
@@ -1214,12 +1215,121 @@ static int ibt_sock_look(struct ibt_sock *is)
 	return 0;
 }
 
+/*
+ * IBTICK_SIOC_WAIT's cursors: every one checked (a feed the socket reads,
+ * not past its producer), then all set, as IBTICK_MEMBER_CURSOR sets one,
+ * but only forward.  A reader's threads tell theirs out of order: one that
+ * read a tick from the ring may have told the kernel (its own wait, its
+ * recvmsg) before another's wait, built earlier, comes in with the cursor
+ * before it; set back, the kernel would hand that tick out again.  Lock
+ * held.
+ */
+static int ibt_wait_cursors(struct ibt_sock *is, const struct ibtick_wait *w)
+{
+	struct ibt_member *m[IBTICK_WAIT_CURSORS];
+	u32 i;
+
+	for (i = 0; i < w->n; i++) {
+		if (w->c[i].reserved)
+			return -EINVAL;
+		m[i] = ibt_member_find_rcu(is, w->c[i].feed_id);
+		if (!m[i])
+			return -EADDRNOTAVAIL;
+		if (w->c[i].cursor > ibt_ring_producer(&m[i]->feed->ring))
+			return -EINVAL;
+	}
+	for (i = 0; i < w->n; i++)
+		if (w->c[i].cursor > m[i]->cursor)
+			WRITE_ONCE(m[i]->cursor, w->c[i].cursor);
+	return 0;
+}
+
+/*
+ * IBTICK_SIOC_WAIT (uapi): ibt_recv_multi() without the take.  A member
+ * whose ACL changed is asked again first, as there, so that a refusal is
+ * told once and a wait does not return at once for ever.  @nonblock: the
+ * file's O_NONBLOCK (an ioctl has no MSG_DONTWAIT).  Context: process, no
+ * lock held.
+ */
+static int ibt_sock_wait(struct ibt_sock *is, void __user *uarg, bool nonblock)
+{
+	long timeo = sock_rcvtimeo(&is->sk, nonblock);
+	struct ibt_members *mm;
+	struct ibt_member *m;
+	struct ibtick_wait w;
+	bool looked = false;
+	u32 k, total, over;
+	int err;
+
+	/* one layout for 32- and 64-bit callers (ibt_compat_ioctl()) */
+	BUILD_BUG_ON(sizeof(w) != 8 + IBTICK_WAIT_CURSORS * 16 ||
+		     offsetof(struct ibtick_wait, c[1]) != 24);
+	if (copy_from_user(&w, uarg, sizeof(w)))
+		return -EFAULT;
+	if (w.flags || w.n > IBTICK_WAIT_CURSORS)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&is->lock))
+		return sock_intr_errno(timeo);
+	if (!rcu_access_pointer(is->more)) {	/* never unset once set */
+		err = is->subscribed ? -EOPNOTSUPP : -ENOTCONN;
+		goto out;
+	}
+	if (!ibt_member_count(is)) {
+		err = -ENOTCONN;
+		goto out;
+	}
+	err = ibt_wait_cursors(is, &w);
+	while (!err) {
+		mm = rcu_dereference_protected(is->more,
+					       lockdep_is_held(&is->lock));
+		total = mm->n + is->subscribed;
+		over = 0;
+		for (k = 0; k < total; k++) {
+			m = ibt_nth(is, mm, k);
+			if (unlikely(READ_ONCE(m->feed->acl_gen) !=
+				     m->sub_acl_gen)) {
+				err = ibt_member_recheck(m);
+				if (err)
+					goto out;
+			}
+			if (ibt_member_ready(m, false, &over))
+				goto out;
+		}
+		if (total && over == total) {
+			err = -ENODEV;
+			break;
+		}
+		mutex_unlock(&is->lock);
+		err = ibt_wait_multi(is, &timeo, &looked);
+		mutex_lock(&is->lock);
+	}
+out:
+	mutex_unlock(&is->lock);
+	return err;
+}
+
 static int ibt_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 {
-	if (cmd == IBTICK_SIOC_LOOK)
+	switch (cmd) {
+	case IBTICK_SIOC_LOOK:
 		return arg ? -EINVAL : ibt_sock_look(ibt_sk(sock->sk));
+	case IBTICK_SIOC_WAIT:
+		return ibt_sock_wait(ibt_sk(sock->sk), (void __user *)arg,
+				     sock->file->f_flags & O_NONBLOCK);
+	}
 	return -ENOIOCTLCMD;
 }
+
+#ifdef CONFIG_COMPAT
+/* struct ibtick_wait has one layout for both: only the pointer to widen */
+static int ibt_compat_ioctl(struct socket *sock, unsigned int cmd,
+			    unsigned long arg)
+{
+	if (cmd == IBTICK_SIOC_WAIT)
+		arg = (unsigned long)compat_ptr(arg);
+	return ibt_ioctl(sock, cmd, arg);
+}
+#endif
 
 /* not const: .family is the module parameter, set once at init */
 static struct proto_ops ibt_proto_ops __ro_after_init = {
@@ -1234,7 +1344,7 @@ static struct proto_ops ibt_proto_ops __ro_after_init = {
 	.poll		= ibt_poll,
 	.ioctl		= ibt_ioctl,
 #ifdef CONFIG_COMPAT
-	.compat_ioctl	= ibt_ioctl,	/* no pointer to translate */
+	.compat_ioctl	= ibt_compat_ioctl,
 #endif
 	.listen		= sock_no_listen,
 	.shutdown	= sock_no_shutdown,

@@ -28,14 +28,14 @@ socket_api_table() {
 
 multi_feed_table() {
 	tests/vm/multifeed table veth0 veth1
-	log_test "multi-feed sockets: ADD_FEED/DROP_FEED/FEEDS/MEMBER_CURSOR errno table, the cap" $?
+	log_test "multi-feed sockets: ADD_FEED/DROP_FEED/FEEDS/MEMBER_CURSOR/SIOC_WAIT errno table, the cap" $?
 }
 
 multi_feed_io() {
 	local ip
 	ip=$(ip -4 -o addr show dev veth1 | awk '{ sub("/.*", "", $4); print $4; exit }')
 	tests/vm/multifeed io veth0 veth1 "$ip"
-	log_test "multi-feed sockets: 3 feeds on one socket, per-feed conservation, wake-ups, sources, lapped member, mapped member, drop" $?
+	log_test "multi-feed sockets: 3 feeds on one socket, per-feed conservation, wake-ups, sources, lapped member, mapped member, drop, IBTICK_SIOC_WAIT" $?
 }
 
 multi_feed_revoked() {

@@ -84,6 +84,7 @@ static void table(const char *sub_if)
 	struct ibtick_ring_geometry g = { .nslots = 64, .slot_size = 64 };
 	struct ibtick_member m[IBTICK_FEEDS_PER_SOCKET + 1];
 	struct ibtick_member_cursor mc = { 0 };
+	struct ibtick_wait w;
 	int s = sock(), t = sock(), i, n, one = 1, ok;
 	socklen_t len;
 	char buf[64];
@@ -107,6 +108,8 @@ static void table(const char *sub_if)
 	EXPECT_ERR(recv(s, buf, sizeof(buf), MSG_DONTWAIT), ENOTCONN,
 		   "recv, no feed at all -> ENOTCONN");
 	EXPECT_ERR(ioctl(s, IBTICK_SIOC_LOOK, 0), ENOTCONN, "IBTICK_SIOC_LOOK, no feed at all -> ENOTCONN");
+	memset(&w, 0, sizeof(w));
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), ENOTCONN, "IBTICK_SIOC_WAIT, no feed at all -> ENOTCONN");
 
 	EXPECT_OK(add(s, &a), "ADD_FEED a (unbound socket)");
 	EXPECT_OK(ioctl(s, IBTICK_SIOC_LOOK, 0), "IBTICK_SIOC_LOOK of an added feed");
@@ -153,6 +156,31 @@ static void table(const char *sub_if)
 		   "MEMBER_CURSOR short -> EINVAL");
 	EXPECT_OK(setsockopt(s, SOL_IBTICK, IBTICK_MEMBER_CURSOR, &mc, sizeof(mc)),
 		  "MEMBER_CURSOR 0");
+
+	/* IBTICK_SIOC_WAIT's refusals; its waits in waited() */
+	memset(&w, 0, sizeof(w));
+	w.n = IBTICK_WAIT_CURSORS + 1;
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EINVAL, "IBTICK_SIOC_WAIT n over the cap -> EINVAL");
+	w.n = 0;
+	w.flags = 1;
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EINVAL, "IBTICK_SIOC_WAIT flags != 0 -> EINVAL");
+	w.flags = 0;
+	w.n = 2;
+	w.c[0].feed_id = m[0].feed_id;
+	w.c[1].feed_id = 0;
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EADDRNOTAVAIL,
+		   "IBTICK_SIOC_WAIT of a feed it does not read -> EADDRNOTAVAIL");
+	w.c[1] = w.c[0];
+	w.c[1].cursor = 1ULL << 40;
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EINVAL, "IBTICK_SIOC_WAIT past the producer -> EINVAL");
+	w.c[1].cursor = 0;
+	w.c[1].reserved = 1;
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EINVAL, "IBTICK_SIOC_WAIT reserved != 0 -> EINVAL");
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, (void *)8), EFAULT, "IBTICK_SIOC_WAIT bad pointer -> EFAULT");
+	w.n = 1;
+	check(fcntl(s, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK", errno);
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EAGAIN, "IBTICK_SIOC_WAIT, nothing, O_NONBLOCK -> EAGAIN");
+	check(fcntl(s, F_SETFL, 0) == 0, "O_NONBLOCK off", errno);
 	EXPECT_OK(setsockopt(s, SOL_IBTICK, IBTICK_SOURCE_CMSG, &one, sizeof(one)),
 		  "IBTICK_SOURCE_CMSG on");
 	len = sizeof(i);
@@ -755,6 +783,73 @@ static void lapped(const char *sub_if, const char *pub_if)
 	close(p1);
 }
 
+/*
+ * IBTICK_SIOC_WAIT, the wait of a reader that takes from the rings: it
+ * returns when a tick is there and takes none; the cursors it carries are
+ * the kernel's after it (a recv then finds nothing); a waiter asleep is
+ * woken by a tick of either feed; SO_RCVTIMEO ends a wait for nothing.
+ * Feeds PORT0 + 70, 71.
+ */
+static void waited(const char *sub_if, const char *pub_if)
+{
+	struct sockaddr_ibtick fa[2] = { vm_addr(GROUP, sub_if, PORT0 + 70),
+					 vm_addr(GROUP, sub_if, PORT0 + 71) };
+	struct timeval tv = { .tv_sec = 5 };
+	struct ibtick_member mem[2];
+	struct ibtick_wait w;
+	int s = sock(), p[2], k, n;
+	struct later l;
+	long long t0;
+	char buf[64];
+
+	for (k = 0; k < 2; k++) {
+		EXPECT_OK(add(s, &fa[k]), "ADD_FEED for the waits");
+		p[k] = publisher(pub_if, PORT0 + 70 + k);
+	}
+	usleep(300000);		/* the publishers' joins */
+	EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), "SO_RCVTIMEO 5 s");
+	memset(&w, 0, sizeof(w));
+	send_n(p[1], 1, 1);
+	t0 = mono_ms();
+	EXPECT_OK(ioctl(s, IBTICK_SIOC_WAIT, &w), "a wait with a tick there");
+	EXPECT_OK(ioctl(s, IBTICK_SIOC_WAIT, &w), "a wait again: it took nothing");
+	check(mono_ms() - t0 < WOKEN_MS, "both at once", 0);
+	n = feeds(s, mem, 2);
+	check(n == 2, "IBTICK_FEEDS: both", errno);
+	for (k = 0; k < n; k++) {
+		w.c[k].feed_id = mem[k].feed_id;
+		w.c[k].cursor = mem[k].cursor + (mem[k].addr.sibt_port == PORT0 + 71);
+	}
+	w.n = n;
+	tv.tv_sec = 0;
+	tv.tv_usec = 200000;
+	EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), "SO_RCVTIMEO 200 ms");
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EAGAIN,
+		   "a wait past the tick: nothing within SO_RCVTIMEO -> EAGAIN");
+	EXPECT_ERR(recv(s, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN,
+		   "recv after it: the cursors it carried are the kernel's");
+	for (k = 0; k < n; k++)
+		w.c[k].cursor = mem[k].cursor;
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EAGAIN,
+		   "a wait with the cursors before the tick: not set back, nothing -> EAGAIN");
+	tv.tv_sec = 5;
+	tv.tv_usec = 0;
+	EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), "SO_RCVTIMEO 5 s");
+	w.n = 0;
+	for (k = 0; k < 2; k++) {
+		later(&l, p[k], k);
+		t0 = mono_ms();
+		EXPECT_OK(ioctl(s, IBTICK_SIOC_WAIT, &w), "a waiter asleep, woken by a tick");
+		check(mono_ms() - t0 < WOKEN_MS, k ? "woken by feed 71" : "woken by feed 70", 0);
+		pthread_join(l.t, NULL);
+		check(recv(s, buf, sizeof(buf), MSG_DONTWAIT) == 32 && buf[0] == 'A' + k,
+		      "its tick, left for recv", errno);
+	}
+	close(s);
+	close(p[0]);
+	close(p[1]);
+}
+
 static volatile sig_atomic_t usr1;
 
 static void on_usr1(int sig)
@@ -894,6 +989,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "io") && argc == 5) {
 		io(argv[2], argv[3], argv[4]);
 		lapped(argv[2], argv[3]);
+		waited(argv[2], argv[3]);
 	} else {
 		fprintf(stderr, "multifeed: bad arguments\n");
 		return 2;

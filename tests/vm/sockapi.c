@@ -233,6 +233,12 @@ static void table_io(const char *sub_if, const char *pub_if)
 	EXPECT_ERR(recv(sub, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN, "recv empty, MSG_DONTWAIT -> EAGAIN");
 	EXPECT_OK(ioctl(sub, IBTICK_SIOC_LOOK, 0), "IBTICK_SIOC_LOOK of a bound socket");
 	EXPECT_ERR(ioctl(sub, IBTICK_SIOC_LOOK, 8), EINVAL, "IBTICK_SIOC_LOOK, argument 8 -> EINVAL");
+	{
+		struct ibtick_wait w = { 0 };
+
+		EXPECT_ERR(ioctl(sub, IBTICK_SIOC_WAIT, &w), EOPNOTSUPP,
+			   "IBTICK_SIOC_WAIT of a socket that reads only bind()'s feed -> EOPNOTSUPP");
+	}
 	EXPECT_ERR(recv(sub, buf, sizeof(buf), MSG_PEEK), EOPNOTSUPP, "recv MSG_PEEK -> EOPNOTSUPP");
 	EXPECT_ERR(recv(sub, buf, sizeof(buf), MSG_OOB), EOPNOTSUPP, "recv MSG_OOB -> EOPNOTSUPP");
 	setsockopt(sub, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));

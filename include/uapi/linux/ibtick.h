@@ -340,6 +340,7 @@ enum {
  * the socket reads no feed; EINVAL: an argument other than 0.
  */
 #define IBTICK_SIOC_LOOK	0x89E0	/* SIOCPROTOPRIVATE */
+
 /* a ring is at most IBTICK_RING_BYTES_MAX (2^28) bytes: one id per 2^28 */
 #define IBTICK_MMAP_FEED_SHIFT	28
 #define IBTICK_MMAP_FEED(feed_id)	((__u64)(feed_id) << IBTICK_MMAP_FEED_SHIFT)
@@ -420,6 +421,33 @@ struct ibtick_member_cursor {
 	__u32	reserved;	/* 0 */
 	__u64	cursor;		/* as IBTICK_RING_CURSOR */
 };
+
+/*
+ * ioctl(fd, IBTICK_SIOC_WAIT, &w): the wait of a reader that takes its
+ * ticks from the mapped rings of a socket's member feeds (IBTICK_ADD_FEED).
+ * First, as IBTICK_MEMBER_CURSOR for each of w.c[0..n-1], the kernel
+ * learns where the reader is (all of them checked before any is set), but
+ * a cursor only moves forward: of two threads' waits, the one told later
+ * may carry the older cursor, and must not hand a tick out again.  Then
+ * the call waits, as a recvmsg() of the socket would (its SO_RCVTIMEO, its
+ * SO_BUSY_POLL spin, O_NONBLOCK: one look), until a member feed has a tick
+ * past its cursor, and returns 0 taking nothing: the reader takes it from
+ * the ring.  A wait is a recvmsg() without the copy, the control messages
+ * and the address.  Errors as that recvmsg()'s: EAGAIN (timeout, or
+ * nothing for a non-blocking socket), EINTR, EACCES (a feed's read access
+ * revoked, once), ENODEV (every feed it reads is over), ENOTCONN (it reads
+ * no feed); and EINVAL: n over IBTICK_WAIT_CURSORS, flags or a reserved
+ * field not 0, a cursor past its feed's producer; EADDRNOTAVAIL: a
+ * feed_id the socket does not read; EOPNOTSUPP: a socket that reads only
+ * its bind()'s feed (it waits in poll() after IBTICK_RING_CURSOR).
+ */
+#define IBTICK_WAIT_CURSORS	4
+struct ibtick_wait {
+	__u32	n;		/* cursors in c[] */
+	__u32	flags;		/* 0 */
+	struct ibtick_member_cursor c[IBTICK_WAIT_CURSORS];
+};
+#define IBTICK_SIOC_WAIT	0x89E1	/* SIOCPROTOPRIVATE + 1 */
 
 /*
  * Poll modes:
