@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -34,10 +35,29 @@ struct psock *pl_get(int fd)
 
 static struct ibtick_member_cursor told[16];
 static int ntold, busy_us, nlooks, look_errno;
+/* IBTICK_SIOC_WAIT: what it was told, its answer; wait_meanwhile() runs during it */
+static struct ibtick_wait waited;
+static int nwaits, wait_errno;
+static void (*wait_meanwhile)(void);
 
 static int fake_ioctl(int fd, unsigned long req, ...)
 {
 	(void)fd;
+	if (req == IBTICK_SIOC_WAIT) {
+		va_list ap;
+
+		va_start(ap, req);
+		memcpy(&waited, va_arg(ap, struct ibtick_wait *), sizeof(waited));
+		va_end(ap);
+		nwaits++;
+		if (wait_meanwhile)
+			wait_meanwhile();
+		if (wait_errno) {
+			errno = wait_errno;
+			return -1;
+		}
+		return 0;
+	}
 	if (req != IBTICK_SIOC_LOOK) {
 		errno = ENOTTY;
 		return -1;
@@ -137,6 +157,9 @@ static struct pfeed *setup(void)
 	busy_us = 0;
 	nlooks = 0;
 	look_errno = 0;
+	nwaits = 0;
+	wait_errno = 0;
+	wait_meanwhile = NULL;
 	real.setsockopt = fake_setsockopt;
 	real.ioctl = fake_ioctl;
 	real.getsockopt = fake_getsockopt;
@@ -376,6 +399,62 @@ static void test_empty_looks(void)
 	pl_ring_on = 1;
 }
 
+/* another thread's read while this one waits: the ring's next tick taken */
+static void read_meanwhile(void)
+{
+	ps.feed[0].rd.cursor++;
+	ps.feed[0].dirty = 1;
+}
+
+static void test_waits(void)
+{
+	struct pfeed *f = setup();
+	int i;
+
+	/* the moved cursor goes with the wait, and is clean after it */
+	produce(7, 1, 0, 4, 4, 'a');
+	f->rd.cursor = 1;
+	f->dirty = 1;
+	ps.dirty_any = 1;
+	CHECK(!pl_ring_wait(&ps, 9) && nwaits == 1 && ps.waits == 1 && ntold == 0);
+	CHECK(waited.n == 1 && !waited.flags && waited.c[0].feed_id == 42 &&
+	      waited.c[0].cursor == 1 && !waited.c[0].reserved);
+	CHECK(!f->dirty && !ps.dirty_any);
+	/* nothing moved: no cursor */
+	CHECK(!pl_ring_wait(&ps, 9) && waited.n == 0);
+	/* a timeout: its errno; the cursor was told all the same */
+	f->dirty = 1;
+	ps.dirty_any = 1;
+	wait_errno = EAGAIN;
+	CHECK(pl_ring_wait(&ps, 9) == -1 && errno == EAGAIN && !f->dirty && !ps.dirty_any);
+	/* another thread read on meanwhile: its cursor is not the one told, still to tell */
+	wait_errno = 0;
+	f->dirty = 1;
+	ps.dirty_any = 1;
+	wait_meanwhile = read_meanwhile;
+	CHECK(!pl_ring_wait(&ps, 9) && waited.c[0].cursor == 1 && f->rd.cursor == 2);
+	CHECK(f->dirty && ps.dirty_any);
+	wait_meanwhile = NULL;
+	/* a cursor refused: looked up again; the kernel reads this time (ENOSYS) */
+	wait_errno = EINVAL;
+	CHECK(pl_ring_wait(&ps, 9) == -1 && errno == ENOSYS && !f->cur_known && !ps.no_wait);
+	/* a module without it (ENOTTY, or the socket layer's EFAULT): said once, no more waits */
+	setup();
+	wait_errno = EFAULT;
+	CHECK(pl_ring_wait(&ps, 9) == -1 && errno == ENOSYS && ps.no_wait && nwaits == 1);
+	CHECK(pl_ring_wait(&ps, 9) == -1 && errno == ENOSYS && nwaits == 1);
+	/* more moved than a wait carries: told one by one first, the wait carries none */
+	setup();
+	ps.nfeed = IBTICK_WAIT_CURSORS + 1;
+	for (i = 0; i < ps.nfeed; i++) {
+		ps.feed[i].feed_id = 100 + i;
+		ps.feed[i].dirty = 1;
+	}
+	ps.dirty_any = 1;
+	CHECK(!pl_ring_wait(&ps, 9) && ntold == IBTICK_WAIT_CURSORS + 1 && waited.n == 0);
+	CHECK(!ps.dirty_any);
+}
+
 /* ---- rx.c's stash, over the ring and the kernel ---- */
 
 /*
@@ -609,6 +688,7 @@ const struct unit_case ring_cases[] = {
 	{ "preload ring: own ticks skipped without loopback, source filter, NODATA", test_skips_and_filters },
 	{ "preload ring: two publishers on one hash place", test_source_collision },
 	{ "preload ring: empty non-blocking looks; SO_BUSY_POLL: the rings, looks, no sync; blocking; -K", test_empty_looks },
+	{ "preload ring: a blocking read's wait carries the moved cursors, only those told are clean; fallbacks", test_waits },
 	{ "preload rx: a truncated tick peeked: the bytes that came, its length to FIONREAD", test_stash_truncated },
 	{ "preload rx: the kernel's cmsgs are read up to msg_controllen, no further", test_cmsg_end },
 	{ "preload rx: two threads peek at once: one tick read, both see it", test_stash_two_peekers },

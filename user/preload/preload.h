@@ -272,6 +272,7 @@ struct psock {
 	int		busy;		/* SO_BUSY_POLL on: 1, 0, or -1 not known yet */
 	unsigned int	empty;		/* empty non-blocking looks */
 	int		no_look;	/* IBTICK_SIOC_LOOK refused: busy reads go to the kernel */
+	int		no_wait;	/* IBTICK_SIOC_WAIT refused: blocking reads wait in recvmsg */
 	unsigned int	rr;		/* the feed to look at first */
 	struct psrc	src[1 << PL_SRC_BITS];
 	uint64_t	ring_ticks;	/* read from the rings (source-filtered too) */
@@ -279,6 +280,7 @@ struct psock {
 	uint64_t	syncs;		/* IBTICK_MEMBER_CURSOR calls */
 	uint64_t	resolves;	/* IBTICK_FEEDS calls to learn a cursor */
 	uint64_t	looks;		/* IBTICK_SIOC_LOOK calls (SO_BUSY_POLL) */
+	uint64_t	waits;		/* IBTICK_SIOC_WAIT calls (blocking reads) */
 	uint64_t	why[PL_WHY_N];	/* why the kernel was asked for a tick */
 };
 
@@ -370,7 +372,8 @@ int pl_busy_ask(struct psock *ps, int fd);
  * SO_BUSY_POLL is on (ibtick-run -b, or the program's own): the program's
  * calls are to drain the CQ.  A non-blocking read that finds the rings
  * empty has the kernel look at the CQs (IBTICK_SIOC_LOOK), then looks at
- * the rings again; a blocking one spins in the kernel's recvmsg.
+ * the rings again; a blocking one spins in the kernel's wait
+ * (IBTICK_SIOC_WAIT), as its recvmsg would.
  */
 static inline int pl_busy(struct psock *ps, int fd)
 {
@@ -388,6 +391,15 @@ static inline int pl_ring_usable(const struct psock *ps)
  * (IBTICK_SIOC_LOOK), which takes no tick; 0, or -1 the kernel must read.
  */
 int pl_ring_look(struct psock *ps, int fd);
+
+/*
+ * A blocking read found every ring empty: wait in the kernel
+ * (IBTICK_SIOC_WAIT, which learns the moved cursors and takes no tick).
+ * 0: something came, the rings are read again; -1 with errno: the wait's
+ * error for the program, or ENOSYS: the kernel's recvmsg must wait (a
+ * module without the ioctl, a cursor it refused).
+ */
+int pl_ring_wait(struct psock *ps, int fd);
 
 /*
  * 1 a tick in @r, 0 every ring empty, -1 the kernel must read.  Only when

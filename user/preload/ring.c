@@ -20,7 +20,8 @@
  * The cursors.  Before the kernel reads or waits, it is told where every
  * feed's cursor is (IBTICK_MEMBER_CURSOR, for those that moved: "sync"):
  * before its recvmsg, and before poll, select and epoll_wait (wait.c), which
- * look at the kernel's cursors.  A read that finds every ring empty syncs
+ * look at the kernel's cursors; a blocking read's wait carries them itself
+ * (IBTICK_SIOC_WAIT, below).  A read that finds every ring empty syncs
  * too (a busy socket's: one in PL_KERNEL_LOOK, below), for programs that
  * wait some other way: for them a tick already read may make the socket
  * look ready until they read to EAGAIN (a spurious wake-up, never a lost
@@ -43,8 +44,16 @@
  * CQs once (IBTICK_SIOC_LOOK, which takes no tick and no cursor of ours),
  * then looks at the rings again; its cursors reach the kernel at its waits
  * and at every PL_KERNEL_LOOK-th empty look, not at each of them, since the
- * reader is back at once.  A blocking one waits (spins) in the kernel's
- * recvmsg, as any read that must wait.
+ * reader is back at once.
+ *
+ * A blocking read that finds the rings empty waits in the kernel with
+ * IBTICK_SIOC_WAIT: the moved cursors go with it (no sync of their own),
+ * it waits as the socket's recvmsg would (SO_RCVTIMEO, the SO_BUSY_POLL
+ * spin, signals), takes nothing, and the read takes the tick from the
+ * rings: one system call a tick, without the copy, control messages and
+ * address of a recvmsg.  The kernel's cursors only go forward there: a
+ * wait built before another thread read on cannot set them back.  A
+ * module without the ioctl: the kernel's recvmsg waits, as before it.
  *
  * Locking: ps->rxlock, taken by rx.c around a whole read: one reader of a
  * socket at a time, as the kernel's socket lock would serialise them.
@@ -502,6 +511,81 @@ int pl_ring_look(struct psock *ps, int fd)
 		       ps->fds[0], strerror(errno));
 		ps->no_look = 1;
 	}
+	return -1;
+}
+
+int pl_ring_wait(struct psock *ps, int fd)
+{
+	int i, rc, e, sent[IBTICK_WAIT_CURSORS], still = 0;
+	struct ibtick_wait w;
+
+	if (ps->no_wait) {
+		errno = ENOSYS;
+		return -1;
+	}
+	memset(&w, 0, sizeof(w));
+	for (i = 0; i < ps->nfeed && ps->dirty_any; i++) {
+		struct pfeed *f = &ps->feed[i];
+
+		if (!f->dirty)
+			continue;
+		if (w.n == IBTICK_WAIT_CURSORS) {	/* more moved: told one by one */
+			w.n = 0;
+			break;
+		}
+		sent[w.n] = i;
+		w.c[w.n].feed_id = f->feed_id;
+		w.c[w.n++].cursor = f->rd.cursor;
+	}
+	if (ps->dirty_any && !w.n && pl_ring_sync_dirty(ps, fd)) {
+		errno = ENOSYS;		/* the rings are off now */
+		return -1;
+	}
+	ps->waits++;
+	/* others may read the rings meanwhile: the kernel takes nothing */
+	pl_rx_unlock(&ps->rxlock);
+	rc = real.ioctl(fd, IBTICK_SIOC_WAIT, &w);
+	pl_rx_lock(&ps->rxlock);	/* errno kept */
+	e = errno;
+	if (!rc || e == EAGAIN || e == EINTR || e == EACCES || e == ENODEV) {
+		/*
+		 * The cursors were told: clean, unless another thread read on
+		 * meanwhile (the feeds stay as they were, and the kernel's
+		 * cursors only go forward: a later one told is kept)
+		 */
+		for (i = 0; i < (int)w.n; i++) {
+			struct pfeed *f = &ps->feed[sent[i]];
+
+			if (sent[i] < ps->nfeed && f->feed_id == w.c[i].feed_id &&
+			    f->rd.cursor == w.c[i].cursor)
+				f->dirty = 0;
+		}
+		for (i = 0; i < ps->nfeed; i++)
+			still |= ps->feed[i].dirty;
+		if (w.n && !still)
+			clear_dirty(ps);
+		ps->empty = 0;
+		if (rc)
+			pl_ring_kernel_tick(ps, -1, e, 0, NULL);
+		errno = e;
+		return rc;
+	}
+	/*
+	 * A module without it: ENOTTY, or EFAULT (as for IBTICK_SIOC_LOOK);
+	 * a socket that reads only bind()'s feed: EOPNOTSUPP.  A cursor
+	 * refused (EINVAL, EADDRNOTAVAIL: a feed dropped meanwhile): looked
+	 * up again.  The kernel's recvmsg waits, this time or from now on.
+	 */
+	if (e == ENOTTY || e == EFAULT || e == EOPNOTSUPP) {
+		pl_log("fd %d: IBTICK_SIOC_WAIT: %s: blocking reads wait in recvmsg",
+		       ps->fds[0], strerror(e));
+		ps->no_wait = 1;
+	} else {
+		for (i = 0; i < ps->nfeed; i++)
+			if (ps->feed[i].dirty)
+				ps->feed[i].cur_known = 0;
+	}
+	errno = ENOSYS;
 	return -1;
 }
 

@@ -48,6 +48,7 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 	} cb;
 	struct msghdr km;
 
+	pl_ring_sync(ps, fd);	/* the kernel reads from where the rings are */
 	for (;;) {
 		const struct ibtick_source *src = NULL;
 		const struct ibtick_tick_info *ti = NULL;
@@ -152,7 +153,8 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
 /*
  * The next tick: from a ring when one has it (for a busy reader, also once
  * the kernel drained the CQs into them), else from the kernel, which first
- * learns where the rings' cursors are (ring.c).
+ * learns where the rings' cursors are (ring.c).  A blocking read that
+ * finds them empty waits in the kernel and takes from the rings.
  */
 static int rx_next(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, int kflags,
 		   struct rxres *r)
@@ -169,8 +171,19 @@ static int rx_next(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, i
 			errno = EAGAIN;
 			return -1;
 		}
+		/*
+		 * A blocking read waits in the kernel, then takes from the
+		 * rings; what they do not give after a wake-up (the socket's
+		 * own tick, a filtered one, another thread's) the kernel's
+		 * recvmsg reads, or waits for
+		 */
+		if (!rc && !pl_nonblocking(ps, fd, kflags)) {
+			if (pl_ring_wait(ps, fd))
+				return errno == ENOSYS ? rx_kernel(ps, fd, iov, iovlen, kflags, r) : -1;
+			if (pl_ring_take(ps, fd, iov, iovlen, kflags, r) > 0)
+				return 0;
+		}
 	}
-	pl_ring_sync(ps, fd);
 	return rx_kernel(ps, fd, iov, iovlen, kflags, r);
 }
 

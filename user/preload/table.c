@@ -143,10 +143,11 @@ static void report(struct psock *ps, const char *when)
 		       (unsigned long long)f->filtered);
 	}
 	if (ps->nfeed || ps->ring_ticks || ps->kernel_ticks)
-		pl_log("fd %d: %s: ticks read from the rings %llu, by recvmsg %llu; cursor syncs %llu, look-ups %llu, busy looks %llu; to the kernel for laps %llu, sources %llu, nodata %llu, looks %llu%s",
+		pl_log("fd %d: %s: ticks read from the rings %llu, by recvmsg %llu; cursor syncs %llu, look-ups %llu, waits %llu, busy looks %llu; to the kernel for laps %llu, sources %llu, nodata %llu, looks %llu%s",
 		       ps->fds[0], when, (unsigned long long)ps->ring_ticks,
 		       (unsigned long long)ps->kernel_ticks, (unsigned long long)ps->syncs,
-		       (unsigned long long)ps->resolves, (unsigned long long)ps->looks,
+		       (unsigned long long)ps->resolves, (unsigned long long)ps->waits,
+		       (unsigned long long)ps->looks,
 		       (unsigned long long)ps->why[PL_WHY_LAPPED],
 		       (unsigned long long)ps->why[PL_WHY_SOURCE],
 		       (unsigned long long)ps->why[PL_WHY_NODATA],
