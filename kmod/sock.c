@@ -1268,8 +1268,12 @@ static int ibt_sock_wait(struct ibt_sock *is, void __user *uarg, bool nonblock)
 		return -EFAULT;
 	if (w.flags || w.n > IBTICK_WAIT_CURSORS)
 		return -EINVAL;
-	if (mutex_lock_interruptible(&is->lock))
-		return sock_intr_errno(timeo);
+	/*
+	 * Not interruptible: past its checks the call takes the cursors
+	 * whatever it then returns (EINTR included), and the reader counts
+	 * on that; the lock's holders do not sleep with it for long.
+	 */
+	mutex_lock(&is->lock);
 	if (!rcu_access_pointer(is->more)) {	/* never unset once set */
 		err = is->subscribed ? -EOPNOTSUPP : -ENOTCONN;
 		goto out;

@@ -435,9 +435,17 @@ static void test_waits(void)
 	CHECK(!pl_ring_wait(&ps, 9) && waited.c[0].cursor == 1 && f->rd.cursor == 2);
 	CHECK(f->dirty && ps.dirty_any);
 	wait_meanwhile = NULL;
-	/* a cursor refused: looked up again; the kernel reads this time (ENOSYS) */
+	/* a signal: the kernel took the cursors before it waited */
+	wait_errno = EINTR;
+	CHECK(pl_ring_wait(&ps, 9) == -1 && errno == EINTR && waited.c[0].cursor == 2);
+	CHECK(!f->dirty && !ps.dirty_any);
+	/* a cursor refused: none taken, still to tell; the kernel reads this time (ENOSYS) */
+	f->rd.cursor = 3;
+	f->dirty = 1;
+	ps.dirty_any = 1;
 	wait_errno = EINVAL;
-	CHECK(pl_ring_wait(&ps, 9) == -1 && errno == ENOSYS && !f->cur_known && !ps.no_wait);
+	CHECK(pl_ring_wait(&ps, 9) == -1 && errno == ENOSYS && f->dirty && ps.dirty_any);
+	CHECK(!ps.no_wait && f->cur_known);
 	/* a module without it (ENOTTY, or the socket layer's EFAULT): said once, no more waits */
 	setup();
 	wait_errno = EFAULT;

@@ -177,10 +177,6 @@ static void table(const char *sub_if)
 	w.c[1].reserved = 1;
 	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EINVAL, "IBTICK_SIOC_WAIT reserved != 0 -> EINVAL");
 	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, (void *)8), EFAULT, "IBTICK_SIOC_WAIT bad pointer -> EFAULT");
-	w.n = 1;
-	check(fcntl(s, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK", errno);
-	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EAGAIN, "IBTICK_SIOC_WAIT, nothing, O_NONBLOCK -> EAGAIN");
-	check(fcntl(s, F_SETFL, 0) == 0, "O_NONBLOCK off", errno);
 	EXPECT_OK(setsockopt(s, SOL_IBTICK, IBTICK_SOURCE_CMSG, &one, sizeof(one)),
 		  "IBTICK_SOURCE_CMSG on");
 	len = sizeof(i);
@@ -795,9 +791,9 @@ static void waited(const char *sub_if, const char *pub_if)
 	struct sockaddr_ibtick fa[2] = { vm_addr(GROUP, sub_if, PORT0 + 70),
 					 vm_addr(GROUP, sub_if, PORT0 + 71) };
 	struct timeval tv = { .tv_sec = 5 };
-	struct ibtick_member mem[2];
+	struct ibtick_member mem[2], again[2];
+	int s = sock(), p[2], k, n, k71;
 	struct ibtick_wait w;
-	int s = sock(), p[2], k, n;
 	struct later l;
 	long long t0;
 	char buf[64];
@@ -809,6 +805,11 @@ static void waited(const char *sub_if, const char *pub_if)
 	usleep(300000);		/* the publishers' joins */
 	EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), "SO_RCVTIMEO 5 s");
 	memset(&w, 0, sizeof(w));
+	check(fcntl(s, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK", errno);
+	t0 = mono_ms();
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EAGAIN, "a wait for nothing, O_NONBLOCK -> EAGAIN");
+	check(mono_ms() - t0 < WOKEN_MS, "at once, not after SO_RCVTIMEO", 0);
+	check(fcntl(s, F_SETFL, 0) == 0, "O_NONBLOCK off", errno);
 	send_n(p[1], 1, 1);
 	t0 = mono_ms();
 	EXPECT_OK(ioctl(s, IBTICK_SIOC_WAIT, &w), "a wait with a tick there");
@@ -816,6 +817,15 @@ static void waited(const char *sub_if, const char *pub_if)
 	check(mono_ms() - t0 < WOKEN_MS, "both at once", 0);
 	n = feeds(s, mem, 2);
 	check(n == 2, "IBTICK_FEEDS: both", errno);
+	/* every cursor checked before any is set: feed 71's good one, feed 70's past its producer */
+	k71 = mem[0].addr.sibt_port == PORT0 + 71 ? 0 : 1;
+	w.n = 2;
+	w.c[0] = (struct ibtick_member_cursor){ .feed_id = mem[k71].feed_id,
+						.cursor = mem[k71].cursor + 1 };
+	w.c[1] = (struct ibtick_member_cursor){ .feed_id = mem[!k71].feed_id, .cursor = 1ULL << 40 };
+	EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EINVAL, "a good cursor and one past its producer -> EINVAL");
+	check(feeds(s, again, 2) == 2 && again[k71].cursor == mem[k71].cursor,
+	      "... and the good one was not taken either", errno);
 	for (k = 0; k < n; k++) {
 		w.c[k].feed_id = mem[k].feed_id;
 		w.c[k].cursor = mem[k].cursor + (mem[k].addr.sibt_port == PORT0 + 71);

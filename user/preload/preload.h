@@ -396,8 +396,9 @@ int pl_ring_look(struct psock *ps, int fd);
  * A blocking read found every ring empty: wait in the kernel
  * (IBTICK_SIOC_WAIT, which learns the moved cursors and takes no tick).
  * 0: something came, the rings are read again; -1 with errno: the wait's
- * error for the program, or ENOSYS: the kernel's recvmsg must wait (a
- * module without the ioctl, a cursor it refused).
+ * error for the program (the cursors told all the same), or ENOSYS: the
+ * kernel's recvmsg must wait (a module without the ioctl, a cursor it
+ * refused).
  */
 int pl_ring_wait(struct psock *ps, int fd);
 

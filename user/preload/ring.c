@@ -572,18 +572,16 @@ int pl_ring_wait(struct psock *ps, int fd)
 	}
 	/*
 	 * A module without it: ENOTTY, or EFAULT (as for IBTICK_SIOC_LOOK);
-	 * a socket that reads only bind()'s feed: EOPNOTSUPP.  A cursor
-	 * refused (EINVAL, EADDRNOTAVAIL: a feed dropped meanwhile): looked
-	 * up again.  The kernel's recvmsg waits, this time or from now on.
+	 * a socket that reads only bind()'s feed: EOPNOTSUPP.  From now on
+	 * the kernel's recvmsg waits.  A cursor refused (EINVAL, or
+	 * EADDRNOTAVAIL: a feed dropped meanwhile): none was taken, they are
+	 * still to tell, and this time the recvmsg's sync tells them (a
+	 * refusal there turns the rings off, as for any sync).
 	 */
 	if (e == ENOTTY || e == EFAULT || e == EOPNOTSUPP) {
 		pl_log("fd %d: IBTICK_SIOC_WAIT: %s: blocking reads wait in recvmsg",
 		       ps->fds[0], strerror(e));
 		ps->no_wait = 1;
-	} else {
-		for (i = 0; i < ps->nfeed; i++)
-			if (ps->feed[i].dirty)
-				ps->feed[i].cur_known = 0;
 	}
 	errno = ENOSYS;
 	return -1;

@@ -436,10 +436,12 @@ struct ibtick_member_cursor {
  * and the address.  Errors as that recvmsg()'s: EAGAIN (timeout, or
  * nothing for a non-blocking socket), EINTR, EACCES (a feed's read access
  * revoked, once), ENODEV (every feed it reads is over), ENOTCONN (it reads
- * no feed); and EINVAL: n over IBTICK_WAIT_CURSORS, flags or a reserved
- * field not 0, a cursor past its feed's producer; EADDRNOTAVAIL: a
- * feed_id the socket does not read; EOPNOTSUPP: a socket that reads only
- * its bind()'s feed (it waits in poll() after IBTICK_RING_CURSOR).
+ * no feed), each with the cursors taken; and, with none taken, EINVAL: n
+ * over IBTICK_WAIT_CURSORS, flags or the reserved field of a cursor in use
+ * not 0 (entries past n are not read), a cursor past its feed's producer;
+ * EADDRNOTAVAIL: a feed_id the socket does not read; EOPNOTSUPP: a socket
+ * that reads only its bind()'s feed (it waits in poll() after
+ * IBTICK_RING_CURSOR); EFAULT.
  */
 #define IBTICK_WAIT_CURSORS	4
 struct ibtick_wait {
