@@ -13,7 +13,7 @@
 #   and divided by the round trips udppp reports, 64 B,
 #   ping on rxe1 (vCPU 1), echo on rxe0 (vCPU 0) in one guest boot, the
 #   modes: blocking reads under ibtick-run; blocking with -b 200 (the
-#   library's SO_BUSY_POLL reads, all through the kernel's recvmsg); and
+#   library's SO_BUSY_POLL reads, spinning in the kernel's wait); and
 #   kernel UDP without ibtick-run (libc's wrappers alone, the baseline).
 #   BASE (a git revision; an argument that is none is OUT_DIR): the
 #   library built there too, run the same way
@@ -108,7 +108,7 @@ print(f"Source `{h['head'][:12]}`" + (f", base `{h['base'][:12]}`" if h['base'] 
       "inside each recvfrom() and sendto() in user space - the library's hooks and all they call, and libc's "
       "system call wrapper - per round trip (one of each). The kernel's work is not counted. "
       "*kernel UDP* is the same program without ibtick-run: libc's wrapper alone. *busy*: ibtick-run -b 200, "
-      "every read through the kernel's recvmsg.\n")
+      "its blocking reads spinning in the kernel (in recvmsg, or since IBTICK_SIOC_WAIT in the wait).\n")
 print("| library | mode | recvfrom | sendto | both | above kernel UDP |")
 print("|---|---|---|---|---|---|")
 def per(k):
