@@ -1269,11 +1269,14 @@ static int ibt_sock_wait(struct ibt_sock *is, void __user *uarg, bool nonblock)
 	if (w.flags || w.n > IBTICK_WAIT_CURSORS)
 		return -EINVAL;
 	/*
-	 * Not interruptible: past its checks the call takes the cursors
-	 * whatever it then returns (EINTR included), and the reader counts
-	 * on that; the lock's holders do not sleep with it for long.
+	 * Killable, not interruptible: past its checks the call takes the
+	 * cursors whatever it then returns (EINTR from the wait included),
+	 * and the reader counts on that.  A holder may keep the lock for a
+	 * feed's join (IBTICK_ADD_FEED); a fatal signal still ends the wait
+	 * for it, and then nobody is left to count on the cursors.
 	 */
-	mutex_lock(&is->lock);
+	if (mutex_lock_killable(&is->lock))
+		return -EINTR;
 	if (!rcu_access_pointer(is->more)) {	/* never unset once set */
 		err = is->subscribed ? -EOPNOTSUPP : -ENOTCONN;
 		goto out;
