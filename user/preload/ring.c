@@ -52,8 +52,8 @@
  * spin, signals), takes nothing, and the read takes the tick from the
  * rings: one system call a tick, without the copy, control messages and
  * address of a recvmsg.  The kernel's cursors only go forward there: a
- * wait built before another thread read on cannot set them back.  A
- * module without the ioctl: the kernel's recvmsg waits, as before it.
+ * wait built before another thread read on cannot set them back.  With a
+ * module without the ioctl, the kernel's recvmsg waits instead.
  *
  * Locking: ps->rxlock, taken by rx.c around a whole read: one reader of a
  * socket at a time, as the kernel's socket lock would serialise them.
