@@ -207,17 +207,29 @@ static void test_take_and_sync(void)
 	/* the kernel is told once, then nothing more to tell */
 	CHECK(!pl_ring_sync(&ps, 9));
 	CHECK(ntold == 1 && told[0].feed_id == 42 && told[0].cursor == 1 && !told[0].reserved);
-	CHECK(!f->dirty && !ps.dirty_any && pl_ndirty == 0);
+	/* clean, and still listed: the next take needs no lock of the list */
+	CHECK(!f->dirty && !ps.dirty_any && pl_ndirty == 1 && ps.listed);
 	CHECK(!pl_ring_sync(&ps, 9) && ntold == 1);
-	/* epoll_wait's sync: every socket on the list, and the list empties */
+	/* epoll_wait's sync: every socket on the list, and the clean ones leave it */
 	produce(7, 2, 0, 4, 4, 'e');
 	take(buf, sizeof(buf), 0, &r, &rc);
-	CHECK(rc == 1 && pl_ndirty == 1 && ps.listed);
+	CHECK(rc == 1 && pl_ndirty == 1 && ps.listed && ps.dirty_any);
 	ps.fds[0] = 9;
 	pl_sync_all();
 	CHECK(ntold == 2 && told[1].cursor == 2 && pl_ndirty == 0 && !ps.listed && !ps.dirty_any);
+	pl_sync_all();
+	CHECK(ntold == 2);
+	/* a socket that goes leaves the list, clean or not */
+	produce(7, 3, 0, 4, 4, 'f');
+	take(buf, sizeof(buf), 0, &r, &rc);
+	CHECK(rc == 1 && pl_ndirty == 1 && !pl_ring_sync(&ps, 9) && ntold == 3);
+	CHECK(ps.listed && !ps.dirty_any);
+	pl_ring_forget(&ps);
+	CHECK(pl_ndirty == 0 && !ps.listed);
+	CHECK(!ibtick_reader_init_mem(&f->rd, &ring, sizeof(ring), 3));
+	f->cur_known = 1;
 	/* a short buffer: MSG_TRUNC, and with the flag the tick's length */
-	produce(7, 3, IBTICK_TICK_TRUNCATED, SLOT - sizeof(struct ibtick_slot), 300, 'b');
+	produce(7, 4, IBTICK_TICK_TRUNCATED, SLOT - sizeof(struct ibtick_slot), 300, 'b');
 	CHECK(take(buf, 10, MSG_TRUNC, &r, &rc) == 300 && rc == 1 && r.trunc);
 }
 

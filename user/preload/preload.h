@@ -345,7 +345,7 @@ int pl_fionread(struct psock *ps, int fd, int *avail);
 
 /* ---- ring.c ---- */
 extern int pl_ring_on;			/* IBTICK_RING (default 1) */
-extern int pl_ndirty;			/* sockets to sync before a wait (a hint) */
+extern int pl_ndirty;			/* sockets that may have to sync before a wait (a hint) */
 /* one empty non-blocking look in this many enters the kernel */
 #define PL_KERNEL_LOOK	256
 /* map feed @f's ring (just added to @ps on @fd); on failure the kernel reads */

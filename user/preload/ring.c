@@ -73,10 +73,14 @@ int pl_ring_on = 1;
 
 /*
  * The sockets with a cursor the kernel was not told, for epoll_wait (which
- * does not say which sockets it waits on).  dirty_lock is taken inside a
- * socket's rxlock, and takes a socket's rxlock only with a trylock.  A
- * socket that finds the list full is synced by its own reads alone (its
- * first empty look, its next wait in the kernel).
+ * does not say which sockets it waits on).  A socket joins the list at its
+ * first take from a ring and stays while its cursors are told and moved
+ * again: a blocking reader's take and wait, once a tick each, take no lock
+ * of the list.  pl_sync_all() tells the cursors and drops the sockets it
+ * finds clean.  dirty_lock is taken inside a socket's rxlock, and takes a
+ * socket's rxlock only with a trylock.  A socket that finds the list full
+ * is synced by its own reads alone (its first empty look, its next wait in
+ * the kernel).
  */
 #define PL_MAX_DIRTY	1024
 /* recursive: pl_sync_all() holds it while a sync takes a socket off the list */
@@ -91,6 +95,8 @@ static void set_dirty(struct psock *ps, struct pfeed *f)
 	if (ps->dirty_any)
 		return;
 	ps->dirty_any = 1;
+	if (ps->listed)
+		return;
 	pthread_mutex_lock(&dirty_lock);
 	if (pl_ndirty < PL_MAX_DIRTY) {
 		dirty[pl_ndirty] = ps;
@@ -100,14 +106,17 @@ static void set_dirty(struct psock *ps, struct pfeed *f)
 	pthread_mutex_unlock(&dirty_lock);
 }
 
-/* rxlock held, or the socket is going */
+/* rxlock held: every cursor told (the socket stays listed) */
 static void clear_dirty(struct psock *ps)
+{
+	ps->dirty_any = 0;
+}
+
+/* rxlock held, or the socket is going */
+static void unlist(struct psock *ps)
 {
 	int i;
 
-	ps->dirty_any = 0;
-	if (!ps->listed)
-		return;
 	pthread_mutex_lock(&dirty_lock);
 	for (i = 0; i < pl_ndirty; i++) {
 		if (dirty[i] == ps) {
@@ -225,8 +234,12 @@ void pl_ring_forget(struct psock *ps)
 {
 	int i;
 
-	if (ps->dirty_any)
-		clear_dirty(ps);
+	/*
+	 * Under the list's lock whether listed or not: pl_sync_all() holds it
+	 * while it syncs a socket, which it may have just taken off the list
+	 */
+	ps->dirty_any = 0;
+	unlist(ps);
 	for (i = 0; i < ps->nfeed; i++)
 		pl_ring_unmap(&ps->feed[i]);
 }
@@ -663,12 +676,15 @@ void pl_rx_wake(struct pl_rxlock *l)
 
 /* ---- before the program waits (wait.c) ---- */
 
-static void sync_ps(struct psock *ps, int fd)
+/* @prune: a socket found clean leaves the list (until its next take) */
+static void sync_ps(struct psock *ps, int fd, int prune)
 {
 	/* a reader inside syncs before it waits in the kernel itself */
 	if (pl_rx_trylock(&ps->rxlock))
 		return;
 	pl_ring_sync(ps, fd);
+	if (prune && ps->listed && !ps->dirty_any)
+		unlist(ps);
 	pl_rx_unlock(&ps->rxlock);
 }
 
@@ -677,7 +693,7 @@ void pl_sync_fd(int fd)
 	struct psock *ps = pl_get(fd);
 
 	if (ps && ps->dirty_any && __atomic_load_n(&ps->ibtick, __ATOMIC_ACQUIRE))
-		sync_ps(ps, fd);
+		sync_ps(ps, fd, 0);
 }
 
 void pl_sync_all(void)
@@ -692,6 +708,6 @@ void pl_sync_all(void)
 	n = pl_ndirty;
 	memcpy(snap, dirty, (size_t)n * sizeof(snap[0]));
 	for (i = 0; i < n; i++)
-		sync_ps(snap[i], snap[i]->fds[0]);
+		sync_ps(snap[i], snap[i]->fds[0], 1);
 	pthread_mutex_unlock(&dirty_lock);
 }
