@@ -607,6 +607,46 @@ static void test_cmsg_end(void)
 	pl_ring_on = 1;
 }
 
+/* another thread's MSG_PEEK while this one waits: it reads the tick that woke it */
+static void peek_meanwhile(void)
+{
+	struct pstash *st = &ps.stash;
+
+	produce(7, 1, 0, 6, 6, 'p');
+	if (!st->buf)
+		st->buf = malloc(PL_STASH_MAX);
+	memcpy(st->buf, "peeked", 6);
+	st->len = 6;
+	st->wire_len = 6;
+	st->from.sin_family = AF_INET;
+	st->full = 1;
+	ps.feed[0].rd.cursor = 1;
+	ps.feed[0].dirty = 1;
+}
+
+/*
+ * A blocking read that waited while another thread peeked hands the
+ * stash's tick, not the kernel's next one (that would come later, and
+ * before the older tick).
+ */
+static void test_wait_then_stash(void)
+{
+	char buf[64];
+	int fl;
+
+	rx_setup();
+	ps.nb = 0;
+	pl_ring_learn(&ps, 7, inet_addr("10.0.0.2"));
+	kr_len = 8;
+	kr_orig = 8;
+	wait_meanwhile = peek_meanwhile;
+	CHECK(rx(buf, sizeof(buf), 0, &fl) == 6 && !memcmp(buf, "peeked", 6));
+	CHECK(nwaits == 1 && kr_calls == 0 && !ps.stash.full && ps.feed[0].rd.cursor == 1);
+	wait_meanwhile = NULL;
+	free(ps.stash.buf);
+	ps.stash.buf = NULL;
+}
+
 static void *peeker(void *arg)
 {
 	char buf[64];
@@ -712,6 +752,7 @@ const struct unit_case ring_cases[] = {
 	{ "preload rx: a truncated tick peeked: the bytes that came, its length to FIONREAD", test_stash_truncated },
 	{ "preload rx: the kernel's cmsgs are read up to msg_controllen, no further", test_cmsg_end },
 	{ "preload rx: two threads peek at once: one tick read, both see it", test_stash_two_peekers },
+	{ "preload rx: a blocking read that waited while another thread peeked hands the stash's tick", test_wait_then_stash },
 	{ "preload: the read lock: 4 threads x 100000 increments under it, none lost", test_rxlock },
 	{ NULL, NULL },
 };

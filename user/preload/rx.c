@@ -154,7 +154,9 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
  * The next tick: from a ring when one has it (for a busy reader, also once
  * the kernel drained the CQs into them), else from the kernel, which first
  * learns where the rings' cursors are (ring.c).  A blocking read that
- * finds them empty waits in the kernel and takes from the rings.
+ * finds them empty waits in the kernel and takes from the rings.  0: the
+ * tick is in @r; -1: errno; 1: another thread's MSG_PEEK filled the stash
+ * while this one waited, and that tick comes first.
  */
 static int rx_next(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, int kflags,
 		   struct rxres *r)
@@ -180,6 +182,9 @@ static int rx_next(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, i
 		if (!rc && !pl_nonblocking(ps, fd, kflags)) {
 			if (pl_ring_wait(ps, fd))
 				return errno == ENOSYS ? rx_kernel(ps, fd, iov, iovlen, kflags, r) : -1;
+			/* another thread's MSG_PEEK took the tick meanwhile: it is next */
+			if (ps->stash.full)
+				return 1;
 			if (pl_ring_take(ps, fd, iov, iovlen, kflags, r) > 0)
 				return 0;
 		}
@@ -247,6 +252,7 @@ static int fill_stash_locked(struct psock *ps, int fd, int kflags, struct rxres 
 {
 	struct pstash *s = &ps->stash;
 	struct iovec iov;
+	int rc;
 
 	if (!s->buf) {
 		s->buf = malloc(PL_STASH_MAX);
@@ -261,8 +267,9 @@ static int fill_stash_locked(struct psock *ps, int fd, int kflags, struct rxres 
 	 * Without MSG_TRUNC, so that n is what was copied: a tick cut to its
 	 * slot (IBTICK_TICK_TRUNCATED) has fewer bytes than its length
 	 */
-	if (rx_next(ps, fd, &iov, 1, kflags & ~MSG_TRUNC, r))
-		return -1;
+	rc = rx_next(ps, fd, &iov, 1, kflags & ~MSG_TRUNC, r);
+	if (rc)		/* 1: filled meanwhile (only stashlock's holder fills it) */
+		return rc < 0 ? -1 : 0;
 	s->len = r->n;
 	s->wire_len = r->wire >= r->n ? r->wire : r->n;
 	s->from = r->from;
@@ -302,50 +309,60 @@ static int fill_stash(struct psock *ps, int fd, int kflags, struct rxres *r)
 	return rc;
 }
 
-static ssize_t recvmsg_locked(struct psock *ps, int fd, struct msghdr *m, int flags)
+/* The stash's tick (filled here for MSG_PEEK when empty) into @m's buffers. */
+static int from_stash(struct psock *ps, int fd, struct msghdr *m, int flags, int kflags,
+		      struct rxres *r)
 {
 	struct pstash *s = &ps->stash;
+	size_t off = 0, i;
+	ssize_t left;
+
+	if (!s->full && fill_stash(ps, fd, kflags & ~MSG_TRUNC, r))
+		return -1;
+	r->from = s->from;
+	r->group = s->group;
+	r->ifindex = s->ifindex;
+	r->have_ts = s->have_ts;
+	r->ts = s->ts;
+	left = s->len;
+	for (i = 0; i < m->msg_iovlen && left > 0; i++) {
+		size_t k = m->msg_iov[i].iov_len < (size_t)left ? m->msg_iov[i].iov_len
+								 : (size_t)left;
+
+		memcpy(m->msg_iov[i].iov_base, s->buf + off, k);
+		off += k;
+		left -= (ssize_t)k;
+	}
+	r->trunc = (ssize_t)off < s->wire_len;
+	r->n = (flags & MSG_TRUNC) ? s->wire_len : (ssize_t)off;
+	if (!(flags & MSG_PEEK))
+		s->full = 0;
+	return 0;
+}
+
+static ssize_t recvmsg_locked(struct psock *ps, int fd, struct msghdr *m, int flags)
+{
 	struct rxres r;
-	int kflags;
+	int kflags, rc = 1;
 
 	if (flags & MSG_ERRQUEUE) {	/* nothing is ever queued there */
 		errno = EAGAIN;
 		return -1;
 	}
-	if (!ps->nfeed && !s->full)	/* a publisher only: kernel UDP replies */
+	if (!ps->nfeed && !ps->stash.full)	/* a publisher only: kernel UDP replies */
 		return real.recvmsg(ps->shadow, m, flags);
 	if (flags & MSG_OOB) {
 		errno = EOPNOTSUPP;
 		return -1;
 	}
 	kflags = flags & (MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
-	if ((flags & MSG_PEEK) || s->full) {
-		size_t off = 0, i;
-		ssize_t left;
-
-		if (!s->full && fill_stash(ps, fd, kflags & ~MSG_TRUNC, &r))
-			return -1;
-		r.from = s->from;
-		r.group = s->group;
-		r.ifindex = s->ifindex;
-		r.have_ts = s->have_ts;
-		r.ts = s->ts;
-		left = s->len;
-		for (i = 0; i < m->msg_iovlen && left > 0; i++) {
-			size_t k = m->msg_iov[i].iov_len < (size_t)left ? m->msg_iov[i].iov_len
-									 : (size_t)left;
-
-			memcpy(m->msg_iov[i].iov_base, s->buf + off, k);
-			off += k;
-			left -= (ssize_t)k;
-		}
-		r.trunc = (ssize_t)off < s->wire_len;
-		r.n = (flags & MSG_TRUNC) ? s->wire_len : (ssize_t)off;
-		if (!(flags & MSG_PEEK))
-			s->full = 0;
-	} else if (rx_next(ps, fd, m->msg_iov, m->msg_iovlen, kflags, &r)) {
+	if (!(flags & MSG_PEEK) && !ps->stash.full)
+		rc = rx_next(ps, fd, m->msg_iov, m->msg_iovlen, kflags, &r);
+	/* 1: the stash's tick (also when it was filled while rx_next() waited) */
+	if (rc > 0)
+		rc = from_stash(ps, fd, m, flags, kflags, &r);
+	if (rc < 0)
 		return -1;
-	}
 	to_app(ps, m, &r);
 	return r.n;
 }
