@@ -786,6 +786,52 @@ static void lapped(const char *sub_if, const char *pub_if)
  * woken by a tick of either feed; SO_RCVTIMEO ends a wait for nothing.
  * Feeds PORT0 + 70, 71.
  */
+static volatile sig_atomic_t usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1++;
+}
+
+/*
+ * SIGUSR1 to thread @target (@tid) once it sleeps; after its handler ran,
+ * one tick of feed @k on publisher @p once it sleeps again (a thread).
+ */
+struct poke {
+	pthread_t	t, target;
+	pid_t		tid;
+	int		p, k;
+};
+
+static void *poke_run(void *arg)
+{
+	struct poke *pk = arg;
+	sig_atomic_t before = usr1;
+	int i;
+
+	wait_asleep(pk->tid);
+	pthread_kill(pk->target, SIGUSR1);
+	for (i = 0; i < 500 && usr1 == before; i++)
+		usleep(10000);
+	wait_asleep(pk->tid);
+	send_n(pk->p, pk->k, 1);
+	return NULL;
+}
+
+static void poke(struct poke *pk, int p, int k, int restart)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = restart ? SA_RESTART : 0 };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	*pk = (struct poke){ .target = pthread_self(), .tid = gettid(), .p = p, .k = k };
+	if (pthread_create(&pk->t, NULL, poke_run, pk)) {
+		perror("pthread_create");
+		exit(2);
+	}
+}
+
 static void waited(const char *sub_if, const char *pub_if)
 {
 	struct sockaddr_ibtick fa[2] = { vm_addr(GROUP, sub_if, PORT0 + 70),
@@ -855,17 +901,34 @@ static void waited(const char *sub_if, const char *pub_if)
 		check(recv(s, buf, sizeof(buf), MSG_DONTWAIT) == 32 && buf[0] == 'A' + k,
 		      "its tick, left for recv", errno);
 	}
+	/*
+	 * A signal: with SA_RESTART the wait goes on (no SO_RCVTIMEO: with
+	 * one a socket's call fails EINTR all the same); without, EINTR
+	 */
+	for (k = 0; k < 2; k++) {
+		struct timeval none = { 0 };
+		sig_atomic_t n0 = usr1;
+		struct poke pk;
+
+		EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof(none)),
+			  "SO_RCVTIMEO none");
+		poke(&pk, p[k], k, !k);
+		if (!k)
+			EXPECT_OK(ioctl(s, IBTICK_SIOC_WAIT, &w),
+				  "a wait signalled, SA_RESTART: restarted, woken by the tick after");
+		else
+			EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EINTR,
+				   "a wait signalled without SA_RESTART -> EINTR");
+		pthread_join(pk.t, NULL);
+		check(usr1 == n0 + 1, "... its handler ran once", 0);
+		EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), "SO_RCVTIMEO 5 s");
+		check(recv(s, buf, sizeof(buf), 0) == 32 && buf[0] == 'A' + k,
+		      "... the tick after it, left for recv", errno);
+	}
+	signal(SIGUSR1, SIG_DFL);
 	close(s);
 	close(p[0]);
 	close(p[1]);
-}
-
-static volatile sig_atomic_t usr1;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	usr1++;
 }
 
 /* Read until EAGAIN (1.5 s quiet); count ticks per port; first error. */
