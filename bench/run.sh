@@ -65,7 +65,10 @@ json.dump({
     "boot_clock": sys.argv[2],
     "boot_idle": sys.argv[3],
     # the code measured: the module and tools are built from this tree
-    "source": sh("git describe --always --dirty --abbrev=12 2>/dev/null") or None,
+    # ("+dirty": a change to the code, not to the results this run replaces)
+    "source": (sh("git describe --always --abbrev=12 2>/dev/null") or "unknown") +
+              ("" if subprocess.run("git diff --quiet HEAD -- kmod user include bench ':!bench/results'",
+                                    shell=True).returncode == 0 else "+dirty"),
 }, open(sys.argv[1], "w"), indent=1)
 PY
 seed=${SEED:-$(date +%s)}
