@@ -232,7 +232,7 @@ user/ibtick/ibtick: $(CLI_SRCS) $(CLI_HDRS) dkms.conf
 	$(CC) $(UCFLAGS) $(NL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRCS) $(NL_LIBS)
 
 tests/unit/unit: $(UNIT_SRCS) $(CLI_HDRS) $(wildcard user/bench/*.h) user/preload/runconf.h user/preload/preload.h $(LIB_A) tests/unit/unit.h
-	$(CC) $(UCFLAGS) -Itests/unit -Iuser/bench -Iuser/lib -Iuser/preload $(LDFLAGS) -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
+	$(CC) $(UCFLAGS) -DPL_MAX_DIRTY=4 -Itests/unit -Iuser/bench -Iuser/lib -Iuser/preload $(LDFLAGS) -o $@ $(UNIT_SRCS) $(LIB_A) -lpthread -lm
 
 unit: tests/unit/unit
 	tests/unit/unit

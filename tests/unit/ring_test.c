@@ -233,6 +233,56 @@ static void test_take_and_sync(void)
 	CHECK(take(buf, 10, MSG_TRUNC, &r, &rc) == 300 && rc == 1 && r.trunc);
 }
 
+/* a take from the ring by socket @o (a copy of ps, its own cursor) */
+static int take_on(struct psock *o)
+{
+	struct iovec iov;
+	struct rxres r;
+	char buf[16];
+
+	iov.iov_base = buf;
+	iov.iov_len = sizeof(buf);
+	memset(&r, 0, sizeof(r));
+	return pl_ring_usable(o) ? pl_ring_take(o, 9, &iov, 1, 0, &r) : -1;
+}
+
+/*
+ * The list full (PL_MAX_DIRTY, 4 in this build): a socket that finds it so
+ * drops the clean sockets whose read lock is free, and takes a place; one
+ * that finds every place dirty is not listed, and tries again at its first
+ * take after its cursors are told.  epoll's sync then empties it.
+ */
+static void test_dirty_list_full(void)
+{
+	static struct psock o[PL_MAX_DIRTY + 1];
+	int i;
+
+	setup();
+	ps.fds[0] = 9;
+	pl_ring_learn(&ps, 7, inet_addr("10.0.0.2"));
+	produce(7, 1, 0, 4, 4, 'l');
+	for (i = 0; i <= PL_MAX_DIRTY; i++) {
+		o[i] = ps;
+		pl_rx_init(&o[i].rxlock);
+		CHECK(take_on(&o[i]) == 1 && o[i].dirty_any);
+	}
+	CHECK(pl_ndirty == PL_MAX_DIRTY && !o[PL_MAX_DIRTY].listed);
+	/* o[0] clean; o[1] clean but another reader holds its lock */
+	CHECK(!pl_ring_sync(&o[0], 9) && !pl_ring_sync(&o[1], 9) && o[0].listed && o[1].listed);
+	CHECK(!pl_rx_trylock(&o[1].rxlock));
+	/* the unlisted one: told by its own sync, then its next take finds a place */
+	CHECK(!pl_ring_sync(&o[PL_MAX_DIRTY], 9) && !o[PL_MAX_DIRTY].dirty_any);
+	produce(7, 2, 0, 4, 4, 'm');
+	CHECK(take_on(&o[PL_MAX_DIRTY]) == 1 && o[PL_MAX_DIRTY].listed);
+	CHECK(!o[0].listed && o[1].listed && o[2].listed && pl_ndirty == PL_MAX_DIRTY);
+	pl_rx_unlock(&o[1].rxlock);
+	ntold = 0;
+	pl_sync_all();
+	CHECK(pl_ndirty == 0 && ntold == PL_MAX_DIRTY - 1);	/* o[2], o[3], o[4] */
+	for (i = 0; i <= PL_MAX_DIRTY; i++)
+		CHECK(!o[i].listed && !o[i].dirty_any);
+}
+
 static void test_lapped_left_to_kernel(void)
 {
 	struct pfeed *f = setup();
@@ -744,6 +794,7 @@ static void test_rxlock(void)
 
 const struct unit_case ring_cases[] = {
 	{ "preload ring: a tick taken, its publisher learnt first, the cursor told once", test_take_and_sync },
+	{ "preload ring: the dirty list full: clean sockets make room, a dirty one waits its turn", test_dirty_list_full },
 	{ "preload ring: a lap is the kernel's; its tick followed by cursor + lost", test_lapped_left_to_kernel },
 	{ "preload ring: own ticks skipped without loopback, source filter, NODATA", test_skips_and_filters },
 	{ "preload ring: two publishers on one hash place", test_source_collision },

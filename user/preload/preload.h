@@ -266,7 +266,7 @@ struct psock {
 	pthread_mutex_t	stashlock;
 	int		ring_off;	/* read through the kernel (a mapping failed, fork) */
 	int		dirty_any;	/* a feed's cursor moved, the kernel not told */
-	int		listed;		/* in ring.c's list of such sockets */
+	int		listed;		/* in ring.c's list (dirty, or was: ring.c) */
 	int		in_kernel;	/* readers inside the kernel's recvmsg */
 	int		nb;		/* O_NONBLOCK: 1, 0, or -1 not known yet */
 	int		busy;		/* SO_BUSY_POLL on: 1, 0, or -1 not known yet */
@@ -346,6 +346,9 @@ int pl_fionread(struct psock *ps, int fd, int *avail);
 /* ---- ring.c ---- */
 extern int pl_ring_on;			/* IBTICK_RING (default 1) */
 extern int pl_ndirty;			/* sockets that may have to sync before a wait (a hint) */
+#ifndef PL_MAX_DIRTY
+#define PL_MAX_DIRTY	1024		/* sockets on that list (the unit tests build it smaller) */
+#endif
 /* one empty non-blocking look in this many enters the kernel */
 #define PL_KERNEL_LOOK	256
 /* map feed @f's ring (just added to @ps on @fd); on failure the kernel reads */

@@ -73,31 +73,65 @@ int pl_ring_on = 1;
 
 /*
  * The sockets with a cursor the kernel was not told, for epoll_wait (which
- * does not say which sockets it waits on).  A socket joins the list at its
- * first take from a ring and stays while its cursors are told and moved
- * again: a blocking reader's take and wait, once a tick each, take no lock
- * of the list.  pl_sync_all() tells the cursors and drops the sockets it
- * finds clean.  dirty_lock is taken inside a socket's rxlock, and takes a
- * socket's rxlock only with a trylock.  A socket that finds the list full
- * is synced by its own reads alone (its first empty look, its next wait in
- * the kernel).
+ * does not say which sockets it waits on), and sockets that had one: a
+ * socket joins the list at a take from a ring while it is not on it, and
+ * stays while its cursors are told and moved again, so that a blocking
+ * reader's take and wait, once a tick each, take no lock of the list.
+ * pl_sync_all() tells the cursors and drops the sockets it finds clean; a
+ * socket that finds the list full drops those first.  dirty_lock is taken
+ * inside a socket's rxlock, and takes a socket's rxlock only with a
+ * trylock.  A socket the list has no room for even then (all of them
+ * dirty) tries again at its first take after its cursors are told; until
+ * then epoll_wait does not tell them (poll and select do, and so does its
+ * own next wait in the kernel).
  */
-#define PL_MAX_DIRTY	1024
 /* recursive: pl_sync_all() holds it while a sync takes a socket off the list */
 static pthread_mutex_t dirty_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct psock *dirty[PL_MAX_DIRTY];
 int pl_ndirty;	/* entries in dirty[]: read without the lock as a hint */
 
+/* dirty_lock held: entry @i leaves (the last takes its place) */
+static void drop_at(int i)
+{
+	dirty[i]->listed = 0;
+	dirty[i] = dirty[pl_ndirty - 1];
+	__atomic_store_n(&pl_ndirty, pl_ndirty - 1, __ATOMIC_RELAXED);
+}
+
+/* dirty_lock held: the clean sockets leave, of those whose rxlock is free */
+static void prune_locked(void)
+{
+	int i = 0;
+
+	while (i < pl_ndirty) {
+		struct psock *o = dirty[i];
+
+		if (pl_rx_trylock(&o->rxlock)) {
+			i++;
+			continue;
+		}
+		if (!o->dirty_any) {
+			drop_at(i);
+			pl_rx_unlock(&o->rxlock);
+			continue;
+		}
+		pl_rx_unlock(&o->rxlock);
+		i++;
+	}
+}
+
 /* rxlock held */
 static void set_dirty(struct psock *ps, struct pfeed *f)
 {
 	f->dirty = 1;
-	if (ps->dirty_any)
+	if (ps->dirty_any)	/* listed, or no room at its first take since told */
 		return;
 	ps->dirty_any = 1;
 	if (ps->listed)
 		return;
 	pthread_mutex_lock(&dirty_lock);
+	if (pl_ndirty == PL_MAX_DIRTY)
+		prune_locked();
 	if (pl_ndirty < PL_MAX_DIRTY) {
 		dirty[pl_ndirty] = ps;
 		__atomic_store_n(&pl_ndirty, pl_ndirty + 1, __ATOMIC_RELAXED);
@@ -120,8 +154,7 @@ static void unlist(struct psock *ps)
 	pthread_mutex_lock(&dirty_lock);
 	for (i = 0; i < pl_ndirty; i++) {
 		if (dirty[i] == ps) {
-			dirty[i] = dirty[pl_ndirty - 1];
-			__atomic_store_n(&pl_ndirty, pl_ndirty - 1, __ATOMIC_RELAXED);
+			drop_at(i);
 			break;
 		}
 	}
