@@ -155,8 +155,8 @@ static int rx_kernel(struct psock *ps, int fd, struct iovec *iov, size_t iovlen,
  * the kernel drained the CQs into them), else from the kernel, which first
  * learns where the rings' cursors are (ring.c).  A blocking read that
  * finds them empty waits in the kernel and takes from the rings.  0: the
- * tick is in @r; -1: errno; 1: another thread's MSG_PEEK filled the stash
- * while this one waited, and that tick comes first.
+ * tick is in @r; -1: errno; 1: another thread's MSG_PEEK or FIONREAD
+ * filled the stash while this one waited, and that tick comes first.
  */
 static int rx_next(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, int kflags,
 		   struct rxres *r)
@@ -180,11 +180,17 @@ static int rx_next(struct psock *ps, int fd, struct iovec *iov, size_t iovlen, i
 		 * recvmsg reads, or waits for
 		 */
 		if (!rc && !pl_nonblocking(ps, fd, kflags)) {
-			if (pl_ring_wait(ps, fd))
-				return errno == ENOSYS ? rx_kernel(ps, fd, iov, iovlen, kflags, r) : -1;
-			/* another thread's MSG_PEEK took the tick meanwhile: it is next */
+			int w = pl_ring_wait(ps, fd);
+
+			/*
+			 * Another thread's MSG_PEEK or FIONREAD read a tick
+			 * into the stash meanwhile: it is next, whatever the
+			 * wait returned
+			 */
 			if (ps->stash.full)
 				return 1;
+			if (w)
+				return errno == ENOSYS ? rx_kernel(ps, fd, iov, iovlen, kflags, r) : -1;
 			if (pl_ring_take(ps, fd, iov, iovlen, kflags, r) > 0)
 				return 0;
 		}
@@ -268,7 +274,7 @@ static int fill_stash_locked(struct psock *ps, int fd, int kflags, struct rxres 
 	 * slot (IBTICK_TICK_TRUNCATED) has fewer bytes than its length
 	 */
 	rc = rx_next(ps, fd, &iov, 1, kflags & ~MSG_TRUNC, r);
-	if (rc)		/* 1: filled meanwhile (only stashlock's holder fills it) */
+	if (rc)		/* (never 1 here: the stash is filled by stashlock's holder alone) */
 		return rc < 0 ? -1 : 0;
 	s->len = r->n;
 	s->wire_len = r->wire >= r->n ? r->wire : r->n;
