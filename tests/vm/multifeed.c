@@ -779,13 +779,6 @@ static void lapped(const char *sub_if, const char *pub_if)
 	close(p1);
 }
 
-/*
- * IBTICK_SIOC_WAIT, the wait of a reader that takes from the rings: it
- * returns when a tick is there and takes none; the cursors it carries are
- * the kernel's after it (a recv then finds nothing); a waiter asleep is
- * woken by a tick of either feed; SO_RCVTIMEO ends a wait for nothing.
- * Feeds PORT0 + 70, 71.
- */
 static volatile sig_atomic_t usr1;
 
 static void on_usr1(int sig)
@@ -796,12 +789,13 @@ static void on_usr1(int sig)
 
 /*
  * SIGUSR1 to thread @target (@tid) once it sleeps; after its handler ran,
- * one tick of feed @k on publisher @p once it sleeps again (a thread).
+ * one tick of feed @k on publisher @p once it sleeps again (a thread),
+ * @sending set just before.
  */
 struct poke {
 	pthread_t	t, target;
 	pid_t		tid;
-	int		p, k;
+	int		p, k, sending;
 };
 
 static void *poke_run(void *arg)
@@ -815,6 +809,8 @@ static void *poke_run(void *arg)
 	for (i = 0; i < 500 && usr1 == before; i++)
 		usleep(10000);
 	wait_asleep(pk->tid);
+	/* before the send: its tick may wake the waiter before send() returns */
+	__atomic_store_n(&pk->sending, 1, __ATOMIC_RELEASE);
 	send_n(pk->p, pk->k, 1);
 	return NULL;
 }
@@ -832,6 +828,13 @@ static void poke(struct poke *pk, int p, int k, int restart)
 	}
 }
 
+/*
+ * IBTICK_SIOC_WAIT, the wait of a reader that takes from the rings: it
+ * returns when a tick is there and takes none; the cursors it carries are
+ * the kernel's after it (a recv then finds nothing); a waiter asleep is
+ * woken by a tick of either feed; SO_RCVTIMEO ends a wait for nothing.
+ * A signal ends it as it ends a recvmsg.  Feeds PORT0 + 70, 71.
+ */
 static void waited(const char *sub_if, const char *pub_if)
 {
 	struct sockaddr_ibtick fa[2] = { vm_addr(GROUP, sub_if, PORT0 + 70),
@@ -902,28 +905,34 @@ static void waited(const char *sub_if, const char *pub_if)
 		      "its tick, left for recv", errno);
 	}
 	/*
-	 * A signal: with SA_RESTART the wait goes on (no SO_RCVTIMEO: with
-	 * one a socket's call fails EINTR all the same); without, EINTR
+	 * A signal: with SA_RESTART and no SO_RCVTIMEO the wait goes on (to
+	 * the tick sent after the handler ran); without SA_RESTART, or with
+	 * an SO_RCVTIMEO, EINTR
 	 */
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 3; k++) {
 		struct timeval none = { 0 };
 		sig_atomic_t n0 = usr1;
 		struct poke pk;
+		int f = k & 1;
 
-		EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof(none)),
-			  "SO_RCVTIMEO none");
-		poke(&pk, p[k], k, !k);
-		if (!k)
+		EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, k == 2 ? &tv : &none, sizeof(tv)),
+			  k == 2 ? "SO_RCVTIMEO 5 s" : "SO_RCVTIMEO none");
+		poke(&pk, p[f], f, k != 1);
+		if (!k) {
 			EXPECT_OK(ioctl(s, IBTICK_SIOC_WAIT, &w),
-				  "a wait signalled, SA_RESTART: restarted, woken by the tick after");
-		else
+				  "a wait signalled, SA_RESTART: restarted");
+			check(__atomic_load_n(&pk.sending, __ATOMIC_ACQUIRE),
+			      "... and woken by the tick sent after the handler ran", 0);
+		} else {
 			EXPECT_ERR(ioctl(s, IBTICK_SIOC_WAIT, &w), EINTR,
-				   "a wait signalled without SA_RESTART -> EINTR");
+				   k == 1 ? "a wait signalled without SA_RESTART -> EINTR"
+					  : "a wait signalled, SA_RESTART, SO_RCVTIMEO -> EINTR");
+		}
 		pthread_join(pk.t, NULL);
 		check(usr1 == n0 + 1, "... its handler ran once", 0);
 		EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), "SO_RCVTIMEO 5 s");
-		check(recv(s, buf, sizeof(buf), 0) == 32 && buf[0] == 'A' + k,
-		      "... the tick after it, left for recv", errno);
+		check(recv(s, buf, sizeof(buf), 0) == 32 && buf[0] == 'A' + f,
+		      "... the tick sent after it, left for recv", errno);
 	}
 	signal(SIGUSR1, SIG_DFL);
 	close(s);
