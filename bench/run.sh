@@ -57,6 +57,14 @@ python3 - "$out/host.json" "${CLOCK:-tsc}" "${IDLE:-poll}" <<'PY'
 import json, os, subprocess, sys
 def sh(c):
     return subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()
+def source():
+    # the code measured: the module and tools are built from this tree
+    # ("+dirty": a change to it, not to the results this run replaces)
+    rev = sh("git describe --always --abbrev=12 2>/dev/null")
+    if not rev:
+        return None
+    diff = subprocess.run("git diff --quiet HEAD -- . ':!bench/results'", shell=True)
+    return rev + ("+dirty" if diff.returncode == 1 else "")
 json.dump({
     "qemu": sh("qemu-system-x86_64 --version | head -1"),
     "host_cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(),
@@ -64,11 +72,7 @@ json.dump({
     "host_loadavg_before": open("/proc/loadavg").read().split()[:3],
     "boot_clock": sys.argv[2],
     "boot_idle": sys.argv[3],
-    # the code measured: the module and tools are built from this tree
-    # ("+dirty": a change to the code, not to the results this run replaces)
-    "source": (sh("git describe --always --abbrev=12 2>/dev/null") or "unknown") +
-              ("" if subprocess.run("git diff --quiet HEAD -- kmod user include bench ':!bench/results'",
-                                    shell=True).returncode == 0 else "+dirty"),
+    "source": source(),
 }, open(sys.argv[1], "w"), indent=1)
 PY
 seed=${SEED:-$(date +%s)}
