@@ -77,6 +77,14 @@ def main():
         print(f"| {what} | {ratio(a, b)} |")
     print("\nmedians (µs): " + ", ".join(f"{v}:{p} {st[(v, p)]['median'] / 1e3:.1f}" for v, p in sorted(st)))
 
+    def rmed(rs):
+        return sorted(r[len(r) // 2] / 1e3 for r in rs)
+
+    # how far the emulator's speed moved over the run: each path's rounds
+    print("\nround medians (µs), lowest-highest: " +
+          ", ".join(f"{v}:{p} {rmed(data[(v, p)])[0]:.1f}-{rmed(data[(v, p)])[-1]:.1f}"
+                    for v, p in sorted(data)))
+
 
 if __name__ == '__main__':
     main()
