@@ -13,8 +13,7 @@
 # about 85 s of guest time to the committed run, which took 1109 s in all
 # at load 3.7 (another build beside it); the run prints its own total.
 # The committed run (ROUNDS=10 PAIR_ROUNDS=4, the -ev paths among the
-# others) took 1076 s for the single guest and 906 s for the pair at load
-# 1-2, 2027 s in all; summary.py's
+# others) took 2270 s in all, from a host load of 0.5; summary.py's
 # bootstrap (BOOT draws, one CPU) takes under a minute of that (11 min
 # before it drew order statistics instead of sorting every resample).
 # CLOCK=tsc (default) boots the guest with clocksource=tsc tsc=reliable and
