@@ -12,7 +12,7 @@
 # host's load; they do not say what an instruction costs (under TCG some
 # cost far more than others), so they sit next to the times, not instead.
 #
-# usage: bench/insn-count.sh [-n N1,N2] [-k KINDS] [OUT_DIR]
+# usage: bench/insn-count.sh [-n N1,N2] [-k KINDS] [-r RATE] [OUT_DIR]
 #   N1,N2 (default 2000,12000) samples of the two runs of each path, twice
 #   over, in one boot, 64 B, ping on rxe1 (vCPU 1) <- echo on rxe0 (vCPU 0);
 #   KINDS (default recvmsg-1g,inet-run: ibtick's own blocking socket and
@@ -21,6 +21,12 @@
 #   spins, so only sleeping readers give a count per round trip.  The guest
 #   halts idle vCPUs (IDLE=default: an idle=poll vCPU would execute
 #   instructions while it waits) and reads the TSC (CLOCK=tsc).
+#   A kind fan-K-R (K epoll or recvmsg, R readers, e.g. fan-epoll-16) runs
+#   ibtick-perf fanout instead: N1 and N2 ticks published at RATE per second
+#   (-r, default 1000) on rxe1 to R sleeping readers of kind K on rxe0,
+#   counted per tick; with fan- kinds alone the summary is the fan-out's:
+#   the drain's own functions (the ring writes and reposts, paid once per
+#   tick) against the rest (the readers' wake-ups and reads), by readers.
 #   OUT_DIR (default bench/results/insn-count): summary.md, kernel.tsv
 #   (instructions per round trip by kernel function and path), rows.json.
 set -euo pipefail
@@ -37,9 +43,20 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 		for k in ${IC_KINDS//,/ }; do
 			for n in ${IC_N//,/ }; do
 				"$M"
-				$P lat -j -k "$k" -n "$n" -w 500 -c 1 -C 0 -L veth1 -I veth0 \
-					239.9.0.1 7900 >>"$R/rows.json" 2>>"$R/lat.err" ||
-					echo "$k $n: lat failed" >&2
+				case $k in
+				fan-*)	# fan-KIND-READERS: n ticks to READERS readers
+					r=${k##*-} fk=${k#fan-}
+					echo "{\"window\":\"$rep $k $n\"}" >>"$R/fanout.json"
+					$P fanout -j -k "${fk%-*}" -N "$r" -n "$n" -w 0 -r "$IC_RATE" \
+						-L veth0 -I veth1 239.9.0.4 7910 >>"$R/fanout.json" \
+						2>>"$R/lat.err" || echo "$k $n: fanout failed" >&2
+					;;
+				*)
+					$P lat -j -k "$k" -n "$n" -w 500 -c 1 -C 0 -L veth1 -I veth0 \
+						239.9.0.1 7900 >>"$R/rows.json" 2>>"$R/lat.err" ||
+						echo "$k $n: lat failed" >&2
+					;;
+				esac
 				"$M"
 				echo "$rep $k $n" >>"$R/.build/windows.txt"
 			done
@@ -47,12 +64,13 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 	done
 	exit 0
 fi
-ns=2000,12000 kinds=recvmsg-1g,inet-run
-while getopts "n:k:" o; do
+ns=2000,12000 kinds=recvmsg-1g,inet-run rate=1000
+while getopts "n:k:r:" o; do
 	case $o in
 	n) ns=$OPTARG ;;
 	k) kinds=$OPTARG ;;
-	*) sed -n '15,25p' "$0" >&2; exit 2 ;;
+	r) rate=$OPTARG ;;
+	*) sed -n '15,31p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -60,6 +78,8 @@ shift $((OPTIND - 1))
 	{ echo "bench/insn-count.sh: -n N1,N2 with N1 < N2" >&2; exit 2; }
 [[ $kinds =~ ^[a-z0-9-]+(,[a-z0-9-]+)*$ ]] ||
 	{ echo "bench/insn-count.sh: -k KIND[,KIND...]" >&2; exit 2; }
+[[ $rate =~ ^[1-9][0-9]{0,5}$ ]] ||
+	{ echo "bench/insn-count.sh: -r RATE, ticks per second" >&2; exit 2; }
 out=$(realpath -m "${1:-bench/results/insn-count}")
 # shellcheck source=scripts/lib-tuning.sh
 . "$PWD/scripts/lib-tuning.sh"
@@ -74,11 +94,12 @@ cc -O2 -Wall -Wextra -shared -fPIC -fvisibility=hidden -o "$out/.build/insncount
 	bench/qemu/insncount.c -lpthread
 cc -O1 -Wall -Wextra -static -no-pie -Wl,--section-start=.mark=0x5e5f0000 \
 	-o "$out/.build/mark" bench/qemu/mark.c
-printf '{"head":"%s%s","n":"%s","kinds":"%s"}\n' "$(git rev-parse HEAD)" \
-	"$(git diff --quiet HEAD -- user kmod include || echo +dirty)" "$ns" "$kinds" >"$out/head.json"
+printf '{"head":"%s%s","n":"%s","kinds":"%s","rate":%d}\n' "$(git rev-parse HEAD)" \
+	"$(git diff --quiet HEAD -- user kmod include || echo +dirty)" "$ns" "$kinds" "$rate" \
+	>"$out/head.json"
 IBTICK_VM_QEMU_ARGS="-plugin $out/.build/insncount.so,mark=0x5e5f0000,dump=$out/.build/tbs -d plugin -D $out/.build/plugin.log" \
 	scripts/vm-run.sh -t $((900 + 4 * ${ns#*,} / 100)) -o "$out" -- \
-	env IC_KINDS="$kinds" IC_N="$ns" bench/insn-count.sh
+	env IC_KINDS="$kinds" IC_N="$ns" IC_RATE="$rate" bench/insn-count.sh
 python3 bench/insn_count.py "$out" | tee "$out/summary.md"
 # the VM's own files (dmesg.txt, .build name this machine's paths)
 rm -rf "$out"/{console.log,qemu.log,dmesg.txt,.vm-cmd,rc,tainted,timing,setup-error,.build}

@@ -67,6 +67,125 @@ for kind in kinds:
         for f in set(a[2]) | set(z[2]):
             funcs[kind][f] += (z[2][f] - a[2][f]) / (n2 - n1) / len(reps)
 
+DRAIN = re.compile(r'^(ibt_(rx_\S*|ring_(begin|commit)|pubtrack_observe|comp_direct_ok|poll_(trylock|unlock|'
+                   r'event_wanted|rearm_timer|keep_timer))|rxe_(poll_cq|post_recv|req_notify_cq)) ')
+
+
+def fanout_summary():
+    """fan-K-R kinds alone: the drain's functions against the rest, per tick, by readers."""
+    fan = collections.defaultdict(list)     # kind -> fanout rows of its N2 runs
+    f = d / 'fanout.json'
+    at = None       # the run the rows that follow came from (its window)
+    for line in (f.read_text().splitlines() if f.exists() else []):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if 'window' in r:
+            at = r['window'].split()
+        elif at and int(at[2]) == n2 and r.get('mode') == 'fanout':
+            fan[at[1]].append(r)
+    bad = [(k, r) for k in kinds for r in fan[k]
+           if r.get('lost') or r.get('delivered') != r.get('readers', 0) * n2]
+    print("# Fan-out: instructions per tick by readers, counted by the emulator\n")
+    print(f"Source `{head['head'][:12]}`; `bench/insn-count.sh -n {n1},{n2} -r {head.get('rate')} "
+          f"-k {head['kinds']}`: `ibtick-perf fanout`, one publisher on rxe1 and R sleeping readers of one "
+          f"feed on rxe0, as in `bench/run.sh`'s fan-out, at {head.get('rate')} ticks/s. QEMU's TCG plugin "
+          f"`bench/qemu/insncount.c` counted every instruction of the guest around each run; the run of {n1} "
+          f"ticks is taken from that of {n2} and the rest divided by {n2 - n1}. Each count ran twice "
+          f"({len(reps)} runs each); the guest halts idle vCPUs.\n")
+    print("**drain**: the instructions of the receive CQ's drain, by function name: ibtick's `ibt_rx_*` "
+          "(the completions, the ring writes, the reposts), `ibt_ring_begin`/`ibt_ring_commit`, the publisher "
+          "tracking, the CQ event's handler and ownership, and rdma_rxe's `poll_cq`, `post_recv` and "
+          "`req_notify_cq`: what the shared ring pays once per tick however many read. **rest**: every other "
+          "kernel instruction per tick: the publisher's send and rxe's receive (the same for any number of "
+          "readers), the wake-ups, and each reader's own system calls and scheduling (which grow with the "
+          "readers); **per added reader**: its growth over the first row's, per reader more. **fill ns**: `ibtick-perf fanout`'s own fill time per tick (the drain without the "
+          "wake-ups, from `IBTICK_STATISTICS`) in the same runs: the plugin slows the guest several times, "
+          "so only its growth with the readers means anything, and **ns / drain insn** puts it on the drain's "
+          "instructions: what an instruction of the same work costs the emulator.\n")
+    if bad:
+        print("**Not every tick was delivered to every reader** in: " +
+              ", ".join(f"{k} ({r.get('delivered')} delivered, {r.get('lost')} lost)" for k, r in bad) +
+              ": those counts are not per tick alone.\n")
+    groups = collections.defaultdict(list)     # reader kind -> its fan- kinds
+    for kind in kinds:
+        groups[kind.split('-')[1]].append(kind)
+    for rk, ks in groups.items():
+        fan_group(rk, ks, fan)
+
+
+def fan_group(rk, ks, fan):
+    """One reader kind's table, its drain by function and what grows."""
+    print(f"\n## {rk} readers\n")
+    base = None
+    print("| readers | kernel / tick | drain / tick | × 1 reader | rest / tick | rest per added reader | "
+          "fill ns (plugin) | × 1 reader | ns / drain insn | each run: drain |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for kind in ks:
+        v = per[kind]
+        if not v:
+            print(f"| {kind} | — | — | — | — | — | — | — | — | |")
+            continue
+        readers = int(kind.rsplit('-', 1)[1])
+        k = sum(x[0] for x in v) / len(v)
+        dr = sum(c for fn, c in funcs[kind].items() if DRAIN.match(fn + ' '))
+        runs = ", ".join(f"{x:.0f}" for x in drain_runs[kind])
+        fills = [r['fill_ns_per_tick'] for r in fan[kind] if 'fill_ns_per_tick' in r]
+        fill = sum(fills) / len(fills) if fills else None
+        rest = k - dr
+        if base is None:
+            base = (dr, fill, rest, readers)
+        added = f"{(rest - base[2]) / (readers - base[3]):.0f}" if readers > base[3] else "—"
+        fx = f"{fill / base[1]:.2f}" if fill and base[1] else "—"
+        npi = f"{fill / dr:.2f}" if fill and dr else "—"
+        print(f"| {readers} | {k:.0f} | {dr:.0f} | {dr / base[0]:.2f} | {rest:.0f} | "
+              f"{added} | {fill if fill is not None else float('nan'):.0f} | {fx} | {npi} | {runs} |")
+    last = ks[-1]
+    names = sorted((fn for fn in set().union(*(set(funcs[k]) for k in ks)) if DRAIN.match(fn + ' ')),
+                   key=lambda fn: -funcs[ks[0]][fn])
+    print(f"\n### {rk}: the drain's functions, per tick, by readers\n")
+    print("| function | " + " | ".join(k.rsplit('-', 1)[1] for k in ks) + " |")
+    print("|---|" + "---|" * len(ks))
+    for fn in names:
+        if max(abs(funcs[k][fn]) for k in ks) >= 1:
+            print(f"| `{fn}` | " + " | ".join(f"{funcs[k][fn]:.0f}" for k in ks) + " |")
+    grow = sorted(set(funcs[ks[0]]) | set(funcs[last]),
+                  key=lambda fn: -(funcs[last][fn] - funcs[ks[0]][fn]))
+    print(f"\n### {rk}: what grows with the readers, {last} against {ks[0]}, per tick\n")
+    print("The 20 kernel functions whose count grows most; all are in `kernel.tsv`.\n")
+    print(f"| function | {ks[0]} | {last} | difference |")
+    print("|---|---|---|---|")
+    for fn in grow[:20]:
+        a, z = funcs[ks[0]][fn], funcs[last][fn]
+        print(f"| `{fn}` | {a:.0f} | {z:.0f} | {z - a:+.0f} |")
+
+
+
+
+drain_runs = collections.defaultdict(list)
+for kind in kinds:
+    for rep in reps:
+        a, z = win.get((rep, kind, n1)), win.get((rep, kind, n2))
+        if a and z:
+            drain_runs[kind].append(sum(z[2][fn] - a[2][fn] for fn in set(a[2]) | set(z[2])
+                                        if DRAIN.match(fn + ' ')) / (n2 - n1))
+
+
+def write_tsv():
+    with open(d / 'kernel.tsv', 'w') as t:
+        t.write("function\t" + "\t".join(kinds) + "\n")
+        allf = set().union(*(set(funcs[k]) for k in kinds))
+        for f in sorted(allf, key=lambda f: -max(abs(funcs[k][f]) for k in kinds)):
+            if max(abs(funcs[k][f]) for k in kinds) >= 1:
+                t.write(f + "\t" + "\t".join(f"{funcs[k][f]:.0f}" for k in kinds) + "\n")
+
+
+if all(k.startswith('fan-') for k in kinds):
+    write_tsv()
+    fanout_summary()
+    sys.exit(0)
+
 resent = 0
 for line in (d / 'rows.json').read_text().splitlines():
     try:
@@ -104,12 +223,7 @@ for kind in kinds:
     print(f"| {kind} | {k:.0f} | {u:.0f} | {k + u:.0f} | {runs} |")
 if len(kinds) > 1:
     base = kinds[0]
-    with open(d / 'kernel.tsv', 'w') as t:
-        t.write("function\t" + "\t".join(kinds) + "\n")
-        allf = set().union(*(set(funcs[k]) for k in kinds))
-        for f in sorted(allf, key=lambda f: -max(abs(funcs[k][f]) for k in kinds)):
-            if max(abs(funcs[k][f]) for k in kinds) >= 1:
-                t.write(f + "\t" + "\t".join(f"{funcs[k][f]:.0f}" for k in kinds) + "\n")
+    write_tsv()
     for kind in kinds[1:]:
         diff = sorted(set(funcs[base]) | set(funcs[kind]),
                       key=lambda f: -abs(funcs[kind][f] - funcs[base][f]))

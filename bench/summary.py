@@ -652,7 +652,10 @@ def fanout_section(d, w, goals):
               "reposts, paid once per tick however many read, which the shared ring promises not to grow with "
               "the readers; **× 1 reader** likewise. **wake-ups ns/tick**: waking the sleeping readers (each "
               "process, or its epoll instance), which grows with them as in any socket stack; "
-              "**per reader**: that over the readers.")
+              "**per reader**: that over the readers. These are times, and under TCG the same instructions take "
+              "longer as the guest runs more processes: `bench/insn-count.sh` with `fan-` kinds counts the fill's "
+              "instructions per tick by readers instead "
+              "([`insn-count-fanout`](../insn-count-fanout/summary.md)).")
         w("- **median, 99.9 %**: one-way latency, publisher's send to a reader's read, over every reader's "
           "samples; with sleeping readers it includes waking each of them.")
         w("- **delivered, lost**: ticks the readers read in all, and ticks they lost (lapped in the ring).\n")
