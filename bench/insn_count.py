@@ -67,6 +67,12 @@ for kind in kinds:
         for f in set(a[2]) | set(z[2]):
             funcs[kind][f] += (z[2][f] - a[2][f]) / (n2 - n1) / len(reps)
 
+def means(kind):
+    """(kernel, user) per round trip or tick, the mean of the runs; None without a run."""
+    v = per[kind]
+    return (sum(x[0] for x in v) / len(v), sum(x[1] for x in v) / len(v)) if v else None
+
+
 DRAIN = re.compile(r'^(ibt_(rx_\S*|ring_(begin|commit)|pubtrack_observe|comp_direct_ok|poll_(trylock|unlock|'
                    r'event_wanted|rearm_timer|keep_timer))|rxe_(poll_cq|post_recv|req_notify_cq)) ')
 
@@ -123,12 +129,12 @@ def fan_group(rk, ks, fan):
           "fill ns (plugin) | × 1 reader | ns / drain insn | each run: drain |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for kind in ks:
-        v = per[kind]
-        if not v:
+        m = means(kind)
+        if not m:
             print(f"| {kind} | — | — | — | — | — | — | — | — | |")
             continue
         readers = int(kind.rsplit('-', 1)[1])
-        k = sum(x[0] for x in v) / len(v)
+        k = m[0]
         dr = sum(c for fn, c in funcs[kind].items() if DRAIN.match(fn + ' '))
         runs = ", ".join(f"{x:.0f}" for x in drain_runs[kind])
         fills = [r['fill_ns_per_tick'] for r in fan[kind] if 'fill_ns_per_tick' in r]
@@ -139,8 +145,9 @@ def fan_group(rk, ks, fan):
         added = f"{(rest - base[2]) / (readers - base[3]):.0f}" if readers > base[3] else "—"
         fx = f"{fill / base[1]:.2f}" if fill and base[1] else "—"
         npi = f"{fill / dr:.2f}" if fill and dr else "—"
+        fs = f"{fill:.0f}" if fill is not None else "—"
         print(f"| {readers} | {k:.0f} | {dr:.0f} | {dr / base[0]:.2f} | {rest:.0f} | "
-              f"{added} | {fill if fill is not None else float('nan'):.0f} | {fx} | {npi} | {runs} |")
+              f"{added} | {fs} | {fx} | {npi} | {runs} |")
     last = ks[-1]
     names = sorted((fn for fn in set().union(*(set(funcs[k]) for k in ks)) if DRAIN.match(fn + ' ')),
                    key=lambda fn: -funcs[ks[0]][fn])
@@ -213,13 +220,12 @@ print("The plugin slows the guest several times over: its runs' times mean nothi
 print("| path | kernel | user | total | each run (kernel / user) |")
 print("|---|---|---|---|---|")
 for kind in kinds:
-    v = per[kind]
-    if not v:
+    m = means(kind)
+    if not m:
         print(f"| {kind} | — | — | — | |")
         continue
-    k = sum(x[0] for x in v) / len(v)
-    u = sum(x[1] for x in v) / len(v)
-    runs = ", ".join(f"{x[0]:.0f} / {x[1]:.0f}" for x in v)
+    k, u = m
+    runs = ", ".join(f"{x[0]:.0f} / {x[1]:.0f}" for x in per[kind])
     print(f"| {kind} | {k:.0f} | {u:.0f} | {k + u:.0f} | {runs} |")
 if len(kinds) > 1:
     base = kinds[0]
