@@ -93,7 +93,7 @@ while getopts "n:t:" o; do
 	case $o in
 	n) n=$OPTARG ;;
 	t) secs=$OPTARG ;;
-	*) sed -n '12,26p' "$0" >&2; exit 2 ;;
+	*) sed -n '13,27p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
