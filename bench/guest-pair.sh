@@ -23,6 +23,8 @@
 # node (ibtick-perf --prefer-defer).  BUSY_US (default: ibtick-perf's, 200):
 # the SO_BUSY_POLL time of the busy paths' readers and echoes
 # (ibtick-perf --busy-us).
+# PINGPONG_ONLY=1: the feeds' ping-pong rounds and their counted runs, no
+# connections (as bench/guest.sh's, which also skips its other sections).
 # No busy-poll thread (kpoll): with one vCPU it would measure the
 # scheduler.
 set -euo pipefail
@@ -171,9 +173,14 @@ rounds() {
 say "feeds: $ROUNDS rounds x $N samples of: $PATHS (seed $SEED)"
 # shellcheck disable=SC2086 # one word a path
 rounds feed 0 239.9.0.1 7900 "$out/rounds.json" $PATHS
-say "connections: $ROUNDS rounds x $N samples of: $RC_PATHS"
-# shellcheck disable=SC2086 # one word a path
-rounds rc- 700 239.9.3.1 7980 "$out/rc.json" $RC_PATHS
+if [[ ${PINGPONG_ONLY:-} == 1 ]]; then
+	say "PINGPONG_ONLY=1: no connections"
+	RC_PATHS=
+else
+	say "connections: $ROUNDS rounds x $N samples of: $RC_PATHS"
+	# shellcheck disable=SC2086 # one word a path
+	rounds rc- 700 239.9.3.1 7980 "$out/rc.json" $RC_PATHS
+fi
 say "counted: $NCOUNT round trips of each path, the work on each host"
 for p in $PATHS $RC_PATHS; do
 	g=239.9.0.1 port=7900

@@ -27,8 +27,9 @@
 # ROUNDS there; PAIR_PATHS, PAIR_RC_PATHS choose the paths), into
 # OUT_DIR/pair; the summary reports both.
 # PATHS (the single guest's ping-pong paths, bench/guest.sh's default when
-# unset) and PINGPONG_ONLY=1 (the single guest's ping-pong alone, no other
-# section) are passed on: a focused run, e.g. bench/results/preload-cost.
+# unset) and PINGPONG_ONLY=1 (the ping-pong alone, no other section, in
+# both topologies) are passed on: a focused run, e.g.
+# bench/results/preload-cost, bench/results/goals.
 # PREFER_DEFER_US (default 2000; "" for none): the busy-prefer path reads feeds with that
 # prefer-defer (ibtick-perf --prefer-defer, ibtick-feed(8)), in both
 # topologies: NAPI's gro_flush_timeout scaled, as the deferral must outlast
@@ -97,6 +98,7 @@ if [[ " $topologies " == *" pair "* ]]; then
 		ROUNDS="${PAIR_ROUNDS:-${ROUNDS:-5}}" SEED="$seed" NCOUNT="${NCOUNT:-2000}" \
 		PREFER_DEFER_US="${PREFER_DEFER_US-2000}" BUSY_US="${BUSY_US:-20000}" \
 		${PAIR_PATHS:+PAIR_PATHS="$PAIR_PATHS"} ${PAIR_RC_PATHS:+PAIR_RC_PATHS="$PAIR_RC_PATHS"} \
+		${PINGPONG_ONLY:+PINGPONG_ONLY="$PINGPONG_ONLY"} \
 		bench/guest-pair.sh || rc=1
 	# node 0's scratch: each echo's stderr, its counters before each count
 	rm -rf "$out/pair/sync" "$out"/pair/vm0/echo-*.err "$out"/pair/vm0/b0-*
