@@ -148,8 +148,9 @@ json.dump({
 PY
 	printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s","prefer_defer_us":%d}\n' \
 		"$ROUNDS" "$N" "$SEED" "$PATHS" "${PREFER_DEFER_US:--1}" >"$out/rounds.json"
-	printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s"}\n' \
-		"$ROUNDS" "$N" "$SEED" "$RC_PATHS" >"$out/rc.json"
+	[[ ${PINGPONG_ONLY:-} == 1 ]] ||
+		printf '{"rounds":%d,"n":%d,"warm":1000,"seed":%d,"paths":"%s"}\n' \
+			"$ROUNDS" "$N" "$SEED" "$RC_PATHS" >"$out/rc.json"
 	pair_flag start
 else
 	pair_wait start 120
@@ -187,6 +188,6 @@ for p in $PATHS $RC_PATHS; do
 	[[ " $RC_PATHS " != *" $p "* ]] || { g=239.9.3.1; port=7980; }
 	step count 0 "$p" "$g" "$port" "$out/counts.json"
 done
-((node == 0)) || grep -ho '"kind":"[^"]*"\|"t_typical":[0-9.]*' "$out/rounds.json" "$out/rc.json" |
-	paste -sd' ' | fold -w 160 | tail -n 4
+((node == 0)) || cat "$out/rounds.json" ${RC_PATHS:+"$out/rc.json"} |
+	grep -o '"kind":"[^"]*"\|"t_typical":[0-9.]*' | paste -sd' ' | fold -w 160 | tail -n 4
 rmmod ibtick

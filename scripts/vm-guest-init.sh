@@ -234,6 +234,15 @@ allow_local_traffic() {
 	done
 }
 
+# A multicast route on each rxe netdev, as a host that takes market data on
+# a NIC of its own is set up.  rxe looks up the route of every UD packet it
+# sends; to a group with no route of its own (prefix /4 or longer) the
+# kernel builds one per lookup and frees it through RCU, and the grace
+# periods that keeps going preempt spinning readers every few ticks (on
+# hardware the adapter builds the headers: no lookup at all).  The metric
+# orders the devices for sockets that name none.
+mcast_route() { ip route add 224.0.0.0/4 dev "$1" metric "$2"; }
+
 # Topology "single": one guest, veth0 <-> veth1, Soft-RoCE rxe0 on veth0
 # (10.99.0.1) and rxe1 on veth1 (10.99.0.2).  No virtual NIC.
 net_setup_single() {
@@ -250,6 +259,7 @@ net_setup_single() {
 		link set veth0 up
 		link set veth1 up
 	EOF
+	mcast_route veth0 100 && mcast_route veth1 101 || return 1
 	rdma link add rxe0 type rxe netdev veth0
 	rdma link add rxe1 type rxe netdev veth1
 	wait_rdma_links rxe0 rxe1
@@ -272,6 +282,7 @@ net_setup_pair() {
 	[[ -n $nic ]] || { log "no virtio NIC"; return 1; }
 	ip addr add "10.99.0.$((NODE + 1))/24" dev "$nic"
 	ip link set "$nic" up
+	mcast_route "$nic" 100 || return 1
 	rdma link add "rxe$NODE" type rxe netdev "$nic"
 	wait_rdma_links "rxe$NODE"
 	# the other guest boots at its own pace
