@@ -327,6 +327,50 @@ static void doctor_roce_netdev(void)
 	CHECK_HAS(r.fix, "rdma link add");
 }
 
+static void doctor_mc_route(void)
+{
+	struct doc_port p = roce_port();
+	struct doc_result r;
+	char dst[24];
+
+	/* /proc/net/route: each __be32 as the integer it is in memory */
+	CHECK(!doc_route_line_mc("Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n",
+				 "eth0", dst, sizeof(dst)));
+	CHECK(doc_route_line_mc("eth0\t000000E0\t00000000\t0001\t0\t0\t100\t000000F0\t0\t0\t0\n",
+				"eth0", dst, sizeof(dst)) == 1);
+	CHECK_STR(dst, "224.0.0.0/4");
+	CHECK(doc_route_line_mc("eth0\t000000EF\t00000000\t0001\t0\t0\t0\t000000FF\t0\t0\t0\n",
+				"eth0", dst, sizeof(dst)) == 1);
+	CHECK_STR(dst, "239.0.0.0/8");
+	CHECK(doc_route_line_mc("eth0\t010109EF\t00000000\t0005\t0\t0\t0\tFFFFFFFF\t0\t0\t0\n",
+				"eth0", dst, sizeof(dst)) == 1);
+	CHECK_STR(dst, "239.9.1.1/32");
+	/* another interface; a unicast subnet; the default route (/0) */
+	CHECK(!doc_route_line_mc("eth1\t000000E0\t00000000\t0001\t0\t0\t0\t000000F0\t0\t0\t0\n",
+				 "eth0", dst, sizeof(dst)));
+	CHECK(!doc_route_line_mc("eth0\t0000000A\t00000000\t0001\t0\t0\t0\t000000FF\t0\t0\t0\n",
+				 "eth0", dst, sizeof(dst)));
+	CHECK(!doc_route_line_mc("eth0\t00000000\t0100000A\t0003\t0\t0\t0\t00000000\t0\t0\t0\n",
+				 "eth0", dst, sizeof(dst)));
+	/* a name longer than an interface's, a short line */
+	CHECK(!doc_route_line_mc("eth0eth0eth0eth0eth0\t000000E0\t00000000\t0001\t0\t0\t0\t000000F0\n",
+				 "eth0", dst, sizeof(dst)));
+	CHECK(!doc_route_line_mc("eth0\t000000E0\n", "eth0", dst, sizeof(dst)));
+
+	p.nd.n_mc_route = 1;
+	snprintf(p.nd.mc_route, sizeof(p.nd.mc_route), "224.0.0.0/4");
+	CHECK(doc_check_mc_route(&p, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "eth0: 224.0.0.0/4");
+	CHECK_STR(r.fix, "");
+	p.nd.n_mc_route = 0;
+	CHECK(doc_check_mc_route(&p, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "eth0 has no multicast route: rxe0 is Soft-RoCE");
+	CHECK_HAS(r.fix, "ip route add 224.0.0.0/4 dev eth0");
+	p.nd.n_mc_route = -1;
+	CHECK(doc_check_mc_route(&p, &r) == DOC_WARN);
+	CHECK_STR(r.fix, "ip route show dev eth0");
+}
+
 static void doctor_ipv4(void)
 {
 	struct doc_port p = ib_port();
@@ -1019,7 +1063,7 @@ static void doctor_run(void)
 		  "port-state mlx5_0/2/FAIL, link-layer mlx5_0/2/PASS, "
 		  "ipoib mlx5_0/2/PASS, ipv4 mlx5_0/2/WARN, "
 		  "port-state rxe0/1/PASS, link-layer rxe0/1/PASS, "
-		  "netdev rxe0/1/PASS, roce-qos rxe0/1/PASS, ipv4 rxe0/1/FAIL, port-mtu rxe0/1/WARN, "
+		  "netdev rxe0/1/PASS, roce-qos rxe0/1/PASS, ipv4 rxe0/1/FAIL, mc-route rxe0/1/WARN, port-mtu rxe0/1/WARN, "
 		  "active-ports host/WARN, "
 		  "firmware iw0/PASS, firmware mlx5_0/PASS, firmware rxe0/PASS, "
 		  "firmware-match host/PASS, pcie mlx5_0/WARN, "
@@ -1041,6 +1085,7 @@ const struct unit_case doctor_cases[] = {
 	{ "doctor: RoCE netdev up", doctor_roce_netdev },
 	{ "doctor: IPoIB mode, GID match, sysfs enums", doctor_ipoib },
 	{ "doctor: IPv4 address on the port's netdev", doctor_ipv4 },
+	{ "doctor: a Soft-RoCE netdev's multicast route", doctor_mc_route },
 	{ "doctor: PCIe link width and speed against capability", doctor_pcie },
 	{ "doctor: one firmware per device model", doctor_fw_consistency },
 	{ "doctor: other devices' interrupts on app CPUs", doctor_cpu_irqs },

@@ -526,6 +526,23 @@ static void gather_ipv4(struct doc_netdev *nd)
 	freeifaddrs(ifa);
 }
 
+/* The multicast routes on netdev @nd, from /proc/net/route (main table). */
+static void gather_mc_route(struct doc_netdev *nd)
+{
+	char line[256], dst[sizeof(nd->mc_route)];
+	FILE *f = fopen("/proc/net/route", "r");
+
+	nd->n_mc_route = -1;
+	if (!f)
+		return;
+	nd->n_mc_route = 0;
+	while (fgets(line, sizeof(line), f))
+		if (doc_route_line_mc(line, nd->name, dst, sizeof(dst)) &&
+		    !nd->n_mc_route++)
+			str_copy(nd->mc_route, sizeof(nd->mc_route), dst);
+	fclose(f);
+}
+
 static void gather_roce_qos(struct doc_netdev *nd);
 
 static void gather_netdev(struct doc_netdev *nd)
@@ -554,6 +571,7 @@ static void gather_netdev(struct doc_netdev *nd)
 	if (!read_linef(buf, sizeof(buf), NET_SYSFS "/%s/mode", nd->name))
 		str_copy(nd->mode, sizeof(nd->mode), buf);
 	gather_ipv4(nd);
+	gather_mc_route(nd);
 }
 
 /*

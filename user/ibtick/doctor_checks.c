@@ -3,6 +3,7 @@
  * ibtick doctor: the decisions (see doctor_checks.h).  Pure functions over
  * what doctor.c gathered; no I/O, so tests/unit/doctor_test.c covers them.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -519,6 +520,57 @@ enum doc_status doc_check_ipv4(const struct doc_port *p, unsigned int feeds,
 	else
 		SEEN(r, "; a feed on this port would need one");
 	FIX(r, "ip addr add ADDRESS/PREFIX dev %s, with an address of the fabric's IPv4 subnet, and the same in the distro's network configuration so that it stays: feeds join their multicast group through rdma_cm, which finds the port by this address",
+	    nd->name);
+	return r->status;
+}
+
+int doc_route_line_mc(const char *line, const char *ifname, char *dst,
+		      size_t len)
+{
+	char name[DOC_IFNAME_LEN + 1];
+	unsigned int d, g, flags, ref, use, metric, m;
+	struct in_addr a;
+	uint32_t host, mask;
+	int prefix;
+
+	if (sscanf(line, "%16s %x %x %x %u %u %u %x", name, &d, &g, &flags,
+		   &ref, &use, &metric, &m) != 8 || strcmp(name, ifname))
+		return 0;
+	/* the kernel prints each __be32 as the integer it is in memory */
+	a.s_addr = d;
+	host = ntohl(a.s_addr);
+	a.s_addr = m;
+	mask = ntohl(a.s_addr);
+	prefix = __builtin_popcount(mask);
+	/* a prefix of 4 or longer (contiguous) inside 224.0.0.0/4 */
+	if (prefix < 4 || mask != 0xffffffffU << (32 - prefix) ||
+	    (host & 0xf0000000U) != 0xe0000000U)
+		return 0;
+	snprintf(dst, len, "%u.%u.%u.%u/%d", host >> 24, (host >> 16) & 0xff,
+		 (host >> 8) & 0xff, host & 0xff, prefix);
+	return 1;
+}
+
+enum doc_status doc_check_mc_route(const struct doc_port *p,
+				   struct doc_result *r)
+{
+	const struct doc_netdev *nd = &p->nd;
+
+	res_init(r, "mc-route", "%s/%u", p->dev, p->port);
+	if (nd->n_mc_route < 0) {
+		r->status = DOC_WARN;
+		SEEN(r, "%s: the routes could not be read", nd->name);
+		FIX(r, "ip route show dev %s", nd->name);
+		return r->status;
+	}
+	if (nd->n_mc_route > 0) {
+		SEEN(r, "%s: %s", nd->name, nd->mc_route);
+		return r->status;
+	}
+	r->status = DOC_WARN;
+	SEEN(r, "%s has no multicast route: %s is Soft-RoCE, which looks up the route of every packet it sends, and to a group without a route of its own the kernel builds one per packet and frees it through RCU, whose grace periods then preempt spinning readers",
+	     nd->name, p->dev);
+	FIX(r, "ip route add 224.0.0.0/4 dev %s (or the feeds' groups), and the same in the distro's network configuration so that it stays",
 	    nd->name);
 	return r->status;
 }
@@ -1545,6 +1597,11 @@ static void run_ports(struct run *x, const struct doc_dev *dd)
 		if (p->nd.name[0] && p->nd.present) {
 			doc_check_ipv4(p, port_feeds(x->h, p), &x->r);
 			put(x);
+			if (dd->software &&
+			    p->link_layer == IBTICK_LINK_LAYER_ETHERNET) {
+				doc_check_mc_route(p, &x->r);
+				put(x);
+			}
 		}
 		/* from the kernel (module loaded); meaningless when down */
 		if (p->active_mtu && p->state == IBTICK_PORT_ACTIVE) {

@@ -128,6 +128,9 @@ struct doc_netdev {
 	char		mode[16];		/* IPoIB: datagram/connected */
 	int		n_ipv4;			/* IPv4 addresses, -1 unread */
 	char		ipv4[24];		/* the first: "10.0.0.1/24" */
+	/* routes on it into 224.0.0.0/4, prefix 4 or longer; -1 unread */
+	int		n_mc_route;
+	char		mc_route[24];		/* the first: "224.0.0.0/4" */
 	/* RoCE: what DCB shows (dcb pfc/app, sysfs ecn/), information */
 	bool		dcb_found;		/* dcb(8) is installed */
 	bool		pfc_known;		/* dcb pfc show answered */
@@ -178,6 +181,23 @@ enum doc_status doc_check_ipoib(const struct doc_port *p,
  */
 enum doc_status doc_check_ipv4(const struct doc_port *p, unsigned int feeds,
 			       struct doc_result *r);
+/*
+ * A line of /proc/net/route: 1 when it is a route on interface @ifname
+ * into 224.0.0.0/4 with a prefix of 4 or longer, its destination then in
+ * @dst as "224.0.0.0/4"; 0 for any other line (the header included).
+ */
+int doc_route_line_mc(const char *line, const char *ifname, char *dst,
+		      size_t len);
+/*
+ * Soft-RoCE (rxe) ports: the netdev has a multicast route.  rxe looks up
+ * the route of every packet it sends, and to a group with no route of its
+ * own (one of prefix 4 or longer) the kernel builds one per lookup and
+ * frees it through RCU, whose grace periods then preempt spinning
+ * readers: WARN, with the ip route command.  Hardware builds the headers
+ * itself: the check is for software devices only.
+ */
+enum doc_status doc_check_mc_route(const struct doc_port *p,
+				   struct doc_result *r);
 /*
  * RoCE, information only (PASS): PFC per priority and the trust mode as
  * dcb(8) shows them, ECN (notification and reaction points) as the
