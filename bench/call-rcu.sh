@@ -14,7 +14,8 @@
 #   (default mapped,floor; ibtick-perf lat -k names), 64 B, ping on rxe1,
 #   echo on rxe0, one guest boot.  OUT_DIR (default
 #   bench/results/call-rcu): summary.md (the calls by their four frames
-#   below the probe, per path, with the round trips run).
+#   below the probe, per path, with the round trips run), every call's
+#   frames in calls-KIND.txt.gz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ ${IBTICK_GUEST:-} == 1 ]]; then
@@ -52,7 +53,7 @@ while getopts "n:k:" o; do
 	case $o in
 	n) n=$OPTARG ;;
 	k) kinds=$OPTARG ;;
-	*) sed -n '12,17p' "$0" >&2; exit 2 ;;
+	*) sed -n '12,18p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -89,6 +90,7 @@ scripts/vm-run.sh -t 900 -o "$out" -- env CR_N="$n" CR_KINDS="$kinds" \
 	done
 } >"$out/summary.md"
 cat "$out/summary.md"
+gzip -9f "$out"/calls-*.txt
 # the VM's own files (dmesg.txt names this machine's paths on the kernel
 # command line); output.log keeps what the guest printed
 rm -f "$out"/{console.log,qemu.log,dmesg.txt,.vm-cmd,rc,tainted,timing,setup-error}
