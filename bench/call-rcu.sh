@@ -4,10 +4,10 @@
 # ibtick-perf lat runs, and the calls are counted by their first frames
 # below the probe.  It shows what a path costs RCU per round trip, and so
 # how often the grace-period thread and ksoftirqd will take the CPU from
-# a spinning reader.  The rig routes multicast on each rxe netdev
-# (scripts/vm-guest-init.sh); NOROUTE=1 deletes those routes first, as
-# the guests were before: rxe then builds a route for each packet it sends
-# to a group, and frees it through RCU.
+# a spinning reader: the switches to those threads are counted too.  The
+# rig routes multicast on each rxe netdev (scripts/vm-guest-init.sh);
+# NOROUTE=1 deletes those routes first: rxe then builds a route for each
+# packet it sends to a group, and frees it through RCU.
 #
 # usage: bench/call-rcu.sh [-n N] [-k KINDS] [OUT_DIR]
 #   N (default 5000) round trips after 1000 warm-up ones of each of KINDS
@@ -15,7 +15,7 @@
 #   echo on rxe0, one guest boot.  OUT_DIR (default
 #   bench/results/call-rcu): summary.md (the calls by their four frames
 #   below the probe, per path, with the round trips run), every call's
-#   frames in calls-KIND.txt.gz.
+#   frames in calls-KIND.txt.gz, the switches in switches-KIND.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ ${IBTICK_GUEST:-} == 1 ]]; then
@@ -35,15 +35,23 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 		echo >$T/trace
 		echo 1 >$T/events/kprobes/ibt_crcu/enable
 		echo 1 >$T/events/kprobes/ibt_kfrcu/enable
+		echo 'next_comm ~ "rcu_*" || next_comm ~ "ksoftirqd*"' \
+			>$T/events/sched/sched_switch/filter
+		echo 1 >$T/events/sched/sched_switch/enable
 		echo 1 >$T/tracing_on
 		$P lat -j -k "$kind" -n "$CR_N" -w 1000 -c 1 -C 0 -L veth1 -I veth0 \
 			239.9.0.1 7900 >"$R/lat-$kind.json"
 		echo 0 >$T/tracing_on
 		echo 0 >$T/events/kprobes/ibt_crcu/enable
 		echo 0 >$T/events/kprobes/ibt_kfrcu/enable
-		# the four frames below the probe, one line a call
-		awk '/<stack trace>/ { getline a; getline b; getline c; getline d
+		echo 0 >$T/events/sched/sched_switch/enable
+		# the four frames of each probed call's stack, one line a call
+		awk '/ ibt_(crcu|kfrcu): / { k = 1 } / sched_switch: / { k = 0 }
+			/<stack trace>/ && k { getline a; getline b; getline c; getline d
 			print a b c d }' $T/trace | sed 's/ *=> */ < /g; s/^ < //' >"$R/calls-$kind.txt"
+		# the CPU taken by the RCU threads and ksoftirqd: switches to them
+		grep -o 'next_comm=[^ ]*' $T/trace | sed 's/next_comm=//; s/[0-9/]*$//' |
+			sort | uniq -c >"$R/switches-$kind.txt" || true
 	done
 	ip route show | grep '^224' >"$R/routes.txt" || true
 	exit 0
@@ -81,6 +89,10 @@ scripts/vm-run.sh -t 900 -o "$out" -- env CR_N="$n" CR_KINDS="$kinds" \
 	for kind in ${kinds//,/ }; do
 		echo
 		echo "## $kind: $(wc -l <"$out/calls-$kind.txt") calls"
+		echo
+		echo "Switches to the RCU threads and to ksoftirqd, all CPUs:" \
+			"$(awk -v n="$n" '{ printf "%s%s %d (%.3f per round trip)", s, $2, $1, $1 / (n + 1000); s = ", " }' \
+				"$out/switches-$kind.txt")."
 		echo
 		echo "| calls | per round trip | frames |"
 		echo "|---|---|---|"
