@@ -237,10 +237,10 @@ allow_local_traffic() {
 # A multicast route on each rxe netdev, as a host that takes market data on
 # a NIC of its own is set up.  rxe looks up the route of every UD packet it
 # sends; to a group with no route of its own (prefix /4 or longer) the
-# kernel builds one per lookup and frees it through RCU, and the grace
-# periods that keeps going preempt spinning readers every few ticks (on
-# hardware the adapter builds the headers: no lookup at all).  The metric
-# orders the devices for sockets that name none.
+# kernel builds one per lookup and frees it through RCU: grace periods then
+# run without end, and the RCU thread and ksoftirqd preempt spinning
+# readers (on hardware the adapter builds the headers: no lookup at all).
+# The metric orders the devices for sockets that name none.
 mcast_route() { ip route add 224.0.0.0/4 dev "$1" metric "$2"; }
 
 # Topology "single": one guest, veth0 <-> veth1, Soft-RoCE rxe0 on veth0
