@@ -71,20 +71,14 @@ host_counts() {
 # step KIND ROUND PATH GROUP PORT FILE: one path once, on both nodes
 # (KIND count: node 1 counts with --counts, node 0 its own host's work)
 step() {
-	local kind=$1 r=$2 p=$3 g=$4 port=$5 file=$6 tag=$1-$2-$3 e i n=$N w=1000
+	local kind=$1 r=$2 p=$3 g=$4 port=$5 file=$6 tag=$1-$2-$3 e n=$N w=1000
 	[[ $kind != count ]] || { n=$NCOUNT; w=100; }
 	if ((node == 0)); then
 		[[ $kind != count ]] || host_counts >"$RESULTS/b0-$p"
 		"$P" lat -e -k "$p" -n "$n" -w "$w" -L "$nic" -c 0 "${defer[@]}" "$g" "$port" \
 			2>"$RESULTS/echo-$tag.err" &
 		e=$!
-		for ((i = 0; i < 1200; i++)); do
-			grep -q "echo ready" "$RESULTS/echo-$tag.err" && break
-			kill -0 "$e" 2>/dev/null || break
-			sleep 0.1
-		done
-		grep -q "echo ready" "$RESULTS/echo-$tag.err" ||
-			{ echo "node 0: $tag: the echo did not start:"; cat "$RESULTS/echo-$tag.err"; }
+		pair_echo_up "$RESULTS/echo-$tag.err" "$e" || echo "node 0: $tag: no echo"
 		pair_flag "ready-$tag"
 		pair_wait "done-$tag" 900 || true
 		kill "$e" 2>/dev/null || true

@@ -202,17 +202,27 @@ for line in (d / 'rows.json').read_text().splitlines():
     resent += r.get('resent', 0) if isinstance(r, dict) else 0
 
 print("# Instructions per round trip, counted by the emulator\n")
-print(f"Source `{head['head'][:12]}`; `bench/insn-count.sh -n {n1},{n2} -k {head['kinds']}`: "
-      f"QEMU's TCG plugin `bench/qemu/insncount.c` counted every instruction of the guest (both vCPUs, "
-      f"both ends of the ping-pong, every process and the kernel), from just before to just after each "
-      f"`ibtick-perf lat` run; the run of {n1} samples is taken from that of {n2} and the rest divided by "
-      f"{n2 - n1}. Each path ran twice ({len(reps)} rows each below, which should agree). The guest halts "
-      f"idle vCPUs, so waiting costs no instruction; blocking readers only. User space counts each program's "
-      f"whole run, its handling of the samples after the timed loop included (udppp writes each one out and "
-      f"ibtick-perf reads it back; ibtick-perf's own paths keep theirs in memory): compare the kernel's "
-      f"columns, and the user column only between paths of one program. Work that goes with time rather than "
-      f"with round trips (timers; the RNG, whose `blake2s_compress_generic` shows in every path) is counted too, in "
-      f"proportion to how long the longer run lasted under the plugin.\n")
+if head.get('pair'):
+    print(f"Source `{head['head'][:12]}`; `bench/insn-count.sh -p -n {n1},{n2} -k {head['kinds']}`: "
+          f"between the two guests of the pair bench (one vCPU each), QEMU's TCG plugin "
+          f"`bench/qemu/insncount.c` counted every instruction of the pinging guest (node 1: its kernel and "
+          f"every process) from just before to just after each `ibtick-perf lat` run; the answering guest is "
+          f"not counted. The run of {n1} samples is taken from that of {n2} and the rest divided by {n2 - n1}. "
+          f"Each path ran twice ({len(reps)} rows each below, which should agree). A spinning reader's count "
+          f"includes its spins, as many as the round trip lasted under the plugin: compare such paths on the "
+          f"kernel's receive and transmit path below, which the spin does not repeat.\n")
+else:
+    print(f"Source `{head['head'][:12]}`; `bench/insn-count.sh -n {n1},{n2} -k {head['kinds']}`: "
+          f"QEMU's TCG plugin `bench/qemu/insncount.c` counted every instruction of the guest (both vCPUs, "
+          f"both ends of the ping-pong, every process and the kernel), from just before to just after each "
+          f"`ibtick-perf lat` run; the run of {n1} samples is taken from that of {n2} and the rest divided by "
+          f"{n2 - n1}. Each path ran twice ({len(reps)} rows each below, which should agree). The guest halts "
+          f"idle vCPUs, so waiting costs no instruction; blocking readers only. User space counts each program's "
+          f"whole run, its handling of the samples after the timed loop included (udppp writes each one out and "
+          f"ibtick-perf reads it back; ibtick-perf's own paths keep theirs in memory): compare the kernel's "
+          f"columns, and the user column only between paths of one program. Work that goes with time rather than "
+          f"with round trips (timers; the RNG, whose `blake2s_compress_generic` shows in every path) is counted too, in "
+          f"proportion to how long the longer run lasted under the plugin.\n")
 if resent:
     print(f"**{resent} pings were sent again** (a lost one): those runs count more than one round trip "
           "per sample.\n")
@@ -240,3 +250,28 @@ if len(kinds) > 1:
         for f in diff[:25]:
             a, z = funcs[base][f], funcs[kind][f]
             print(f"| `{f}` | {a:.0f} | {z:.0f} | {z - a:+.0f} |")
+
+# the kernel's per-packet path: the NIC, IP, UDP and rxe, receive and
+# transmit; not the CQ polls and arming a spinning reader repeats
+NETPATH = re.compile(r'^(virtnet|virtqueue|vring|napi|__napi|netif|__netif|gro_|dev_gro|napi_gro|ip_|__ip_|'
+                     r'ipv4_|inet_|udp|__udp|rxe_|skb_|__skb|__alloc_skb|kfree_skb|consume_skb|dst_|fib_|'
+                     r'rt_|__mkroute|__dev_|dev_|neigh|eth_|validate_xmit|sch_|__qdisc|pfifo|'
+                     r'net_rx_action|__netdev)')
+SPIN = re.compile(r'^rxe_(poll_cq|req_notify_cq)$')
+if head.get('pair') and len(kinds) > 1:
+    base = kinds[0]
+    names = [f for f in set().union(*(set(funcs[k]) for k in kinds))
+             if NETPATH.match(f.split()[0]) and not SPIN.match(f.split()[0])]
+    print("\n## The kernel's receive and transmit path, by function (per round trip)\n")
+    print("The functions of the NIC's driver, the network core, IP, UDP and rxe (its CQ polls and arming, "
+          "which a spinning reader repeats, left out): the work of the packets themselves. Their sum, then "
+          "the 25 with the most instructions.\n")
+    print("| function | " + " | ".join(kinds) + " | " +
+          " | ".join(f"{k} − {base}" for k in kinds[1:]) + " |")
+    print("|---|" + "---|" * (2 * len(kinds) - 1))
+    tot = {k: sum(funcs[k][f] for f in names) for k in kinds}
+    print("| **sum** | " + " | ".join(f"{tot[k]:.0f}" for k in kinds) + " | " +
+          " | ".join(f"{tot[k] - tot[base]:+.0f}" for k in kinds[1:]) + " |")
+    for f in sorted(names, key=lambda f: -max(funcs[k][f] for k in kinds))[:25]:
+        print(f"| `{f}` | " + " | ".join(f"{funcs[k][f]:.0f}" for k in kinds) + " | " +
+              " | ".join(f"{funcs[k][f] - funcs[base][f]:+.0f}" for k in kinds[1:]) + " |")

@@ -1,10 +1,13 @@
 # shellcheck shell=bash
 #
-# tests/vm/pair-sync.sh - sourced by tests/vm/pair.sh and bench/guest-pair.sh.
+# tests/vm/pair-sync.sh - sourced by tests/vm/pair.sh and the two-guest
+# bench scripts (bench/guest-pair.sh, hop-split.sh, insn-count.sh -p).
 # Two guests (scripts/vm-run.sh -T pair): a handshake through the dir both
 # mount (IBTICK_SHARED).  pair_flag NAME tells the other node; pair_wait
 # NAME [SECS] waits for its flag (default 600 s), status 1 when it never
-# came.
+# came.  pair_echo_up ERR PID waits (up to 120 s) for the ibtick-perf lat -e
+# running as PID, its stderr in ERR, to say it listens; status 1, with what
+# it said, when it never did.
 pair_flag() { : >"$IBTICK_SHARED/sync/$1"; }
 pair_wait() {
 	local i
@@ -13,5 +16,17 @@ pair_wait() {
 		sleep 0.1
 	done
 	echo "  node ${IBTICK_NODE:-?}: no '$1' from the other node"
+	return 1
+}
+pair_echo_up() {
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		grep -q "echo ready" "$1" && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q "echo ready" "$1" && return 0
+	echo "  node ${IBTICK_NODE:-?}: the echo did not start:"
+	cat "$1"
 	return 1
 }
