@@ -22,7 +22,10 @@ bench/summary.py's statistics, on made-up data with fixed seeds:
   ibtick's socket in sockperf's layout when the run has it;
 - bench/ab.py's compare(): each path against the floor of its own round
   and module (a connection against the RC floor when the run has it),
-  head / base and its interval, a round lacking a side left out.
+  head / base and its interval, a round lacking a side left out;
+- bench/hop_split.py's hops(): a made-up two-guest trace cut into each
+  hop's segments, which add up to the hop, a context switch inside a hop
+  counted, a hop the trace ends in left out.
 
   bench_summary.py [PATH_TO_SUMMARY_PY]
 """
@@ -359,6 +362,57 @@ check("ab: a connection is held against the RC floor when the run has it (52 / 4
 cu = AB.compare([r for r in rc if r['kind'] != 'floor-rc'], draws=10).get('conn-spin', {})
 check("ab: without the RC floor, a connection falls back to the UD floor (52 / 50)",
       cu.get('floor') == 'floor' and abs(cu['median'][0] - 52 / 50) < 1e-9, str(cu))
+
+# bench/hop_split.py's hops(): a made-up trace of two hops (times in us),
+# the events of other hops and programs in between
+spec = importlib.util.spec_from_file_location('hop_split', top / 'bench' / 'hop_split.py')
+HS = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(HS)
+
+
+def ev(t, what, comm='udppp-5'):
+    return f"{comm:>16} [000] d.h1.  {t / 1e6:.6f}: {what}\n"
+
+
+trace = ''.join([
+    "# tracer: nop\n",
+    ev(90, 'hs_cq: (ibt_rx_comp+0x0/0xe0 [ibtick])'),          # before any interrupt: not a hop
+    ev(100, 'irq_handler_entry: irq=35 name=virtio4-input.0'),
+    ev(102, 'irq_handler_entry: irq=36 name=virtio4-output.0'),
+    ev(105, 'softirq_entry: vec=3 [action=NET_RX]'),
+    ev(135, 'softirq_exit: vec=3 [action=NET_RX]'),
+    ev(139, 'hs_cq: (ibt_rx_comp+0x0/0xe0 [ibtick])'),
+    ev(149, 'hs_drain: (ibt_rx_comp+0x49/0xe0 [ibtick] <- ibt_rx_drain) ret=0x1'),
+    ev(150, 'sched_switch: prev_comm=udppp prev_pid=5 prev_prio=120 prev_state=R ==> next_comm=rcu_preempt'),
+    ev(163, 'sys_enter: NR 44 (7, 7ffc, 40, 0, 0, 0)'),
+    ev(165, 'hs_send: (ibt_sendmsg+0x0/0x1c0 [ibtick])'),
+    ev(280, 'net_dev_xmit: dev=eth0 skbaddr=0000 len=162 rc=0'),
+    ev(281, 'net_dev_xmit: dev=eth0 skbaddr=0001 len=162 rc=0'),  # after the hop: ignored
+    ev(400, 'irq_handler_entry: irq=35 name=virtio4-input.0'),
+    ev(406, 'softirq_entry: vec=3 [action=NET_RX]'),
+    ev(446, 'softirq_exit: vec=3 [action=NET_RX]'),
+    ev(450, 'hs_cq: (ibt_rx_comp+0x0/0xe0 [ibtick])'),
+    ev(460, 'hs_drain: (ibt_rx_poll+0x2a/0x110 [ibtick] <- ibt_rx_drain) ret=0x1'),
+    ev(470, 'sys_enter: NR 44 (7, 7ffc, 40, 0, 0, 0)'),
+    ev(473, 'hs_send: (ibt_sendmsg+0x0/0x1c0 [ibtick])'),
+    ev(600, 'net_dev_xmit: dev=eth0 skbaddr=0002 len=162 rc=0'),
+    ev(700, 'irq_handler_entry: irq=35 name=virtio4-input.0'),      # a hop the trace ends in
+])
+with tempfile.TemporaryDirectory() as td:
+    tp = Path(td) / 'trace-x-1.txt'
+    tp.write_text(trace)
+    hs = HS.hops(tp)
+seg = [{name: h[b] - h[a] for name, a, b in HS.SEGS} for h in hs]
+want = [{'irq>net_rx': 5, 'net_rx': 30, '>cq_event': 4, '>ring': 10, '>send': 14, '>ibtick': 2, '>wire': 115,
+         'hop': 180},
+        {'irq>net_rx': 6, 'net_rx': 40, '>cq_event': 4, '>ring': 10, '>send': 10, '>ibtick': 3, '>wire': 127,
+         'hop': 200}]
+check("hop-split: two hops cut into segments that add up to the hop, the unfinished one left out",
+      len(seg) == 2 and all(abs(s[k] - w[k]) < 1e-6 for s, w in zip(seg, want) for k in w)
+      and all(abs(sum(s[k] for k in w if k != 'hop') - s['hop']) < 1e-6 for s, w in zip(seg, want)),
+      str(seg))
+check("hop-split: a context switch inside the hop is counted, none in the second",
+      [h['switches'] for h in hs] == [1, 0], str([h['switches'] for h in hs]))
 
 print(f"bench_summary: {passed} passed, {failed} failed, 0 skipped")
 sys.exit(1 if failed else 0)
