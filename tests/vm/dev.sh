@@ -140,6 +140,7 @@ port_down_up_events() {
 	wait_both_state rxe0 DOWN || rc=1
 	ip link set veth0 up
 	wait_both_state rxe0 ACTIVE || rc=1
+	rig_routes || rc=1
 	# the PORT_ACTIVE event may trail the state a little
 	for _ in $(seq $((50 * SLOW))); do
 		(($(port_field rxe0 "p['events']['port_active']") > act0)) && break

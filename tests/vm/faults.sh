@@ -269,6 +269,7 @@ port_flaps_under_traffic() {
 		ip link set veth0 up
 		wait_state rxe0 ACTIVE || { echo "  flap $i: rxe0 did not come back"; rc=1; break; }
 	done
+	rig_routes || rc=1
 	stop_publisher 7800
 	# the feed survives the flaps: a last publisher's K ticks still arrive,
 	# up to the last one, at every reader

@@ -197,6 +197,7 @@ port_flap_rejoin() {
 	wait_for "$r/out" phase2 || rc=1
 	ip link set veth0 up
 	wait_state rxe0 ACTIVE && wait_state rxe1 ACTIVE || { echo "  ports did not come back"; rc=1; }
+	rig_routes || rc=1
 	kill -USR1 "$pid"
 	wait "$pid" || rc=1
 	cat "$r/out"

@@ -207,6 +207,16 @@ wait_bound() {
 	done
 }
 
+# rig_routes: the multicast routes the single guest's rig gives veth0 and
+# veth1 (scripts/vm-guest-init.sh) back in place.  A link taken down takes
+# its routes with it; a test that flaps one calls this once it is up, so
+# that the tests after it find the rig as it was booted.
+rig_routes() {
+	[[ -e /sys/class/net/veth0 && -e /sys/class/net/veth1 ]] || return 0
+	ip route replace 224.0.0.0/4 dev veth0 metric 100 &&
+		ip route replace 224.0.0.0/4 dev veth1 metric 101
+}
+
 # wait_state DEV STATE: until rdma shows port DEV/1 in STATE (10 s, times
 # SLOW).
 wait_state() {
