@@ -330,44 +330,80 @@ static void doctor_roce_netdev(void)
 static void doctor_mc_route(void)
 {
 	struct doc_port p = roce_port();
+	struct doc_feed feeds[3];
+	struct doc_mc_route rt;
 	struct doc_result r;
-	char dst[24];
+	int i;
 
 	/* /proc/net/route: each __be32 as the integer it is in memory */
 	CHECK(!doc_route_line_mc("Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n",
-				 "eth0", dst, sizeof(dst)));
+				 "eth0", &rt));
 	CHECK(doc_route_line_mc("eth0\t000000E0\t00000000\t0001\t0\t0\t100\t000000F0\t0\t0\t0\n",
-				"eth0", dst, sizeof(dst)) == 1);
-	CHECK_STR(dst, "224.0.0.0/4");
+				"eth0", &rt) == 1);
+	CHECK(rt.net == 0xe0000000U && rt.prefix == 4);
 	CHECK(doc_route_line_mc("eth0\t000000EF\t00000000\t0001\t0\t0\t0\t000000FF\t0\t0\t0\n",
-				"eth0", dst, sizeof(dst)) == 1);
-	CHECK_STR(dst, "239.0.0.0/8");
+				"eth0", &rt) == 1);
+	CHECK(rt.net == 0xef000000U && rt.prefix == 8);
 	CHECK(doc_route_line_mc("eth0\t010109EF\t00000000\t0005\t0\t0\t0\tFFFFFFFF\t0\t0\t0\n",
-				"eth0", dst, sizeof(dst)) == 1);
-	CHECK_STR(dst, "239.9.1.1/32");
+				"eth0", &rt) == 1);
+	CHECK(rt.net == 0xef090101U && rt.prefix == 32);
 	/* another interface; a unicast subnet; the default route (/0) */
 	CHECK(!doc_route_line_mc("eth1\t000000E0\t00000000\t0001\t0\t0\t0\t000000F0\t0\t0\t0\n",
-				 "eth0", dst, sizeof(dst)));
+				 "eth0", &rt));
 	CHECK(!doc_route_line_mc("eth0\t0000000A\t00000000\t0001\t0\t0\t0\t000000FF\t0\t0\t0\n",
-				 "eth0", dst, sizeof(dst)));
+				 "eth0", &rt));
 	CHECK(!doc_route_line_mc("eth0\t00000000\t0100000A\t0003\t0\t0\t0\t00000000\t0\t0\t0\n",
-				 "eth0", dst, sizeof(dst)));
+				 "eth0", &rt));
 	/* a name longer than an interface's, a short line */
 	CHECK(!doc_route_line_mc("eth0eth0eth0eth0eth0\t000000E0\t00000000\t0001\t0\t0\t0\t000000F0\n",
-				 "eth0", dst, sizeof(dst)));
-	CHECK(!doc_route_line_mc("eth0\t000000E0\n", "eth0", dst, sizeof(dst)));
+				 "eth0", &rt));
+	CHECK(!doc_route_line_mc("eth0\t000000E0\n", "eth0", &rt));
 
+	/* a route, no feeds */
 	p.nd.n_mc_route = 1;
-	snprintf(p.nd.mc_route, sizeof(p.nd.mc_route), "224.0.0.0/4");
-	CHECK(doc_check_mc_route(&p, &r) == DOC_PASS);
+	p.nd.mc_route[0] = (struct doc_mc_route){ 0xe0000000U, 4 };
+	CHECK(doc_check_mc_route(&p, NULL, 0, &r) == DOC_PASS);
 	CHECK_STR(r.seen, "eth0: 224.0.0.0/4");
 	CHECK_STR(r.fix, "");
+	/* two feeds on the port, one on another port: 224/4 covers both */
+	memset(feeds, 0, sizeof(feeds));
+	for (i = 0; i < 3; i++) {
+		snprintf(feeds[i].name, sizeof(feeds[i].name), "f%d", i);
+		snprintf(feeds[i].dev, sizeof(feeds[i].dev), "%s", p.dev);
+		feeds[i].dev_port = p.port;
+	}
+	feeds[0].group = 0xef090001U;		/* 239.9.0.1 */
+	feeds[1].group = 0xe8010203U;		/* 232.1.2.3 */
+	feeds[2].group = 0xef630001U;		/* 239.99.0.1, port 2 */
+	feeds[2].dev_port = p.port + 1;
+	CHECK(doc_check_mc_route(&p, feeds, 3, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "eth0: 224.0.0.0/4; covers the groups of the port's 2 feeds");
+	/* 239.9.0.0/16 alone: 232.1.2.3 is not covered, the other port's feed not looked at */
+	p.nd.mc_route[0] = (struct doc_mc_route){ 0xef090000U, 16 };
+	CHECK(doc_check_mc_route(&p, feeds, 3, &r) == DOC_WARN);
+	CHECK_STR(r.seen, "eth0: 239.9.0.0/16; none covers feed f1's group 232.1.2.3: rxe builds a route for each packet to it and frees it through RCU");
+	CHECK_HAS(r.fix, "ip route add 224.0.0.0/4 dev eth0");
+	/* a second route covers it; an arbitrated feed (no group) is left out */
+	p.nd.n_mc_route = 2;
+	p.nd.mc_route[1] = (struct doc_mc_route){ 0xe8010203U, 32 };
+	feeds[0].group = 0;
+	CHECK(doc_check_mc_route(&p, feeds, 3, &r) == DOC_PASS);
+	CHECK_STR(r.seen, "eth0: 239.9.0.0/16 232.1.2.3/32; covers the group of the port's feed");
+	/* both feeds uncovered: the first named, the count given */
+	feeds[0].group = 0xef0a0001U;		/* 239.10.0.1 */
+	feeds[1].group = 0xef0b0001U;
+	CHECK(doc_check_mc_route(&p, feeds, 3, &r) == DOC_WARN);
+	CHECK_HAS(r.seen, "none covers feed f0's group 239.10.0.1 (2 of the port's 2 feeds uncovered)");
+	/* more routes than kept: the feeds are not compared */
+	p.nd.n_mc_route = DOC_MC_ROUTES + 1;
+	CHECK(doc_check_mc_route(&p, feeds, 3, &r) == DOC_PASS);
+	CHECK_HAS(r.seen, "(17 routes); the feeds' groups not compared with so many");
 	p.nd.n_mc_route = 0;
-	CHECK(doc_check_mc_route(&p, &r) == DOC_WARN);
+	CHECK(doc_check_mc_route(&p, feeds, 3, &r) == DOC_WARN);
 	CHECK_HAS(r.seen, "eth0 has no multicast route: rxe0 is Soft-RoCE");
 	CHECK_HAS(r.fix, "ip route add 224.0.0.0/4 dev eth0");
 	p.nd.n_mc_route = -1;
-	CHECK(doc_check_mc_route(&p, &r) == DOC_WARN);
+	CHECK(doc_check_mc_route(&p, feeds, 3, &r) == DOC_WARN);
 	CHECK_STR(r.fix, "ip route show dev eth0");
 }
 

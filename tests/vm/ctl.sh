@@ -474,6 +474,7 @@ monitor_events() {
 	wait_state rxe0 DOWN
 	ip link set veth0 up
 	wait_state rxe0 ACTIVE
+	rig_routes
 	rdma link delete rxe1
 	rdma link add rxe1 type rxe netdev veth1
 	wait_for "$R/events.jsonl" '"event":"dev_added","dev":"rxe1"' || rc=1
@@ -506,10 +507,9 @@ PY
 
 doctor_healthy_and_broken() {
 	local rc=0 fake=$R/cpu
-	# the rig's multicast routes (vm-guest-init.sh), which a link taken
-	# down by an earlier test took with it
-	ip route replace 224.0.0.0/4 dev veth0 metric 100
-	ip route replace 224.0.0.0/4 dev veth1 metric 101
+	# the rig's multicast routes (vm-guest-init.sh), in case a link taken
+	# down earlier took them with it
+	rig_routes
 	"$IBTICK" -j doctor --fast >"$R/doc.json"
 	check_err $? "doctor on a healthy rig"
 	jtrue "$R/doc.json" "not [c for c in j if c['status'] == 'FAIL']" ||
@@ -527,14 +527,26 @@ doctor_healthy_and_broken() {
 	"$IBTICK" -j doctor --fast >"$R/doc-noroute.json"
 	jtrue "$R/doc-noroute.json" "[c['status'] for c in j if c['check'] == 'mc-route' and c['subject'] == 'rxe0/1'] == ['WARN'] and any('ip route add 224.0.0.0/4 dev veth0' in (c['fix'] or '') for c in j)" ||
 		{ echo "  no route: $(cat "$R/doc-noroute.json")" | cut -c1-800; rc=1; }
+	# a narrower route that leaves a feed's group out: that feed named
+	ip route replace 239.1.0.0/16 dev veth0 metric 100
+	"$IBTICK" feed add docroute group 239.3.7.1 port 7377 netdev veth0 ||
+		{ echo "  feed add docroute"; rc=1; }
+	"$IBTICK" -j doctor --fast >"$R/doc-narrow.json"
+	jtrue "$R/doc-narrow.json" "[c['status'] for c in j if c['check'] == 'mc-route' and c['subject'] == 'rxe0/1'] == ['WARN'] and any(c['check'] == 'mc-route' and \"none covers feed docroute's group 239.3.7.1\" in c['seen'] for c in j)" ||
+		{ echo "  narrow route: $(cat "$R/doc-narrow.json")" | cut -c1-800; rc=1; }
 	ip route replace 224.0.0.0/4 dev veth0 metric 100
+	"$IBTICK" -j doctor --fast >"$R/doc-covered.json"
+	jtrue "$R/doc-covered.json" "any(c['check'] == 'mc-route' and c['subject'] == 'rxe0/1' and c['status'] == 'PASS' and 'covers the group' in c['seen'] for c in j)" ||
+		{ echo "  covered: $(cat "$R/doc-covered.json")" | cut -c1-800; rc=1; }
+	ip route del 239.1.0.0/16 dev veth0
+	"$IBTICK" feed del docroute || rc=1
 	mkdir -p "$fake/cpu0/cpufreq"
 	echo powersave >"$fake/cpu0/cpufreq/scaling_governor"
 	IBTICK_CPU_SYSFS=$fake "$IBTICK" -j doctor --fast --app-cpus 0 >"$R/doc-gov.json"
 	jtrue "$R/doc-gov.json" "any(c['status'] == 'WARN' and 'powersave' in c['seen'] and 'performance' in c['fix'] for c in j)" ||
 		{ echo "  governor: $(cat "$R/doc-gov.json")" | cut -c1-800; rc=1; }
 	check_err $rc
-	log_test "doctor: passes when healthy, FAIL + fix for a down veth, WARN for a missing multicast route and for powersave"
+	log_test "doctor: passes when healthy, FAIL + fix for a down veth, WARN for a missing multicast route, for one that leaves a feed's group out, and for powersave"
 }
 
 nlstress_random() {

@@ -440,6 +440,8 @@ static int on_feed(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	if (tb[IBTICK_A_FEED_NETDEV_NAME])
 		str_copy(f->netdev, sizeof(f->netdev),
 			 nla_get_string(tb[IBTICK_A_FEED_NETDEV_NAME]));
+	if (tb[IBTICK_A_FEED_GROUP])	/* be32 */
+		f->group = ntohl(nla_get_u32(tb[IBTICK_A_FEED_GROUP]));
 	if (tb[IBTICK_A_FEED_SLOTS])
 		f->slots = nla_get_u32(tb[IBTICK_A_FEED_SLOTS]);
 	if (tb[IBTICK_A_FEED_SLOT_SIZE])
@@ -526,10 +528,14 @@ static void gather_ipv4(struct doc_netdev *nd)
 	freeifaddrs(ifa);
 }
 
-/* The multicast routes on netdev @nd, from /proc/net/route (main table). */
+/*
+ * The multicast routes on netdev @nd, from /proc/net/route (main table):
+ * all counted, the first DOC_MC_ROUTES kept.
+ */
 static void gather_mc_route(struct doc_netdev *nd)
 {
-	char line[256], dst[sizeof(nd->mc_route)];
+	struct doc_mc_route rt;
+	char line[256];
 	FILE *f = fopen("/proc/net/route", "r");
 
 	nd->n_mc_route = -1;
@@ -537,9 +543,9 @@ static void gather_mc_route(struct doc_netdev *nd)
 		return;
 	nd->n_mc_route = 0;
 	while (fgets(line, sizeof(line), f))
-		if (doc_route_line_mc(line, nd->name, dst, sizeof(dst)) &&
-		    !nd->n_mc_route++)
-			str_copy(nd->mc_route, sizeof(nd->mc_route), dst);
+		if (doc_route_line_mc(line, nd->name, &rt) &&
+		    nd->n_mc_route++ < DOC_MC_ROUTES)
+			nd->mc_route[nd->n_mc_route - 1] = rt;
 	fclose(f);
 }
 

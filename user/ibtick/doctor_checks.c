@@ -524,8 +524,8 @@ enum doc_status doc_check_ipv4(const struct doc_port *p, unsigned int feeds,
 	return r->status;
 }
 
-int doc_route_line_mc(const char *line, const char *ifname, char *dst,
-		      size_t len)
+int doc_route_line_mc(const char *line, const char *ifname,
+		      struct doc_mc_route *rt)
 {
 	char name[DOC_IFNAME_LEN + 1];
 	unsigned int d, g, flags, ref, use, metric, m;
@@ -546,15 +546,38 @@ int doc_route_line_mc(const char *line, const char *ifname, char *dst,
 	if (prefix < 4 || mask != 0xffffffffU << (32 - prefix) ||
 	    (host & 0xf0000000U) != 0xe0000000U)
 		return 0;
-	snprintf(dst, len, "%u.%u.%u.%u/%d", host >> 24, (host >> 16) & 0xff,
-		 (host >> 8) & 0xff, host & 0xff, prefix);
+	rt->net = host & mask;
+	rt->prefix = prefix;
 	return 1;
 }
 
+static void seen_mc_route(struct doc_result *r, const struct doc_mc_route *rt)
+{
+	SEEN(r, "%u.%u.%u.%u/%d", rt->net >> 24, (rt->net >> 16) & 0xff,
+	     (rt->net >> 8) & 0xff, rt->net & 0xff, rt->prefix);
+}
+
+/* A route of @nd covers @group (host order); routes past the kept ones unknown. */
+static bool mc_route_covers(const struct doc_netdev *nd, uint32_t group)
+{
+	int i;
+
+	for (i = 0; i < nd->n_mc_route && i < DOC_MC_ROUTES; i++)
+		if ((group & (0xffffffffU << (32 - nd->mc_route[i].prefix))) ==
+		    nd->mc_route[i].net)
+			return true;
+	return false;
+}
+
 enum doc_status doc_check_mc_route(const struct doc_port *p,
+				   const struct doc_feed *feeds, size_t n_feeds,
 				   struct doc_result *r)
 {
 	const struct doc_netdev *nd = &p->nd;
+	const struct doc_feed *miss = NULL;
+	unsigned int n_miss = 0, n_port = 0;
+	size_t i;
+	int k;
 
 	res_init(r, "mc-route", "%s/%u", p->dev, p->port);
 	if (nd->n_mc_route < 0) {
@@ -563,14 +586,51 @@ enum doc_status doc_check_mc_route(const struct doc_port *p,
 		FIX(r, "ip route show dev %s", nd->name);
 		return r->status;
 	}
-	if (nd->n_mc_route > 0) {
-		SEEN(r, "%s: %s", nd->name, nd->mc_route);
+	if (!nd->n_mc_route) {
+		r->status = DOC_WARN;
+		SEEN(r, "%s has no multicast route: %s is Soft-RoCE, which looks up the route of every packet it sends, and to a group without a route of its own the kernel builds one per packet and frees it through RCU, whose grace periods then preempt spinning readers",
+		     nd->name, p->dev);
+		FIX(r, "ip route add 224.0.0.0/4 dev %s (or the feeds' groups), and the same in the distro's network configuration so that it stays",
+		    nd->name);
+		return r->status;
+	}
+	SEEN(r, "%s:", nd->name);
+	for (k = 0; k < nd->n_mc_route && k < 3; k++) {
+		SEEN(r, " ");
+		seen_mc_route(r, &nd->mc_route[k]);
+	}
+	if (nd->n_mc_route > 3)
+		SEEN(r, " (%d routes)", nd->n_mc_route);
+	if (nd->n_mc_route > DOC_MC_ROUTES) {
+		SEEN(r, "; the feeds' groups not compared with so many");
+		return r->status;
+	}
+	for (i = 0; i < n_feeds; i++) {
+		const struct doc_feed *f = &feeds[i];
+
+		if (!f->group || f->dev_port != p->port || strcmp(f->dev, p->dev))
+			continue;
+		n_port++;
+		if (mc_route_covers(nd, f->group))
+			continue;
+		if (!n_miss++)
+			miss = f;
+	}
+	if (!n_miss) {
+		if (n_port == 1)
+			SEEN(r, "; covers the group of the port's feed");
+		else if (n_port)
+			SEEN(r, "; covers the groups of the port's %u feeds", n_port);
 		return r->status;
 	}
 	r->status = DOC_WARN;
-	SEEN(r, "%s has no multicast route: %s is Soft-RoCE, which looks up the route of every packet it sends, and to a group without a route of its own the kernel builds one per packet and frees it through RCU, whose grace periods then preempt spinning readers",
-	     nd->name, p->dev);
-	FIX(r, "ip route add 224.0.0.0/4 dev %s (or the feeds' groups), and the same in the distro's network configuration so that it stays",
+	SEEN(r, "; none covers feed %s's group %u.%u.%u.%u", miss->name,
+	     miss->group >> 24, (miss->group >> 16) & 0xff,
+	     (miss->group >> 8) & 0xff, miss->group & 0xff);
+	if (n_miss > 1)
+		SEEN(r, " (%u of the port's %u feeds uncovered)", n_miss, n_port);
+	SEEN(r, ": rxe builds a route for each packet to it and frees it through RCU");
+	FIX(r, "ip route add 224.0.0.0/4 dev %s (or each feed's group), and the same in the distro's network configuration so that it stays",
 	    nd->name);
 	return r->status;
 }
@@ -1599,7 +1659,8 @@ static void run_ports(struct run *x, const struct doc_dev *dd)
 			put(x);
 			if (dd->software &&
 			    p->link_layer == IBTICK_LINK_LAYER_ETHERNET) {
-				doc_check_mc_route(p, &x->r);
+				doc_check_mc_route(p, x->h->feeds,
+						   x->h->n_feeds, &x->r);
 				put(x);
 			}
 		}

@@ -116,6 +116,7 @@ enum doc_status doc_check_kernel_view(const struct doc_kernel_view *v,
 
 #define DOC_NAME_LEN	64	/* IB_DEVICE_NAME_MAX */
 #define DOC_IFNAME_LEN	16	/* IFNAMSIZ */
+#define DOC_MC_ROUTES	16	/* multicast routes kept per netdev */
 
 struct doc_netdev {
 	char		name[DOC_IFNAME_LEN];	/* "" when the port has none */
@@ -130,7 +131,10 @@ struct doc_netdev {
 	char		ipv4[24];		/* the first: "10.0.0.1/24" */
 	/* routes on it into 224.0.0.0/4, prefix 4 or longer; -1 unread */
 	int		n_mc_route;
-	char		mc_route[24];		/* the first: "224.0.0.0/4" */
+	struct doc_mc_route {
+		uint32_t	net;		/* host order: 0xe0000000 */
+		int		prefix;		/* 4..32 */
+	} mc_route[DOC_MC_ROUTES];		/* the first n_mc_route of them */
 	/* RoCE: what DCB shows (dcb pfc/app, sysfs ecn/), information */
 	bool		dcb_found;		/* dcb(8) is installed */
 	bool		pfc_known;		/* dcb pfc show answered */
@@ -184,19 +188,25 @@ enum doc_status doc_check_ipv4(const struct doc_port *p, unsigned int feeds,
 /*
  * A line of /proc/net/route: 1 when it is a route on interface @ifname
  * into 224.0.0.0/4 with a prefix of 4 or longer, its destination then in
- * @dst as "224.0.0.0/4"; 0 for any other line (the header included).
+ * @rt (host order); 0 for any other line (the header included).
  */
-int doc_route_line_mc(const char *line, const char *ifname, char *dst,
-		      size_t len);
+int doc_route_line_mc(const char *line, const char *ifname,
+		      struct doc_mc_route *rt);
+struct doc_feed;
 /*
- * Soft-RoCE (rxe) ports: the netdev has a multicast route.  rxe looks up
- * the route of every packet it sends, and to a group with no route of its
- * own (one of prefix 4 or longer) the kernel builds one per lookup and
- * frees it through RCU, whose grace periods then preempt spinning
- * readers: WARN, with the ip route command.  Hardware builds the headers
- * itself: the check is for software devices only.
+ * Soft-RoCE (rxe) ports: each feed on the port has a multicast route on
+ * the port's netdev that covers its group.  rxe looks up the route of
+ * every packet it sends, and to a group with no route of its own there
+ * (one of prefix 4 or longer) the kernel builds one per lookup and frees
+ * it through RCU, whose grace periods then preempt spinning readers.  No
+ * multicast route at all, or a feed (of @feeds, @n_feeds of them, any
+ * port's) whose group none covers: WARN, with the ip route command.  With
+ * more routes than the netdev keeps (DOC_MC_ROUTES) the feeds are not
+ * compared.  Hardware builds the headers itself: the check is for software
+ * devices only.
  */
 enum doc_status doc_check_mc_route(const struct doc_port *p,
+				   const struct doc_feed *feeds, size_t n_feeds,
 				   struct doc_result *r);
 /*
  * RoCE, information only (PASS): PFC per priority and the trust mode as
@@ -387,6 +397,7 @@ struct doc_feed {
 	char		dev[DOC_NAME_LEN];	/* "" when not reported */
 	uint32_t	dev_port;
 	char		netdev[DOC_IFNAME_LEN];
+	uint32_t	group;			/* IPv4, host order; 0: none (arbitrated) */
 	uint32_t	slots;
 	uint32_t	slot_size;		/* bytes, descriptor included */
 	uint32_t	wire_max;		/* bytes, wire header included */
