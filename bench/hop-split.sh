@@ -13,13 +13,17 @@
 #   >send        to the program's send system call: its read of the tick
 #                and whatever it does before answering
 #   >ibtick      to ibtick's sendmsg
-#   >wire        to the NIC's transmit (net_dev_xmit)
-#   hop          the whole: interrupt to transmit
+#   >xmit        to the packet handed to the NIC's driver
+#                (net_dev_start_xmit: before the emulated NIC sends it)
+#   hop          the whole: interrupt to that hand-over
 #
-# Each segment's median per host, path and round, and the paired
-# difference of each path from the first, round by round.  The times are
-# the emulator's and the tracer adds its own: compare paths with each
-# other, in the same boot, never with a run without tracing.
+# Each segment's median per host, path and round (the warm-up's round
+# trips left out), and the paired difference of each path from the first,
+# round by round; and how much of the round trip the two hosts' hops
+# account for (the rest: the transits between the guests and the ping's
+# read).  The times are the emulator's and the tracer adds its own:
+# compare paths with each other, in the same boot, never with a run
+# without tracing.
 #
 # usage: bench/hop-split.sh [-r ROUNDS] [-n N] [-k KINDS] [OUT_DIR]
 #   ROUNDS (default 6) rounds of N (default 2000) round trips after 1000
@@ -54,7 +58,7 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 		# sendto, sendmsg, write, writev: how a program answers
 		echo 'id == 44 || id == 46 || id == 1 || id == 20' >$T/events/raw_syscalls/sys_enter/filter
 		for e in raw_syscalls/sys_enter irq/irq_handler_entry irq/softirq_entry \
-			irq/softirq_exit net/net_dev_xmit sched/sched_switch; do
+			irq/softirq_exit net/net_dev_start_xmit sched/sched_switch; do
 			echo 1 >"$T/events/$e/enable"
 		done
 		echo 1 >$T/tracing_on
@@ -106,7 +110,7 @@ while getopts "r:n:k:" o; do
 	r) rounds=$OPTARG ;;
 	n) n=$OPTARG ;;
 	k) kinds=$OPTARG ;;
-	*) sed -n '24,32p' "$0" >&2; exit 2 ;;
+	*) sed -n '28,36p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -120,7 +124,7 @@ scripts/deps.sh
 make -s all
 rm -rf "$out"
 mkdir -p "$out"
-printf '{"head":"%s%s","rounds":%d,"n":%d,"kinds":"%s"}\n' "$(git rev-parse HEAD)" \
+printf '{"head":"%s%s","rounds":%d,"n":%d,"warm":1000,"kinds":"%s"}\n' "$(git rev-parse HEAD)" \
 	"$(git diff --quiet HEAD -- user kmod include || echo +dirty)" "$rounds" "$n" "$kinds" >"$out/head.json"
 scripts/vm-run.sh -T pair -t $((900 + rounds * n / 10)) -o "$out" -- \
 	env HS_ROUNDS="$rounds" HS_N="$n" HS_KINDS="$kinds" bench/hop-split.sh

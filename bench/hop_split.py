@@ -7,7 +7,9 @@ usage: bench/hop_split.py OUT_DIR
 With the traces (vmNODE/trace-KIND-ROUND.txt) it writes OUT_DIR/rounds.json
 from them first; without (a committed result), it reads rounds.json.  Each
 host's part of a round trip starts at the NIC's receive interrupt and ends
-at the transmit of the answer; see bench/hop-split.sh for the segments."""
+as the answer is handed to the NIC's driver; see bench/hop-split.sh for the
+segments.  The first head.json "warm" hops of each trace (the warm-up's
+round trips) are left out."""
 import json
 import random
 import re
@@ -17,7 +19,7 @@ from pathlib import Path
 
 SEGS = [('irq>net_rx', 'irq', 'nrx'), ('net_rx', 'nrx', 'nrx_end'), ('>cq_event', 'nrx_end', 'cq'),
         ('>ring', 'cq', 'ring'), ('>send', 'ring', 'sys'), ('>ibtick', 'sys', 'send'),
-        ('>wire', 'send', 'xmit'), ('hop', 'irq', 'xmit')]
+        ('>xmit', 'send', 'xmit'), ('hop', 'irq', 'xmit')]
 LINE = re.compile(r'^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)$')
 
 
@@ -49,19 +51,19 @@ def hops(path):
                 cur['sys'] = t
             elif ev == 'hs_send' and 'sys' in cur and 'send' not in cur:
                 cur['send'] = t
-            elif ev == 'net_dev_xmit' and 'send' in cur:
+            elif ev == 'net_dev_start_xmit' and 'send' in cur:
                 cur['xmit'] = t
                 out.append(cur)
                 cur = None
     return out
 
 
-def from_traces(d):
+def from_traces(d, warm):
     rows = []
     for path in sorted(d.glob('vm*/trace-*.txt')):
         m = re.match(r'trace-(.+)-(\d+)\.txt$', path.name)
         kind, rnd, node = m.group(1), int(m.group(2)), int(path.parent.name[2:])
-        hs = hops(path)
+        hs = hops(path)[warm:]
         if not hs:
             continue
         row = {'node': node, 'kind': kind, 'round': rnd, 'hops': len(hs),
@@ -87,7 +89,7 @@ def main():
     d = Path(sys.argv[1])
     head = json.loads((d / 'head.json').read_text())
     if any(d.glob('vm*/trace-*.txt')):
-        rows = from_traces(d)
+        rows = from_traces(d, head.get('warm', 0))
         (d / 'rounds.json').write_text(''.join(json.dumps(r) + '\n' for r in rows))
     else:
         rows = [json.loads(line) for line in (d / 'rounds.json').read_text().splitlines()]
@@ -98,10 +100,11 @@ def main():
     print('# Where a two-guest round trip goes, hop by hop')
     print()
     print(f"Source `{head['head'][:12]}`; `bench/hop-split.sh -r {head['rounds']} -n {head['n']} -k {head['kinds']}`: "
-          f"{head['rounds']} rounds of {head['n']} round trips (after 1000 warm-up ones) of each path, the two guests of "
-          "the pair bench (one vCPU each) tracing. Each host's part of a round trip, from the receive interrupt that "
-          "brings the other host's tick to the transmit of the answer, cut at events every path passes (the segments "
-          "in `bench/hop-split.sh`); per round the median of each segment, then the median over the rounds. "
+          f"{head['rounds']} rounds of {head['n']} round trips (after {head.get('warm', 0)} warm-up ones, left out) "
+          "of each path, the two guests of the pair bench (one vCPU each) tracing. Each host's part of a round trip, "
+          "from the receive interrupt that brings the other host's tick to the answer handed to the NIC's driver, cut "
+          "at events every path passes (the segments in `bench/hop-split.sh`); per round the median of each segment, "
+          "then the median over the rounds. "
           "Microseconds of the emulator, with the tracer's own cost: compare the paths with each other only.")
     for node, who in ((1, 'node 1, the pinging host'), (0, 'node 0, the answering host')):
         print()
@@ -128,6 +131,23 @@ def main():
             print(f'| {label} | ' + ' | '.join(cells) + ' |')
     print()
     print('## Round trip (node 1, ibtick-perf\'s median, traced)')
+    print()
+    print("What the hops account for: node 0's hop, and node 1's without its `>send` (which ends the round trip "
+          "and begins the next), against the round trip; the rest is the two transits between the guests and the "
+          "ping's own read. Medians over the rounds.")
+    print()
+    print('| path | hops (µs) | round trip (µs) | hops / round trip |')
+    print('|---|---|---|---|')
+    for k in kinds:
+        acc, rt = [], []
+        for r in range(1, head['rounds'] + 1):
+            a, b = got.get((0, k, r)), got.get((1, k, r))
+            if a and b and 'rt_median' in b:
+                acc.append(a['hop'] + b['hop'] - b['>send'])
+                rt.append(b['rt_median'])
+        if acc:
+            print(f'| {k} | {st.median(acc):.1f} | {st.median(rt):.1f} | '
+                  f'{st.median(x / y for x, y in zip(acc, rt)):.2f} |')
     print()
     for k in kinds[1:]:
         ratios = [got[(1, k, r)]['rt_median'] / got[(1, base, r)]['rt_median']

@@ -32,7 +32,10 @@
 #   counted (the marker runs there only), every instruction of its one vCPU;
 #   the summary adds the kernel's receive and transmit path by function
 #   (NIC, IP, UDP, rxe), the work a spinning reader's loop does not repeat.
-#   OUT_DIR (default bench/results/insn-count): summary.md, kernel.tsv
+#   Both QEMUs load the plugin (slowed alike) with the same log; node 0's
+#   never writes to it.
+#   OUT_DIR (default bench/results/insn-count, with -p
+#   bench/results/insn-count-pair): summary.md, kernel.tsv
 #   (instructions per round trip by kernel function and path), rows.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -122,7 +125,7 @@ while getopts "n:k:r:p" o; do
 	k) kinds=$OPTARG ;;
 	r) rate=$OPTARG ;;
 	p) pair=1 ;;
-	*) sed -n '15,36p' "$0" >&2; exit 2 ;;
+	*) sed -n '15,39p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -134,7 +137,9 @@ shift $((OPTIND - 1))
 	{ echo "bench/insn-count.sh: -r RATE, ticks per second" >&2; exit 2; }
 ((!pair)) || [[ ! ,$kinds, =~ ,fan- ]] ||
 	{ echo "bench/insn-count.sh: -p takes ping-pong kinds, not fan-" >&2; exit 2; }
-out=$(realpath -m "${1:-bench/results/insn-count}")
+def=bench/results/insn-count
+((!pair)) || def=bench/results/insn-count-pair
+out=$(realpath -m "${1:-$def}")
 # shellcheck source=scripts/lib-tuning.sh
 . "$PWD/scripts/lib-tuning.sh"
 topo=()

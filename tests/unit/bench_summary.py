@@ -386,8 +386,8 @@ trace = ''.join([
     ev(150, 'sched_switch: prev_comm=udppp prev_pid=5 prev_prio=120 prev_state=R ==> next_comm=rcu_preempt'),
     ev(163, 'sys_enter: NR 44 (7, 7ffc, 40, 0, 0, 0)'),
     ev(165, 'hs_send: (ibt_sendmsg+0x0/0x1c0 [ibtick])'),
-    ev(280, 'net_dev_xmit: dev=eth0 skbaddr=0000 len=162 rc=0'),
-    ev(281, 'net_dev_xmit: dev=eth0 skbaddr=0001 len=162 rc=0'),  # after the hop: ignored
+    ev(280, 'net_dev_start_xmit: dev=eth0 queue_mapping=0 skbaddr=0000 len=162'),
+    ev(281, 'net_dev_start_xmit: dev=eth0 queue_mapping=0 skbaddr=0001 len=162'),  # after the hop: ignored
     ev(400, 'irq_handler_entry: irq=35 name=virtio4-input.0'),
     ev(406, 'softirq_entry: vec=3 [action=NET_RX]'),
     ev(446, 'softirq_exit: vec=3 [action=NET_RX]'),
@@ -395,7 +395,7 @@ trace = ''.join([
     ev(460, 'hs_drain: (ibt_rx_poll+0x2a/0x110 [ibtick] <- ibt_rx_drain) ret=0x1'),
     ev(470, 'sys_enter: NR 44 (7, 7ffc, 40, 0, 0, 0)'),
     ev(473, 'hs_send: (ibt_sendmsg+0x0/0x1c0 [ibtick])'),
-    ev(600, 'net_dev_xmit: dev=eth0 skbaddr=0002 len=162 rc=0'),
+    ev(600, 'net_dev_start_xmit: dev=eth0 queue_mapping=0 skbaddr=0002 len=162'),
     ev(700, 'irq_handler_entry: irq=35 name=virtio4-input.0'),      # a hop the trace ends in
 ])
 with tempfile.TemporaryDirectory() as td:
@@ -403,9 +403,9 @@ with tempfile.TemporaryDirectory() as td:
     tp.write_text(trace)
     hs = HS.hops(tp)
 seg = [{name: h[b] - h[a] for name, a, b in HS.SEGS} for h in hs]
-want = [{'irq>net_rx': 5, 'net_rx': 30, '>cq_event': 4, '>ring': 10, '>send': 14, '>ibtick': 2, '>wire': 115,
+want = [{'irq>net_rx': 5, 'net_rx': 30, '>cq_event': 4, '>ring': 10, '>send': 14, '>ibtick': 2, '>xmit': 115,
          'hop': 180},
-        {'irq>net_rx': 6, 'net_rx': 40, '>cq_event': 4, '>ring': 10, '>send': 10, '>ibtick': 3, '>wire': 127,
+        {'irq>net_rx': 6, 'net_rx': 40, '>cq_event': 4, '>ring': 10, '>send': 10, '>ibtick': 3, '>xmit': 127,
          'hop': 200}]
 check("hop-split: two hops cut into segments that add up to the hop, the unfinished one left out",
       len(seg) == 2 and all(abs(s[k] - w[k]) < 1e-6 for s, w in zip(seg, want) for k in w)

@@ -21,11 +21,11 @@ pair_wait() {
 pair_echo_up() {
 	local i
 	for ((i = 0; i < 1200; i++)); do
-		grep -q "echo ready" "$1" && return 0
+		grep -qs "echo ready" "$1" && return 0
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.1
 	done
-	grep -q "echo ready" "$1" && return 0
+	grep -qs "echo ready" "$1" && return 0
 	echo "  node ${IBTICK_NODE:-?}: the echo did not start:"
 	cat "$1"
 	return 1
