@@ -82,15 +82,9 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 			tag=$k-$r
 			if ((node == 0)); then
 				trace_on
-				$P lat -e -k "$k" -n "$HS_N" -w 1000 -L "$nic" -c 0 239.9.0.1 7900 \
-					2>"$R/echo-$tag.err" &
-				e=$!
-				pair_echo_up "$R/echo-$tag.err" "$e" || true
-				pair_flag "ready-$tag"
-				pair_wait "done-$tag" 900 || true
+				pair_echo_serve "$tag" "$R/echo-$tag.err" \
+					$P lat -e -k "$k" -n "$HS_N" -w 1000 -L "$nic" -c 0 239.9.0.1 7900
 				trace_off "$tag"
-				kill "$e" 2>/dev/null || true
-				wait "$e" 2>/dev/null || true
 			else
 				pair_wait "ready-$tag" 900 || { pair_flag "done-$tag"; continue; }
 				trace_on

@@ -62,14 +62,8 @@ if [[ ${IBTICK_GUEST:-} == 1 && ${IBTICK_TOPOLOGY:-} == pair ]]; then
 			for n in ${IC_N//,/ }; do
 				tag=$rep-$k-$n
 				if ((node == 0)); then
-					$P lat -e -k "$k" -n "$n" -w 500 -L "$nic" -c 0 239.9.0.1 7900 \
-						2>"$RESULTS/echo-$tag.err" &
-					e=$!
-					pair_echo_up "$RESULTS/echo-$tag.err" "$e" || true
-					pair_flag "ready-$tag"
-					pair_wait "done-$tag" 900 || true
-					kill "$e" 2>/dev/null || true
-					wait "$e" 2>/dev/null || true
+					pair_echo_serve "$tag" "$RESULTS/echo-$tag.err" \
+						$P lat -e -k "$k" -n "$n" -w 500 -L "$nic" -c 0 239.9.0.1 7900
 				else
 					pair_wait "ready-$tag" 900 || true
 					"$M"

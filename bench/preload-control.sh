@@ -44,14 +44,8 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 				k=spin-1g
 			fi
 			if ((node == 0)); then
-				env "${env[@]}" $P lat -e -k "$k" -n "$PC_N" -w 1000 -L "$nic" -c 0 239.9.0.1 7900 \
-					2>"$R/echo-$tag.err" &
-				e=$!
-				pair_echo_up "$R/echo-$tag.err" "$e" || true
-				pair_flag "ready-$tag"
-				pair_wait "done-$tag" 900 || true
-				kill "$e" 2>/dev/null || true
-				wait "$e" 2>/dev/null || true
+				pair_echo_serve "$tag" "$R/echo-$tag.err" \
+					env "${env[@]}" $P lat -e -k "$k" -n "$PC_N" -w 1000 -L "$nic" -c 0 239.9.0.1 7900
 			else
 				pair_wait "ready-$tag" 900 || { pair_flag "done-$tag"; continue; }
 				env "${env[@]}" $P lat -j -k "$k" -n "$PC_N" -w 1000 -L "$nic" -c 0 --peer 10.99.0.1 \

@@ -7,7 +7,10 @@
 # NAME [SECS] waits for its flag (default 600 s), status 1 when it never
 # came.  pair_echo_up ERR PID waits (up to 120 s) for the ibtick-perf lat -e
 # running as PID, its stderr in ERR, to say it listens; status 1, with what
-# it said, when it never did.
+# it said, when it never did.  pair_echo_serve TAG ERR CMD... is node 0's
+# side of one step: CMD (an ibtick-perf lat -e) in the background, its
+# stderr in ERR; once it listens, ready-TAG to the other node; then wait for
+# its done-TAG (up to 900 s) and stop CMD.
 pair_flag() { : >"$IBTICK_SHARED/sync/$1"; }
 pair_wait() {
 	local i
@@ -29,4 +32,15 @@ pair_echo_up() {
 	echo "  node ${IBTICK_NODE:-?}: the echo did not start:"
 	cat "$1"
 	return 1
+}
+pair_echo_serve() {
+	local tag=$1 err=$2 e
+	shift 2
+	"$@" 2>"$err" &
+	e=$!
+	pair_echo_up "$err" "$e" || true
+	pair_flag "ready-$tag"
+	pair_wait "done-$tag" 900 || true
+	kill "$e" 2>/dev/null || true
+	wait "$e" 2>/dev/null || true
 }
