@@ -116,10 +116,11 @@ unit() {
 	tests/unit/preload_host.sh || rc=1
 	tests/unit/wireshark.sh user/wireshark/ibtick.lua || rc=1
 	python3 tests/unit/bench_summary.py bench/summary.py || rc=1
+	tests/unit/abi32.sh || rc=1
 	return $rc
 }
 
-# The unit stage runs eight programs; sum their count lines.
+# The unit stage runs nine programs; sum their count lines.
 account_unit() {
 	local log=$logdir/unit.log p=0 f=0 s=0 line
 	while read -r line; do

@@ -25,6 +25,8 @@ pkgs=(
 	libelf-dev libssl-dev rsync
 	# the ring protocol model (tests/model/run.sh)
 	spin
+	# pahole: the uapi structs' i386 and x86_64 layouts (tests/unit/abi32.sh)
+	dwarves
 	# the Wireshark dissector: its unit test reads prepared captures with
 	# tshark; the VM test captures with tcpdump (user/wireshark/ibtick.lua)
 	tshark tcpdump
