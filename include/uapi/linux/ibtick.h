@@ -341,7 +341,11 @@ enum {
  */
 #define IBTICK_SIOC_LOOK	0x89E0	/* SIOCPROTOPRIVATE */
 
-/* a ring is at most IBTICK_RING_BYTES_MAX (2^28) bytes: one id per 2^28 */
+/*
+ * a ring is at most IBTICK_RING_BYTES_MAX (2^28) bytes: one id per 2^28.
+ * Past 2 GiB from feed id 8: a 32-bit program maps them with a 64-bit
+ * off_t (_FILE_OFFSET_BITS=64, mmap2's page offset)
+ */
 #define IBTICK_MMAP_FEED_SHIFT	28
 #define IBTICK_MMAP_FEED(feed_id)	((__u64)(feed_id) << IBTICK_MMAP_FEED_SHIFT)
 
