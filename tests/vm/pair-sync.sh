@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 #
 # tests/vm/pair-sync.sh - sourced by tests/vm/pair.sh and the two-guest
-# bench scripts (bench/guest-pair.sh, hop-split.sh, insn-count.sh -p).
+# bench scripts (bench/guest-pair.sh, hop-split.sh, insn-count.sh -p,
+# preload-control.sh).
 # Two guests (scripts/vm-run.sh -T pair): a handshake through the dir both
 # mount (IBTICK_SHARED).  pair_flag NAME tells the other node; pair_wait
 # NAME [SECS] waits for its flag (default 600 s), status 1 when it never
@@ -13,17 +14,23 @@
 # its done-TAG (up to 900 s) and stop CMD.  The waits sleep with pair_nap
 # SECS, which does not fork: node 0 waits while node 1 measures, and a
 # fork+exec of sleep(1) ten times a second on the answering guest's only
-# vCPU is what a benchmark must not have beside it.  They poll each 0.1 s
-# for the first 2 s, then each 0.5 s (the flag is a stat over 9p).
+# vCPU is what a benchmark must not have beside it.  pair_wait polls each
+# 0.1 s for the first 2 s, then each 0.5 s (the flag is a stat over 9p);
+# pair_echo_up, done before the other node measures, each 0.1 s with a
+# grep.  The FIFO's descriptor is inherited by the commands the scripts
+# start; nothing reads it or waits for its end.
 pair_nap() {
 	local f
 	if [[ -z ${PAIR_NAP_FD:-} ]]; then
 		# a FIFO this shell holds both ends of: read never gets data
 		# nor EOF, only its timeout
-		f=${TMPDIR:-/tmp}/pair-nap.$$
-		{ mkfifo "$f" && exec {PAIR_NAP_FD}<>"$f"; } 2>/dev/null || PAIR_NAP_FD=
+		f=${TMPDIR:-/tmp}/pair-nap.$BASHPID
+		{ mkfifo "$f" && exec {PAIR_NAP_FD}<>"$f"; } 2>/dev/null || PAIR_NAP_FD=none
 		rm -f "$f"
-		[[ -n $PAIR_NAP_FD ]] || { sleep "$1"; return 0; }
+	fi
+	if [[ $PAIR_NAP_FD == none ]]; then	# no FIFO here: sleep(1) after all
+		sleep "$1"
+		return 0
 	fi
 	read -rt "$1" -u "$PAIR_NAP_FD" _ || true
 }
@@ -41,6 +48,7 @@ pair_wait() {
 			((t += 5))
 		fi
 	done
+	[[ -e $IBTICK_SHARED/sync/$1 ]] && return 0
 	echo "  node ${IBTICK_NODE:-?}: no '$1' from the other node"
 	return 1
 }

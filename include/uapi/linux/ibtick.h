@@ -343,8 +343,10 @@ enum {
 
 /*
  * a ring is at most IBTICK_RING_BYTES_MAX (2^28) bytes: one id per 2^28.
- * Past 2 GiB from feed id 8: a 32-bit program maps them with a 64-bit
- * off_t (_FILE_OFFSET_BITS=64, mmap2's page offset)
+ * A 32-bit program: from feed id 8 the offset is past 2 GiB, which needs
+ * a 64-bit off_t (_FILE_OFFSET_BITS=64; a 32-bit one does not hold it,
+ * and from feed id 16 wraps to another feed's offset); mmap2's page
+ * offset then reaches feed ids up to 65535, not beyond.
  */
 #define IBTICK_MMAP_FEED_SHIFT	28
 #define IBTICK_MMAP_FEED(feed_id)	((__u64)(feed_id) << IBTICK_MMAP_FEED_SHIFT)
