@@ -2,9 +2,9 @@
 # The control for what ibtick-run's library adds to a spinning reader
 # between two guests: ibtick's own spin-1g path run plain, then with
 # bench/control/padrecv.c preloaded - an interposed recvmsg() that does
-# LOOPS turns of a trivial loop (about 5 instructions a turn), or FUNCS
-# calls of tiny functions each on its own page, and nothing else - and
-# udppp under ibtick-run (inet-run-spin) beside them.  What the
+# LOOPS turns of a trivial loop (6 instructions a turn), or N calls of
+# tiny functions packed on one page or each on its own page, and nothing
+# else - and udppp under ibtick-run (inet-run-spin) beside them.  What the
 # padded rows cost over the plain one is what any preload library's least
 # work costs on the rig, whatever the library does.
 #
@@ -12,12 +12,14 @@
 #   ROUNDS (default 12) rounds of N (default 3000) round trips after 1000
 #   warm-up ones of each row, the rows' order turned by one each round, the
 #   two guests of the pair bench (one vCPU each), 64 B, node 1 pinging;
-#   LOOPS (default 0,10,128,f64) the padded rows: a number is loop turns
-#   (row padL), fN N calls of one-page functions (row fnN, N up to 64).
+#   LOOPS (default 0,128,p64,f64) the padded rows: a number L is loop
+#   turns (row padL), pN N calls of functions packed on one page (row
+#   pkN), fN N calls of functions each on its own page (row fnN); N is
+#   1..64.
 #   OUT_DIR (default bench/results/preload-control): rounds.json (each
-#   row's median round trip per round), summary.md (each row against
-#   spin-1g: the median of the rounds' ratios with a bootstrap 95 %
-#   interval).  CLOCK=tsc and
+#   row's median round trip per round), summary.md (bench/preload_control.py:
+#   each row against spin-1g and against the library, the median of the
+#   rounds' ratios with a bootstrap 95 % interval).  CLOCK=tsc and
 #   IDLE=poll as bench/run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +34,11 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 	insmod kmod/ibtick.ko
 	rows=(spin-1g inet-run-spin)
 	for l in ${PC_LOOPS//,/ }; do
-		if [[ $l == f* ]]; then rows+=("fn${l#f}"); else rows+=("pad$l"); fi
+		case $l in
+		f*) rows+=("fn${l#f}") ;;
+		p*) rows+=("pk${l#p}") ;;
+		*) rows+=("pad$l") ;;
+		esac
 	done
 	if ((node == 1)); then
 		mkdir -p "$sync_dir"
@@ -47,8 +53,9 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 			if [[ $row == pad* ]]; then
 				env=(LD_PRELOAD="$IBTICK_SHARED/.build/padrecv.so" PADRECV_LOOPS="${row#pad}")
 				k=spin-1g
-			elif [[ $row == fn* ]]; then
-				env=(LD_PRELOAD="$IBTICK_SHARED/.build/padrecv.so" PADRECV_FUNCS="${row#fn}")
+			elif [[ $row == fn* || $row == pk* ]]; then
+				env=(LD_PRELOAD="$IBTICK_SHARED/.build/padrecv.so" PADRECV_FUNCS="${row:2}")
+				[[ $row == fn* ]] || env+=(PADRECV_PACKED=1)
 				k=spin-1g
 			fi
 			if ((node == 0)); then
@@ -66,18 +73,18 @@ if [[ ${IBTICK_GUEST:-} == 1 ]]; then
 	rmmod ibtick
 	exit 0
 fi
-rounds=12 n=3000 loops=0,10,128,f64
+rounds=12 n=3000 loops=0,128,p64,f64
 while getopts "r:n:l:" o; do
 	case $o in
 	r) rounds=$OPTARG ;;
 	n) n=$OPTARG ;;
 	l) loops=$OPTARG ;;
-	*) sed -n '11,21p' "$0" >&2; exit 2 ;;
+	*) sed -n '11,23p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[[ $rounds =~ ^[1-9][0-9]?$ && $n =~ ^[1-9][0-9]{0,4}$ && $loops =~ ^(f?[0-9]{1,4})(,f?[0-9]{1,4})*$ ]] ||
-	{ echo "bench/preload-control.sh: ROUNDS is 1..99, N 1..99999, LOOPS numbers 0..9999 or f1..f64 (comma-separated)" >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]?$ && $n =~ ^[1-9][0-9]{0,4}$ && $loops =~ ^([0-9]{1,4}|[fp]([1-9]|[1-5][0-9]|6[0-4]))(,([0-9]{1,4}|[fp]([1-9]|[1-5][0-9]|6[0-4])))*$ ]] ||
+	{ echo "bench/preload-control.sh: ROUNDS is 1..99, N 1..99999, LOOPS numbers 0..9999, p1..p64 or f1..f64 (comma-separated)" >&2; exit 2; }
 out=$(realpath -m "${1:-bench/results/preload-control}")
 # shellcheck source=scripts/lib-tuning.sh
 . "$PWD/scripts/lib-tuning.sh"
@@ -92,36 +99,7 @@ printf '{"head":"%s%s","rounds":%d,"n":%d,"loops":"%s"}\n' "$(git rev-parse HEAD
 	"$(git diff --quiet HEAD -- user kmod include bench/control || echo +dirty)" "$rounds" "$n" "$loops" >"$out/head.json"
 scripts/vm-run.sh -T pair -t $((900 + rounds * n / 8)) -o "$out" -- \
 	env PC_ROUNDS="$rounds" PC_N="$n" PC_LOOPS="$loops" bench/preload-control.sh
-python3 - "$out" <<'PY' | tee "$out/summary.md"
-import json, random, statistics as st, sys
-from pathlib import Path
-d = Path(sys.argv[1])
-head = json.loads((d / 'head.json').read_text())
-rows = [json.loads(l) for l in (d / 'rounds.json').read_text().splitlines() if l.strip()]
-rt = {(r['row'], r['round']): r['t_typical'] for r in rows}
-names = ['inet-run-spin'] + [f'fn{l[1:]}' if l.startswith('f') else f'pad{l}'
-                             for l in head['loops'].split(',')]
-rng = random.Random(1)
-print('# What any preload library costs a spinning reader between two guests: the control\n')
-print(f"Source `{head['head'][:12]}`; `bench/preload-control.sh -r {head['rounds']} -n {head['n']} -l {head['loops']}`: "
-      "ibtick's own `spin-1g` (recvmsg(MSG_DONTWAIT) + SO_BUSY_POLL, one group both ways) plain, with "
-      "`bench/control/padrecv.c` preloaded (an interposed recvmsg() doing, then libc's: `padL` L turns of a trivial "
-      "loop, about 5 instructions a turn, all in one place; `fnN` N calls of tiny functions, each on its own page, "
-      "about 6 instructions each), and udppp under `ibtick-run -b` (`inet-run-spin`), between the two "
-      f"guests of the pair bench, {head['rounds']} rounds of {head['n']} round trips each, the order turned each "
-      "round. Each row against `spin-1g` in the same round: the median of the rounds' ratios of median round "
-      "trips, with a bootstrap 95 % interval.\n")
-print('| row | against spin-1g | rounds |')
-print('|---|---|---|')
-for name in names:
-    rs = [rt[(name, r)] / rt[('spin-1g', r)] for r in range(1, head['rounds'] + 1)
-          if (name, r) in rt and ('spin-1g', r) in rt]
-    if not rs:
-        print(f'| {name} | — | 0 |')
-        continue
-    b = sorted(st.median(rng.choice(rs) for _ in rs) for _ in range(2000))
-    print(f'| {name} | {st.median(rs):.3f} [{b[50]:.3f}, {b[1949]:.3f}] | {len(rs)} |')
-PY
+python3 bench/preload_control.py "$out" | tee "$out/summary.md"
 # the VMs' own files (dmesg.txt names this machine's paths on the kernel
 # command line); output.log keeps what each guest printed
 rm -rf "$out"/{sync,.build}
