@@ -48,7 +48,7 @@ def main(d):
           f"-l {head['loops']}`: ibtick's own `spin-1g` (recvmsg(MSG_DONTWAIT) + SO_BUSY_POLL, one group both "
           "ways) plain, with `bench/control/padrecv.c` preloaded (an interposed recvmsg() doing, then libc's: "
           "`padL` L turns of a trivial loop, 6 instructions a turn, all in one place; `pkN` N calls through a "
-          "table of tiny functions packed on one page, 8 instructions a call; `fnN` the same calls to functions "
+          "table of tiny functions packed on one page, 9 instructions a call; `fnN` the same calls to functions "
           "each on a page of its own), and udppp under `ibtick-run -b` (`inet-run-spin`), between the two "
           f"guests of the pair bench, {head['rounds']} rounds of {head['n']} round trips each, the order turned "
           "each round. Each row against `spin-1g` and against `inet-run-spin` in the same round: the median of "
@@ -62,6 +62,17 @@ def main(d):
             continue
         rl = ratios(rt, name, LIB, head['rounds']) if name != LIB else []
         print(f"| {name} | {interval(rs, rng)} | {interval(rl, rng) if rl else '—'} | {len(rs)} |")
+    # the padded rows against each other: the same calls spread against
+    # packed, a loop against none
+    pairs = [(n, 'pk' + n[2:]) for n in names if n.startswith('fn') and 'pk' + n[2:] in names]
+    pairs += [(n, 'pad0') for n in names if n.startswith('pad') and n != 'pad0' and 'pad0' in names]
+    if pairs:
+        print('\n| row | against | median [95 %] | rounds |')
+        print('|---|---|---|---|')
+        for a, b in pairs:
+            rs = ratios(rt, a, b, head['rounds'])
+            if rs:
+                print(f'| {a} | {b} | {interval(rs, rng)} | {len(rs)} |')
 
 
 if __name__ == '__main__':

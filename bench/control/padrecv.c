@@ -7,7 +7,7 @@
  * - PADRECV_LOOPS (default 0) turns of a loop on one volatile counter
  *   (6 instructions a turn, all in one place);
  * - PADRECV_FUNCS (default 0, at most 64) calls through a table of tiny
- *   functions (8 instructions a call, the loop's included), each function
+ *   functions (9 instructions a call, the loop's included), each function
  *   on a page of its own, or with PADRECV_PACKED=1 the same calls to
  *   functions packed together on one page.
  *
