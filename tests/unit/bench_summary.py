@@ -25,11 +25,16 @@ bench/summary.py's statistics, on made-up data with fixed seeds:
   head / base and its interval, a round lacking a side left out;
 - bench/hop_split.py's hops(): a made-up two-guest trace cut into each
   hop's segments, which add up to the hop, a context switch inside a hop
-  counted, a hop the trace ends in left out.
+  counted, a hop the trace ends in left out;
+- bench/preload_control.py: made-up rounds, each row a fixed multiple of
+  spin-1g, give that multiple against spin-1g, the library and each other,
+  a row missing from a round left out of that round only.
 
   bench_summary.py [PATH_TO_SUMMARY_PY]
 """
+import contextlib
 import importlib.util
+import io
 import json
 import math
 import os
@@ -413,6 +418,31 @@ check("hop-split: two hops cut into segments that add up to the hop, the unfinis
       str(seg))
 check("hop-split: a context switch inside the hop is counted, none in the second",
       [h['switches'] for h in hs] == [1, 0], str([h['switches'] for h in hs]))
+
+# bench/preload_control.py: made-up rounds where each row is a fixed
+# multiple of spin-1g, which moves from round to round: every paired ratio
+# is that multiple exactly, and a round missing a row is left out
+spec = importlib.util.spec_from_file_location('preload_control', top / 'bench' / 'preload_control.py')
+PC = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(PC)
+mult = {'spin-1g': 1.0, 'inet-run-spin': 1.08, 'pad0': 1.0, 'pad128': 1.05, 'pk64': 1.2, 'fn64': 1.26}
+with tempfile.TemporaryDirectory() as td:
+    d = Path(td)
+    (d / 'head.json').write_text(json.dumps({'head': 'f' * 40, 'rounds': 6, 'n': 100, 'loops': '0,128,p64,f64'}))
+    lines = [json.dumps({'row': row, 'round': r, 't_typical': (200 + 37 * r) * m})
+             for r in range(1, 7) for row, m in mult.items() if not (row == 'fn64' and r == 6)]
+    (d / 'rounds.json').write_text('\n'.join(lines) + '\n')
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        PC.main(d)
+    out = buf.getvalue()
+check("preload-control: each row against spin-1g, the library and each other, paired by round",
+      '| pk64 | 1.200 [1.200, 1.200] | 1.111 [1.111, 1.111] | 6 |' in out
+      and '| inet-run-spin | 1.080 [1.080, 1.080] | — | 6 |' in out
+      and '| fn64 | pk64 | 1.050 [1.050, 1.050] | 5 |' in out
+      and '| pad128 | pad0 | 1.050 [1.050, 1.050] | 6 |' in out, out)
+check("preload-control: a row missing from a round is left out of that round only",
+      '| fn64 | 1.260 [1.260, 1.260] | 1.167 [1.167, 1.167] | 5 |' in out, out)
 
 print(f"bench_summary: {passed} passed, {failed} failed, 0 skipped")
 sys.exit(1 if failed else 0)
