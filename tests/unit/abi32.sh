@@ -16,25 +16,11 @@
 #   abi32.sh
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd -P)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-n=0 pass=0 fail=0
-# check NAME ACTUAL EXPECTED
-check() {
-	n=$((n + 1))
-	if [[ $2 == "$3" ]]; then
-		pass=$((pass + 1))
-		echo "ok $n - abi32: $1"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n - abi32: $1"
-		diff <(echo "$3") <(echo "$2") | sed 's/^/# /'
-	fi
-}
+TAP_NAME=abi32
+# shellcheck source=tests/unit/tap.sh
+. "$top/tests/unit/tap.sh"
 finish() {
-	echo "abi32: $pass passed, $fail failed, 0 skipped"
-	((fail == 0))
+	tap_end
 	exit
 }
 

@@ -10,22 +10,9 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd -P)
 lua=${1:-$top/user/wireshark/ibtick.lua}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-n=0 pass=0 fail=0
-# check NAME ACTUAL EXPECTED
-check() {
-	n=$((n + 1))
-	if [[ $2 == "$3" ]]; then
-		pass=$((pass + 1))
-		echo "ok $n - wireshark: $1"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n - wireshark: $1"
-		diff <(echo "$3") <(echo "$2") | sed 's/^/# /'
-	fi
-}
+TAP_NAME=wireshark
+# shellcheck source=tests/unit/tap.sh
+. "$top/tests/unit/tap.sh"
 
 # ts FILE ARGS...: tshark with the dissector on FILE (its banner about
 # running as root dropped)
@@ -38,7 +25,7 @@ ts() {
 
 if ! command -v tshark >/dev/null; then
 	check "tshark installed (scripts/deps.sh)" missing present
-	echo "wireshark: $pass passed, $fail failed, 0 skipped"
+	tap_end
 	exit 1
 fi
 
@@ -101,5 +88,4 @@ check "foreign IB: nothing claimed" \
 check "foreign IB: 3 UD SENDs read" \
 	"$(ts "$T/foreign.pcap.ib" -Y 'infiniband.bth.opcode == 100' -T fields -e frame.number | xargs)" "1 2 3"
 
-echo "wireshark: $pass passed, $fail failed, 0 skipped"
-((fail == 0))
+tap_end
